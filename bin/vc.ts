@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+/**
+ * Entry of the `vc` executable: builds the program, runs it, and maps the outcome to an exit
+ * code. This is the only place that exits the process.
+ */
+import { CommanderError } from 'commander';
+import { buildProgram } from '../src/cli/program.js';
+import { CliRuntime } from '../src/cli/runtime.js';
+import { ExitCode, isVcError } from '../src/errors.js';
+
+async function main(argv: string[]): Promise<number> {
+  const rt = new CliRuntime();
+  const program = buildProgram(rt);
+  try {
+    await program.parseAsync(argv);
+    return rt.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed the message (or the help / version text).
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.ok;
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    rt.output.error(error);
+    return isVcError(error) ? error.exitCode : ExitCode.internal;
+  } finally {
+    await rt.close();
+  }
+}
+
+const code = await main(process.argv);
+// Give stdout a chance to flush when piped, then exit even if a library left handles open.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,50 @@
+/**
+ * `vc config`: user preferences kept by conf (the default home) and a view of the effective
+ * configuration with secrets masked.
+ */
+import type { Command } from 'commander';
+import path from 'node:path';
+import type { CliRuntime } from './runtime.js';
+
+async function openConf() {
+  const { default: Conf } = await import('conf');
+  return new Conf<{ home?: string }>({ projectName: 'vc', projectSuffix: '' });
+}
+
+/** Registers `vc config show|set-home|unset-home`. */
+export function registerConfigCommands(program: Command, rt: CliRuntime): void {
+  const group = program.command('config').description('show the effective configuration, set the default wallet home');
+  group
+    .command('show')
+    .description('print the effective configuration (secrets masked)')
+    .addHelpText('after', '\nExample:\n  $ vc config show --json | jq .chain')
+    .action(async () => {
+      const ctx = await rt.ctx();
+      const { config } = ctx;
+      const mask = (value: string | undefined): string | null => (value === undefined ? null : '(set, hidden)');
+      rt.output.result({
+        ...config,
+        chain: { ...config.chain, walletKey: mask(config.chain.walletKey) },
+        issuer: { ...config.issuer, blsSeedPhrase: mask(config.issuer.blsSeedPhrase) },
+        server: { ...config.server, apiToken: mask(config.server.apiToken) },
+      });
+    });
+  group
+    .command('set-home <dir>')
+    .description('remember DIR as the default wallet home (VC_HOME and --home still override it)')
+    .addHelpText('after', '\nExample:\n  $ vc config set-home ~/wallets/work')
+    .action(async (dir: string) => {
+      const conf = await openConf();
+      const home = path.resolve(dir);
+      conf.set('home', home);
+      rt.output.result({ home, conf: conf.path }, { summary: `default home is now ${home}` });
+    });
+  group
+    .command('unset-home')
+    .description('forget the default wallet home set with set-home')
+    .action(async () => {
+      const conf = await openConf();
+      conf.delete('home');
+      rt.output.result({ home: null, conf: conf.path });
+    });
+}

@@ -1,0 +1,74 @@
+/**
+ * The commander tree, built in one factory. Group files register their commands; this file adds
+ * the global options, the help texts and the hook that configures output and context.
+ */
+import { Command, Option } from 'commander';
+import type { CliRuntime } from './runtime.js';
+import { registerIssuerCommands } from './issuer.js';
+import { registerHolderCommands } from './holder.js';
+import { registerVerifierCommands } from './verifier.js';
+import { registerServeCommand } from './serve.js';
+// import { registerChainCommands } from './chain.js';
+// import { registerCircuitsCommands } from './circuits.js';
+// import { registerDemoCommand } from './demo.js';
+import { registerConfigCommands } from './config.js';
+
+export { VERSION } from '../version.js';
+import { VERSION } from '../version.js';
+
+const EXAMPLES = `
+Examples:
+  $ vc holder did create                       # the holder's iden3 DID (created once, then reused)
+  $ vc issuer did create
+  $ vc verifier request -o request.json        # credential request, registered on chain
+  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json
+  $ vc holder prove-submit --credential passport.json --request request.json
+  $ vc issuer issue --format bbs -o sd.json    # BBS+ signed credential for selective disclosure
+  $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
+  $ vc verifier verify --vc disclosed.json
+  $ vc serve --role all                        # issuer :3000, verifier :4000, holder :5000
+  $ vc demo --yes                              # both flows end to end on the embedded chain
+
+Data lives in the wallet home (--home, VC_HOME, \`vc config set home DIR\`, default ~/.local/share/vc).
+Configuration comes from the environment and ./.env (or --env FILE); see .env.sample.
+Exit codes: 0 ok, 1 verification failed, 2 usage/input error, 3 configuration error,
+4 network/chain error, 70 internal error.`;
+
+/** Builds the `vc` program bound to a runtime. */
+export function buildProgram(rt: CliRuntime): Command {
+  const program = new Command('vc')
+    .description('A command-line wallet and toolchain for verifiable credentials (iden3 proof by query, BBS+ selective disclosure)')
+    .version(VERSION, '-V, --version', 'print the version')
+    .addOption(new Option('--home <dir>', 'wallet/data directory (overrides VC_HOME)'))
+    .addOption(new Option('--env <file>', 'read configuration variables from this .env file (default ./.env if present)'))
+    .option('--json', 'compact JSON on stdout and no human output on stderr')
+    .option('-q, --quiet', 'no progress or summaries on stderr (errors still shown)')
+    .addHelpText('after', EXAMPLES)
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'error: ')),
+    });
+
+  program.hook('preAction', async (_this, action) => {
+    await rt.configure(action);
+  });
+
+  registerIssuerCommands(program, rt);
+  registerHolderCommands(program, rt);
+  registerVerifierCommands(program, rt);
+  registerServeCommand(program, rt);
+  // registerChainCommands(program, rt);
+  // registerCircuitsCommands(program, rt);
+  // registerDemoCommand(program, rt);
+  registerConfigCommands(program, rt);
+
+  // Usage errors throw instead of exiting, so the entry maps them to exit code 2 in one place.
+  const applyExitOverride = (command: Command): void => {
+    command.exitOverride();
+    command.commands.forEach(applyExitOverride);
+  };
+  applyExitOverride(program);
+  return program;
+}

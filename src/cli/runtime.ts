@@ -1,0 +1,61 @@
+/**
+ * What every command action needs from the CLI: the parsed global options, the output module and
+ * the per-process Context (created on first use, closed by the entry after the command).
+ */
+import { InvalidOptionArgumentError, type Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { Context } from '../core/context.js';
+import type { ExitCodeValue } from '../errors.js';
+import { Output } from '../output.js';
+
+export interface GlobalOptions {
+  home?: string;
+  env?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export class CliRuntime {
+  output: Output = new Output({ json: false, quiet: false });
+  /** Exit code requested by a command that completed (1 when a verification failed). */
+  exitCode: ExitCodeValue = 0;
+  private context: Context | undefined;
+  private globals: GlobalOptions = {};
+
+  /** Applies the global options before a command action runs (commander preAction hook). */
+  async configure(command: Command): Promise<void> {
+    this.globals = command.optsWithGlobals<GlobalOptions>();
+    this.output = new Output({ json: this.globals.json === true, quiet: this.globals.quiet === true });
+    await this.output.init();
+  }
+
+  /** The Context of this process, built from the configuration on first use. */
+  async ctx(): Promise<Context> {
+    if (this.context === undefined) {
+      const config = await loadConfig({ home: this.globals.home, envFile: this.globals.env });
+      this.context = new Context({ config, progress: this.output.progressReporter() });
+    }
+    return this.context;
+  }
+
+  /** Releases the Context (chain handles, store); called once by the entry. */
+  async close(): Promise<void> {
+    await this.context?.close();
+    this.context = undefined;
+  }
+}
+
+/** Splits a comma-separated option value into trimmed, non-empty items. */
+export function commaList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Parses an integer option value, with a one-line error naming the option. */
+export function integerOption(name: string): (value: string) => number {
+  return (value: string) => {
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+      throw new InvalidOptionArgumentError(`${name} expects an integer, got "${value}"`);
+    }
+    return Number(value);
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Reading configuration: the I/O half. Resolves the home directory (--home > VC_HOME > conf >
+ * default), reads the .env file (explicit --env, else ./.env if present) and hands the merged
+ * variables to the pure parser. Process environment wins over the .env file.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { ConfigError } from '../errors.js';
+import { parseConfig, type Config, type RawVariables } from './parse.js';
+
+export interface LoadConfigOptions {
+  /** --home */
+  home?: string | undefined;
+  /** --env FILE */
+  envFile?: string | undefined;
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Defaults to process.cwd(). */
+  cwd?: string;
+}
+
+/** Reads a .env file; an explicitly named file must exist. */
+export function readEnvFile(file: string, explicit: boolean): RawVariables {
+  if (!existsSync(file)) {
+    if (explicit) throw new ConfigError(`cannot read env file ${file}: no such file`, { field: 'env' });
+    return {};
+  }
+  try {
+    return parseDotenv(readFileSync(file));
+  } catch (error) {
+    throw new ConfigError(`cannot read env file ${file}: ${(error as Error).message}`, { field: 'env', cause: error });
+  }
+}
+
+/** The default wallet home: $XDG_DATA_HOME/vc or ~/.local/share/vc. */
+export function defaultHome(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir(), '.local', 'share');
+  return path.join(base, 'vc');
+}
+
+/** The home chosen by `vc config` (conf), if any; conf is loaded only when needed. */
+async function confHome(): Promise<string | undefined> {
+  const { default: Conf } = await import('conf');
+  const conf = new Conf<{ home?: string }>({ projectName: 'vc', projectSuffix: '' });
+  const home = conf.get('home');
+  return typeof home === 'string' && home !== '' ? home : undefined;
+}
+
+/** Loads and validates the configuration for one process. */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const envFile = options.envFile ?? path.join(cwd, '.env');
+  const fromFile = readEnvFile(path.resolve(cwd, envFile), options.envFile !== undefined);
+  const vars: RawVariables = { ...fromFile, ...env };
+
+  const homeValue = options.home ?? (vars.VC_HOME?.trim() || undefined) ?? (await confHome()) ?? defaultHome(env);
+  return parseConfig(vars, path.resolve(cwd, homeValue));
+}

@@ -1,0 +1,244 @@
+/**
+ * Parsing of configuration: pure. Takes the merged variables (environment over .env file) and
+ * returns one typed Config with defaults, or throws one ConfigError listing every problem.
+ */
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english';
+import { ConfigError } from '../errors.js';
+
+/** The chain id of the embedded local development network. */
+export const LOCAL_CHAIN_ID = 152;
+/** Chain ids treated as local development chains (dev verifiers may be deployed there). */
+export const DEV_CHAIN_IDS: readonly number[] = [LOCAL_CHAIN_ID, 31337, 1337];
+
+export interface ChainConfig {
+  /** Chain id; 152 for the embedded node. */
+  chainId: number;
+  /** DID blockchain segment (e.g. polygon, privado). */
+  didBlockchain: string;
+  /** DID network segment (e.g. amoy, main, local). */
+  didNetwork: string;
+  /** JSON-RPC endpoint; undefined means the embedded local node managed by `vc`. */
+  rpcUrl: string | undefined;
+  /** Private key of the wallet that signs transactions; undefined means the local dev account. */
+  walletKey: string | undefined;
+  /** State contract (STATE_CONTRACT_ADDRESS). */
+  stateContractAddress: string | undefined;
+  /** Poseidon library / hashing contract (POSEIDON_ADDRESS). */
+  poseidonAddress: string | undefined;
+  /** CredentialAtomicQueryMTPV2Validator (MTP_ADDRESS). */
+  mtpValidatorAddress: string | undefined;
+  /** UniversalVerifier contract the holder submits proofs to (BSC_ADDRESS). */
+  verifierAddress: string | undefined;
+}
+
+export interface ServerConfig {
+  /** PORT: overrides the role's default port when a single role is served. */
+  port: number | undefined;
+  host: string;
+  /** VC_API_TOKEN: bearer token required on every route but /healthz when set. */
+  apiToken: string | undefined;
+  /** VC_BODY_LIMIT: maximum request body size in bytes. */
+  bodyLimit: number;
+  /** VC_CORS_ORIGIN: allowed CORS origin; CORS is off when undefined. */
+  corsOrigin: string | undefined;
+}
+
+export interface Config {
+  /** The wallet/data directory. */
+  home: string;
+  chain: ChainConfig;
+  /** RHS_URL: reverse hash service; undefined means the embedded one. */
+  rhsUrl: string | undefined;
+  /** CIRCUITS_PATH: directory of circuit files; undefined means the project's own built circuits. */
+  circuitsPath: string | undefined;
+  issuer: {
+    /** IDP_BLS_SIGN_SEED_PHRASE (secret: never print). */
+    blsSeedPhrase: string | undefined;
+    /** ISSUER_DID: selects an existing issuer identity in the wallet. */
+    did: string | undefined;
+  };
+  verifier: {
+    /** VC_TRUSTED_ISSUERS: issuer DIDs / verification methods trusted for BBS+ credentials, or ['*']. */
+    trustedIssuers: string[];
+  };
+  server: ServerConfig;
+}
+
+/** Every variable `vc` reads, with a one-line description (used by .env.sample and docs). */
+export const CONFIG_VARIABLES = [
+  'VC_HOME',
+  'POSEIDON_ADDRESS',
+  'MTP_ADDRESS',
+  'NETWORK_NAME',
+  'CHAIN_ID',
+  'RPC_URL',
+  'WALLET_KEY',
+  'PORT',
+  'RHS_URL',
+  'CIRCUITS_PATH',
+  'STATE_CONTRACT_ADDRESS',
+  'BSC_ADDRESS',
+  'IDP_BLS_SIGN_SEED_PHRASE',
+  'ISSUER_DID',
+  'VC_TRUSTED_ISSUERS',
+  'VC_HOST',
+  'VC_API_TOKEN',
+  'VC_BODY_LIMIT',
+  'VC_CORS_ORIGIN',
+] as const;
+export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
+
+export type RawVariables = Partial<Record<string, string | undefined>>;
+
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/;
+const NAME_RE = /^[a-z0-9][a-z0-9_-]*$/i;
+
+class Problems {
+  readonly list: string[] = [];
+  add(name: string, value: string, expected: string, secret = false): void {
+    const shown = secret ? '(hidden)' : JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+    this.list.push(`${name}=${shown}: expected ${expected}`);
+  }
+}
+
+function text(vars: RawVariables, name: string): string | undefined {
+  const value = vars[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function integer(vars: RawVariables, name: string, problems: Problems, min: number, max: number): number | undefined {
+  const value = text(vars, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    problems.add(name, value, `an integer from ${min} to ${max}`);
+    return undefined;
+  }
+  return Number(value);
+}
+
+function address(vars: RawVariables, name: string, problems: Problems): string | undefined {
+  const value = text(vars, name);
+  if (value === undefined) return undefined;
+  if (!ADDRESS_RE.test(value)) {
+    problems.add(name, value, 'a 0x-prefixed 20-byte hex address');
+    return undefined;
+  }
+  return value;
+}
+
+function url(vars: RawVariables, name: string, problems: Problems, protocols: string[]): string | undefined {
+  const value = text(vars, name);
+  if (value === undefined) return undefined;
+  try {
+    const parsed = new URL(value);
+    if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+    return value.replace(/\/+$/, '');
+  } catch {
+    problems.add(name, value, `a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
+    return undefined;
+  }
+}
+
+/** Parses the merged variables into a Config; `home` is resolved by the caller (it needs I/O). */
+export function parseConfig(vars: RawVariables, home: string): Config {
+  const problems = new Problems();
+
+  const chainId = integer(vars, 'CHAIN_ID', problems, 1, 2 ** 53 - 1) ?? LOCAL_CHAIN_ID;
+
+  let didBlockchain = 'polygon';
+  let didNetwork = chainId === LOCAL_CHAIN_ID ? 'local' : 'amoy';
+  const networkName = text(vars, 'NETWORK_NAME');
+  if (networkName !== undefined) {
+    const parts = networkName.split(':');
+    if (parts.length > 2 || parts.some((p) => !NAME_RE.test(p))) {
+      problems.add('NETWORK_NAME', networkName, 'a DID network name such as "amoy" or "<blockchain>:<network>" (letters, digits, - and _)');
+    } else if (parts.length === 2) {
+      didBlockchain = parts[0]!;
+      didNetwork = parts[1]!;
+    } else {
+      didNetwork = parts[0]!;
+    }
+  }
+
+  const walletKeyRaw = text(vars, 'WALLET_KEY');
+  let walletKey: string | undefined;
+  if (walletKeyRaw !== undefined) {
+    if (PRIVATE_KEY_RE.test(walletKeyRaw)) walletKey = walletKeyRaw.startsWith('0x') ? walletKeyRaw : `0x${walletKeyRaw}`;
+    else problems.add('WALLET_KEY', walletKeyRaw, 'a 32-byte hex private key (64 hex digits, optional 0x)', true);
+  }
+
+  const seedRaw = text(vars, 'IDP_BLS_SIGN_SEED_PHRASE');
+  let blsSeedPhrase: string | undefined;
+  if (seedRaw !== undefined) {
+    const words = seedRaw.split(/\s+/);
+    if (words.length !== 12 && words.length !== 24) {
+      problems.add('IDP_BLS_SIGN_SEED_PHRASE', seedRaw, `a BIP39 phrase of 12 or 24 words (got ${words.length})`, true);
+    } else if (!validateMnemonic(words.join(' '), wordlist)) {
+      problems.add('IDP_BLS_SIGN_SEED_PHRASE', seedRaw, 'a valid BIP39 English phrase (unknown word or bad checksum)', true);
+    } else {
+      blsSeedPhrase = words.join(' ');
+    }
+  }
+
+  const issuerDid = text(vars, 'ISSUER_DID');
+  if (issuerDid !== undefined && !/^did:[a-z0-9]+:[^\s]+$/.test(issuerDid)) {
+    problems.add('ISSUER_DID', issuerDid, 'a DID such as did:polygonid:polygon:amoy:2q...');
+  }
+
+  const trustedRaw = text(vars, 'VC_TRUSTED_ISSUERS');
+  const trustedIssuers = trustedRaw === undefined ? ['*'] : trustedRaw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (trustedRaw !== undefined && trustedIssuers.length === 0) {
+    problems.add('VC_TRUSTED_ISSUERS', trustedRaw, 'a comma-separated list of issuer DIDs, or *');
+  }
+
+  const bodyLimit = integer(vars, 'VC_BODY_LIMIT', problems, 1024, 64 * 1024 * 1024) ?? 1024 * 1024;
+  const corsOrigin = text(vars, 'VC_CORS_ORIGIN');
+  if (corsOrigin !== undefined && corsOrigin !== '*') url(vars, 'VC_CORS_ORIGIN', problems, ['http:', 'https:']);
+  const apiToken = text(vars, 'VC_API_TOKEN');
+  if (apiToken !== undefined && apiToken.length < 16) {
+    problems.add('VC_API_TOKEN', apiToken, 'a token of at least 16 characters', true);
+  }
+
+  const config: Config = {
+    home,
+    chain: {
+      chainId,
+      didBlockchain,
+      didNetwork,
+      rpcUrl: url(vars, 'RPC_URL', problems, ['http:', 'https:', 'ws:', 'wss:']),
+      walletKey,
+      stateContractAddress: address(vars, 'STATE_CONTRACT_ADDRESS', problems),
+      poseidonAddress: address(vars, 'POSEIDON_ADDRESS', problems),
+      mtpValidatorAddress: address(vars, 'MTP_ADDRESS', problems),
+      verifierAddress: address(vars, 'BSC_ADDRESS', problems),
+    },
+    rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
+    circuitsPath: text(vars, 'CIRCUITS_PATH'),
+    issuer: { blsSeedPhrase, did: issuerDid },
+    verifier: { trustedIssuers },
+    server: {
+      port: integer(vars, 'PORT', problems, 0, 65535),
+      host: text(vars, 'VC_HOST') ?? '127.0.0.1',
+      apiToken,
+      bodyLimit,
+      corsOrigin,
+    },
+  };
+
+  if (config.chain.rpcUrl !== undefined && config.chain.walletKey === undefined) {
+    problems.list.push('WALLET_KEY: required when RPC_URL points to an external network');
+  }
+
+  if (problems.list.length > 0) {
+    const message =
+      problems.list.length === 1
+        ? `invalid configuration: ${problems.list[0]}`
+        : `invalid configuration (${problems.list.length} problems): ${problems.list.join('; ')}`;
+    throw new ConfigError(message, { field: problems.list[0]?.split('=')[0] ?? '' });
+  }
+  return config;
+}

@@ -1,0 +1,92 @@
+/**
+ * The Context: everything an operation needs, built once per process and passed down. Heavy
+ * pieces (chain client, js-sdk wallets, document loader) are created lazily through `lazy`, so
+ * each module owns its own factory without a global singleton, and `close` releases them.
+ */
+import type { Config } from '../config/parse.js';
+import { WalletStore } from '../store/store.js';
+
+/** Progress of one long step; the CLI renders it as a spinner or bar, the server ignores or logs it. */
+export interface ProgressStep {
+  /** Updates the label, optionally with a completed fraction between 0 and 1. */
+  update(text: string, fraction?: number): void;
+  succeed(text?: string): void;
+  fail(text?: string): void;
+}
+
+export interface ProgressReporter {
+  start(text: string): ProgressStep;
+  /** A short informational line (stderr on the CLI, a log line on the server). */
+  info(text: string): void;
+}
+
+/** A reporter that shows nothing (tests, servers, non-TTY). */
+export const silentProgress: ProgressReporter = {
+  start: () => ({ update: () => undefined, succeed: () => undefined, fail: () => undefined }),
+  info: () => undefined,
+};
+
+export interface ContextOptions {
+  config: Config;
+  progress?: ProgressReporter;
+  /** Injected clock, so tests can run deterministically. */
+  now?: () => Date;
+}
+
+export class Context {
+  readonly config: Config;
+  readonly progress: ProgressReporter;
+  readonly now: () => Date;
+  private storeInstance: WalletStore | undefined;
+  private readonly instances = new Map<string, Promise<unknown>>();
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  constructor(options: ContextOptions) {
+    this.config = options.config;
+    this.progress = options.progress ?? silentProgress;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The wallet store, opened on first use. */
+  get store(): WalletStore {
+    if (this.storeInstance === undefined) {
+      this.storeInstance = WalletStore.open(this.config.home);
+      const store = this.storeInstance;
+      this.onClose(() => store.close());
+    }
+    return this.storeInstance;
+  }
+
+  /**
+   * Returns the instance registered under `key`, creating it with `factory` the first time.
+   * Concurrent callers share one creation; a failed creation is forgotten so it can be retried.
+   */
+  lazy<T>(key: string, factory: () => Promise<T>): Promise<T> {
+    let instance = this.instances.get(key) as Promise<T> | undefined;
+    if (instance === undefined) {
+      instance = factory();
+      this.instances.set(key, instance);
+      instance.catch(() => this.instances.delete(key));
+    }
+    return instance;
+  }
+
+  /** Registers cleanup run by `close`, in reverse order of registration. */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  /** Releases everything the context created. Safe to call twice. */
+  async close(): Promise<void> {
+    while (this.closers.length > 0) {
+      const fn = this.closers.pop()!;
+      try {
+        await fn();
+      } catch {
+        // Cleanup must not mask the operation's own outcome.
+      }
+    }
+    this.instances.clear();
+    this.storeInstance = undefined;
+  }
+}

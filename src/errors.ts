@@ -1,0 +1,108 @@
+/**
+ * The error hierarchy of `vc`. Every error a user can cause is a VcError subclass carrying an
+ * exit code and (for HTTP) a status; only bin/vc.ts turns them into a process exit.
+ * Anything that is not a VcError is a bug (exit code 70).
+ */
+
+export const ExitCode = {
+  ok: 0,
+  verificationFailed: 1,
+  usage: 2,
+  config: 3,
+  network: 4,
+  internal: 70,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface VcErrorOptions {
+  /** Extra detail shown on a second line in verbose mode and in JSON output. */
+  details?: string;
+  /** The input field or file the error is about (JSON error bodies carry it as `field`). */
+  field?: string;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/** Base class: a short one-line message meant for the user, an exit code and an HTTP status. */
+export class VcError extends Error {
+  readonly exitCode: ExitCodeValue = ExitCode.internal;
+  readonly httpStatus: number = 500;
+  /** Stable machine-readable code used in JSON error bodies. */
+  readonly code: string = 'internal_error';
+  readonly details: string | undefined;
+  readonly field: string | undefined;
+
+  constructor(message: string, options: VcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.details = options.details;
+    this.field = options.field;
+  }
+}
+
+/** Bad command-line usage or bad input data (file missing, invalid JSON, wrong field). */
+export class InputError extends VcError {
+  override readonly exitCode = ExitCode.usage;
+  override readonly httpStatus: number = 400;
+  override readonly code: string = 'invalid_input';
+}
+
+/** A well-formed request whose content cannot be processed (unknown type, missing credential...). */
+export class UnprocessableError extends InputError {
+  override readonly httpStatus: number = 422;
+  override readonly code: string = 'unprocessable';
+}
+
+/** Something requested does not exist (no stored credential of that type, unknown DID...). */
+export class NotFoundError extends InputError {
+  override readonly httpStatus: number = 404;
+  override readonly code: string = 'not_found';
+}
+
+/** The request conflicts with the current state (already exists, nonce reused...). */
+export class ConflictError extends InputError {
+  override readonly httpStatus: number = 409;
+  override readonly code: string = 'conflict';
+}
+
+/** Invalid configuration (environment, .env file, conf). */
+export class ConfigError extends VcError {
+  override readonly exitCode = ExitCode.config;
+  override readonly httpStatus: number = 500;
+  override readonly code: string = 'config_error';
+}
+
+/** The chain, an RPC endpoint or another remote service failed. */
+export class NetworkError extends VcError {
+  override readonly exitCode = ExitCode.network;
+  override readonly httpStatus: number = 502;
+  override readonly code: string = 'network_error';
+}
+
+/**
+ * A verification failed or a proof was rejected (by us or by a contract). Commands that verify
+ * normally return a result object instead; this is for operations whose only outcome is success.
+ */
+export class VerificationError extends VcError {
+  override readonly exitCode = ExitCode.verificationFailed;
+  override readonly httpStatus: number = 422;
+  override readonly code: string = 'verification_failed';
+}
+
+/** The wallet store is locked by another process for too long, or unreadable. */
+export class StoreError extends VcError {
+  override readonly exitCode = ExitCode.config;
+  override readonly httpStatus: number = 503;
+  override readonly code: string = 'store_error';
+}
+
+/** True when the value is one of our errors (as opposed to a bug or a library failure). */
+export function isVcError(error: unknown): error is VcError {
+  return error instanceof VcError;
+}
+
+/** A one-line description of any thrown value, for wrapping library errors. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message.split('\n')[0] ?? error.name;
+  return String(error);
+}

@@ -1,0 +1,10 @@
+/**
+ * Every route of `vc serve`; each flow contributes its own list.
+ */
+import type { RouteDefinition } from '../route.js';
+import { systemRoutes } from './system.js';
+
+/** All route definitions, for every role. */
+export function allRoutes(): RouteDefinition[] {
+  return [...systemRoutes];
+}

@@ -1,0 +1,229 @@
+/**
+ * `vc serve`: one fastify instance per served role, each a thin adapter over the core operations
+ * declared as routes in src/http/routes. Cross-cutting behaviour lives here: body validation,
+ * size and content-type limits, bearer authentication, CORS, JSON errors, request logs,
+ * serialisation of mutating requests and graceful close.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Context } from '../core/context.js';
+import { parseInput } from '../core/validate.js';
+import { isVcError, describeError } from '../errors.js';
+import { DEFAULT_PORTS, type Role, type RouteDefinition } from './route.js';
+import { allRoutes } from './routes/index.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+export interface RequestLogLine {
+  time: string;
+  id: string;
+  role: Role;
+  method: string;
+  route: string;
+  status: number;
+  durationMs: number;
+}
+
+export interface StartServerOptions {
+  roles: Role[];
+  /** Port for a single role (overrides PORT and the role default); 0 picks a free port. */
+  port?: number | undefined;
+  host?: string | undefined;
+  /** Receives one line per request (never bodies, keys or subjects). */
+  log?: (line: RequestLogLine) => void;
+  /** Receives unexpected (500) errors with their stack. */
+  logError?: (message: string) => void;
+}
+
+export interface RunningServer {
+  /** Base URL of each served role. */
+  urls: Partial<Record<Role, string>>;
+  /** Stops accepting, waits for in-flight requests, then resolves. */
+  close(): Promise<void>;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+/** A promise chain that runs mutating operations one at a time within this process. */
+class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Constant-time comparison of a presented bearer token against the configured one. */
+export function tokenMatches(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  return timingSafeEqual(sha256(presented), sha256(expected));
+}
+
+function sendError(reply: FastifyReply, status: number, code: string, message: string, field?: string): FastifyReply {
+  const body: ErrorBody = { error: { code, message, ...(field !== undefined ? { field } : {}) } };
+  return reply.code(status).type('application/json').send(body);
+}
+
+/** Maps fastify's own errors (parsing, limits) to our JSON error bodies. */
+function fastifyErrorStatus(error: { code?: string; statusCode?: number }): { status: number; code: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'payload_too_large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'invalid_json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'invalid_request' };
+    default:
+      if (error.statusCode === 400) return { status: 400, code: 'invalid_json' };
+      return undefined;
+  }
+}
+
+async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions): Promise<FastifyInstance> {
+  const { default: Fastify } = await import('fastify');
+  const { server: serverConfig } = ctx.config;
+  const app = Fastify({
+    bodyLimit: serverConfig.bodyLimit,
+    logger: false,
+    genReqId: () => randomUUID(),
+    // Responses are JSON written by us; fastify's own plain-text errors are replaced below.
+    return503OnClosing: true,
+  });
+  const queue = new SerialQueue();
+  const openapi = buildOpenApiDocument(role, routes);
+
+  app.addHook('onRequest', async (request, reply) => {
+    (request as FastifyRequest & { startedAt?: bigint }).startedAt = process.hrtime.bigint();
+    if (serverConfig.corsOrigin !== undefined) {
+      reply.header('Access-Control-Allow-Origin', serverConfig.corsOrigin);
+      reply.header('Vary', 'Origin');
+      if (request.method === 'OPTIONS') {
+        reply.header('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+        reply.header('Access-Control-Allow-Headers', 'Content-Type, Authorization');
+        return reply.code(204).send();
+      }
+    }
+    const path = request.url.split('?')[0];
+    if (serverConfig.apiToken !== undefined && path !== '/healthz') {
+      const header = request.headers.authorization;
+      const presented = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+      if (!tokenMatches(presented, serverConfig.apiToken)) {
+        reply.header('WWW-Authenticate', 'Bearer');
+        return sendError(reply, 401, 'unauthorized', 'missing or invalid bearer token');
+      }
+    }
+    return undefined;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const started = (request as FastifyRequest & { startedAt?: bigint }).startedAt ?? process.hrtime.bigint();
+    options.log?.({
+      time: new Date().toISOString(),
+      id: String(request.id),
+      role,
+      method: request.method,
+      route: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
+      status: reply.statusCode,
+      durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+    });
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (isVcError(error)) {
+      if (error.httpStatus >= 500) options.logError?.(`${error.name}: ${error.message}`);
+      return sendError(reply, error.httpStatus, error.code, error.message, error.field);
+    }
+    const known = fastifyErrorStatus(error as { code?: string; statusCode?: number });
+    if (known !== undefined) {
+      const message = known.status === 413 ? `request body exceeds the limit of ${serverConfig.bodyLimit} bytes` : describeError(error);
+      return sendError(reply, known.status, known.code, message);
+    }
+    options.logError?.(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    return sendError(reply, 500, 'internal_error', 'internal error');
+  });
+
+  const methodsByPath = new Map<string, string[]>();
+  const register = (method: string, path: string): void => {
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+  };
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...methodsByPath.entries()].find(([pattern]) => matchesPath(pattern, path))?.[1];
+    if (allowed !== undefined) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, 405, 'method_not_allowed', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
+    }
+    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path} on the ${role} service`);
+  });
+
+  app.get('/openapi.json', async () => openapi);
+  register('GET', '/openapi.json');
+
+  for (const route of routes) {
+    register(route.method, route.path);
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => {
+        const body = route.body === undefined ? undefined : parseInput(route.body, request.body ?? {}, 'request body');
+        const run = () =>
+          route.handler(ctx, {
+            body,
+            params: (request.params ?? {}) as Record<string, string>,
+            query: (request.query ?? {}) as Record<string, string>,
+          });
+        const response = route.mutating === true ? await queue.run(run) : await run();
+        return reply.code(response.status ?? 200).type('application/json').send(response.body);
+      },
+    });
+  }
+  return app;
+}
+
+/** Matches a concrete path against a fastify pattern with :params. */
+function matchesPath(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.split('/');
+  return a.length === b.length && a.every((segment, i) => segment.startsWith(':') || segment === b[i]);
+}
+
+/** Starts the services of the given roles; resolves once every port is listening. */
+export async function startServer(ctx: Context, options: StartServerOptions): Promise<RunningServer> {
+  const host = options.host ?? ctx.config.server.host;
+  const single = options.roles.length === 1;
+  const apps: FastifyInstance[] = [];
+  const urls: Partial<Record<Role, string>> = {};
+  try {
+    for (const role of options.roles) {
+      const routes = allRoutes().filter((route) => route.role === role);
+      const app = await buildRoleApp(ctx, role, routes, options);
+      apps.push(app);
+      const port = single ? (options.port ?? ctx.config.server.port ?? DEFAULT_PORTS[role]) : (options.port !== undefined && options.port === 0 ? 0 : DEFAULT_PORTS[role]);
+      const address = await app.listen({ port, host });
+      urls[role] = address.replace('[::1]', 'localhost');
+    }
+  } catch (error) {
+    await Promise.all(apps.map((app) => app.close()));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      const { InputError } = await import('../errors.js');
+      throw new InputError(`cannot listen: ${describeError(error)} (choose another --port)`, { field: 'port', cause: error });
+    }
+    throw error;
+  }
+  return {
+    urls,
+    close: async () => {
+      await Promise.all(apps.map((app) => app.close()));
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The only module that writes to stdout and stderr. Results are JSON on stdout (pretty on a
+ * terminal, compact with --json) or written atomically to `-o FILE`; human summaries, progress
+ * and errors go to stderr. --json and --quiet silence stderr except for errors.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { InputError, isVcError, type VcError } from './errors.js';
+import type { ProgressReporter, ProgressStep } from './core/context.js';
+
+export interface OutputOptions {
+  json: boolean;
+  quiet: boolean;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+type Chalk = typeof import('chalk').default;
+
+/** Writes a file atomically: temp file in the same directory, fsync, rename. */
+export function writeFileAtomic(file: string, data: string, mode = 0o644): void {
+  const target = path.resolve(file);
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx', mode);
+    writeSync(fd, data);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, target);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // the temp file may not exist
+    }
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new InputError(`cannot write output file ${file}: ${reason}`, { field: 'output', cause: error });
+  }
+}
+
+export class Output {
+  readonly json: boolean;
+  readonly quiet: boolean;
+  private readonly stdout: NodeJS.WriteStream;
+  private readonly stderr: NodeJS.WriteStream;
+  private chalk: Chalk | undefined;
+
+  constructor(options: OutputOptions) {
+    this.json = options.json;
+    this.quiet = options.quiet;
+    this.stdout = options.stdout ?? process.stdout;
+    this.stderr = options.stderr ?? process.stderr;
+  }
+
+  /** Loads chalk (colour only on a terminal); called once at start-up by the entry. */
+  async init(): Promise<void> {
+    const { Chalk } = await import('chalk');
+    this.chalk = new Chalk({ level: this.stderr.isTTY && !process.env.NO_COLOR ? 1 : 0 });
+  }
+
+  private get c(): Chalk | undefined {
+    return this.chalk;
+  }
+
+  private get chatty(): boolean {
+    return !this.json && !this.quiet;
+  }
+
+  /** Emits a command's result: JSON to stdout or to `outFile`, plus an optional human summary. */
+  result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined } = {}): void {
+    if (options.outFile !== undefined) {
+      writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`);
+      this.info(`wrote ${options.outFile}`);
+    } else {
+      const text = this.json || !this.stdout.isTTY ? JSON.stringify(value) : JSON.stringify(value, null, 2);
+      this.stdout.write(`${text}\n`);
+    }
+    if (options.summary !== undefined) this.success(options.summary);
+  }
+
+  /** A green line on stderr. */
+  success(text: string): void {
+    if (this.chatty) this.stderr.write(`${this.c ? this.c.green('✔') : '✔'} ${text}\n`);
+  }
+
+  /** A plain informational line on stderr. */
+  info(text: string): void {
+    if (this.chatty) this.stderr.write(`${this.c ? this.c.dim(text) : text}\n`);
+  }
+
+  /** A warning on stderr (shown even with --json, never with --quiet). */
+  warn(text: string): void {
+    if (!this.quiet) this.stderr.write(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${text}\n`);
+  }
+
+  /** A failed verification: red summary line (the result itself is on stdout). */
+  failure(text: string): void {
+    if (this.chatty) this.stderr.write(`${this.c ? this.c.red('✘') : '✘'} ${text}\n`);
+  }
+
+  /** Reports an error: one line for user errors, the stack for internal bugs (always shown). */
+  error(error: unknown): void {
+    const prefix = this.c ? this.c.red('error:') : 'error:';
+    if (isVcError(error)) {
+      const vcError = error as VcError;
+      this.stderr.write(`${prefix} ${vcError.message}\n`);
+      if (vcError.details && !this.json) this.stderr.write(`  ${vcError.details}\n`);
+      return;
+    }
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    this.stderr.write(`${prefix} internal error (this is a bug in vc, please report it):\n${stack}\n`);
+  }
+
+  /** A structured log line (server request logs) on stderr as compact JSON; silenced by --quiet. */
+  log(line: object): void {
+    if (!this.quiet) this.stderr.write(`${JSON.stringify(line)}\n`);
+  }
+
+  /** Raw stderr text for help and usage messages. */
+  raw(text: string): void {
+    this.stderr.write(text);
+  }
+
+  /** A progress reporter: ora spinners on a terminal, nothing otherwise. */
+  progressReporter(): ProgressReporter {
+    const enabled = this.chatty && this.stderr.isTTY === true;
+    const stderr = this.stderr;
+    const info = (text: string): void => this.info(text);
+    if (!enabled) {
+      return { start: () => ({ update: () => undefined, succeed: () => undefined, fail: () => undefined }), info };
+    }
+    return {
+      info,
+      start(text: string): ProgressStep {
+        let spinner: import('ora').Ora | undefined;
+        let label = text;
+        const pending = import('ora').then(({ default: ora }) => {
+          spinner = ora({ text: label, stream: stderr }).start();
+        });
+        const render = (t: string, fraction?: number): string =>
+          fraction === undefined ? t : `${t} ${bar(fraction)} ${Math.round(fraction * 100)}%`;
+        return {
+          update(t, fraction) {
+            label = render(t, fraction);
+            if (spinner) spinner.text = label;
+          },
+          succeed(t) {
+            void pending.then(() => spinner?.succeed(t ?? text));
+          },
+          fail(t) {
+            void pending.then(() => spinner?.fail(t ?? text));
+          },
+        };
+      },
+    };
+  }
+}
+
+function bar(fraction: number): string {
+  const width = 20;
+  const filled = Math.max(0, Math.min(width, Math.round(fraction * width)));
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}

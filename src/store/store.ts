@@ -1,0 +1,157 @@
+/**
+ * The persistent wallet store: one SQLite database (better-sqlite3, WAL journal) under the home
+ * directory holding namespaced JSON records: identities, keys, credentials, merkle tree nodes,
+ * chain and deployment records, nonces. SQLite gives atomic, crash-safe writes (a kill -9 mid-write
+ * rolls back) and serialises concurrent writers across processes; `withLock` adds a named
+ * inter-process lock for long asynchronous critical sections (starting the chain, creating the
+ * default identity). The home is 0700 and the database 0600 because it holds secrets.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import lockfile from 'proper-lockfile';
+import { StoreError, describeError } from '../errors.js';
+
+export interface StoreRecord<T> {
+  key: string;
+  value: T;
+}
+
+export interface LockOptions {
+  /** How long to wait for another process before failing (default 120 s). */
+  timeoutMs?: number;
+}
+
+/** Paths of the files and directories under the wallet home. */
+export interface HomePaths {
+  home: string;
+  database: string;
+  locks: string;
+  /** Working directory of the embedded chain (anvil state, logs, pid). */
+  chain: string;
+}
+
+/** Computes the layout of a home directory. */
+export function homePaths(home: string): HomePaths {
+  return {
+    home,
+    database: path.join(home, 'wallet.db'),
+    locks: path.join(home, 'locks'),
+    chain: path.join(home, 'chain'),
+  };
+}
+
+/** Creates a directory (and parents) readable by the owner only. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+export class WalletStore {
+  readonly paths: HomePaths;
+  private readonly db: Database.Database;
+  private readonly statements: {
+    get: Database.Statement<[string, string], { value: string }>;
+    put: Database.Statement<[string, string, string, number]>;
+    del: Database.Statement<[string, string]>;
+    list: Database.Statement<[string, string, string], { key: string; value: string }>;
+    count: Database.Statement<[string], { n: number }>;
+  };
+
+  private constructor(paths: HomePaths, db: Database.Database) {
+    this.paths = paths;
+    this.db = db;
+    this.statements = {
+      get: db.prepare('SELECT value FROM records WHERE ns = ? AND key = ?'),
+      put: db.prepare(
+        'INSERT INTO records (ns, key, value, updated_at) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+      ),
+      del: db.prepare('DELETE FROM records WHERE ns = ? AND key = ?'),
+      list: db.prepare("SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
+      count: db.prepare('SELECT count(*) AS n FROM records WHERE ns = ?'),
+    };
+  }
+
+  /** Opens (creating if needed) the store of a home directory. */
+  static open(home: string): WalletStore {
+    const paths = homePaths(home);
+    try {
+      ensurePrivateDir(paths.home);
+      ensurePrivateDir(paths.locks);
+      if (!existsSync(paths.database)) closeSync(openSync(paths.database, 'a', 0o600));
+      if ((statSync(paths.database).mode & 0o077) !== 0) chmodSync(paths.database, 0o600);
+      const db = new Database(paths.database, { timeout: 30_000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('busy_timeout = 30000');
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS records (ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, ' +
+          'updated_at INTEGER NOT NULL, PRIMARY KEY (ns, key)) WITHOUT ROWID',
+      );
+      return new WalletStore(paths, db);
+    } catch (error) {
+      throw new StoreError(`cannot open wallet store in ${home}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  /** Reads one record, or undefined. */
+  get<T>(ns: string, key: string): T | undefined {
+    const row = this.statements.get.get(ns, key);
+    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+  }
+
+  /** Writes one record (insert or replace), atomically. */
+  put<T>(ns: string, key: string, value: T): void {
+    this.statements.put.run(ns, key, JSON.stringify(value), Date.now());
+  }
+
+  /** Deletes one record; returns whether it existed. */
+  delete(ns: string, key: string): boolean {
+    return this.statements.del.run(ns, key).changes > 0;
+  }
+
+  /** Lists the records of a namespace whose keys start with `prefix`, in key order. */
+  list<T>(ns: string, prefix = ''): StoreRecord<T>[] {
+    return this.statements.list.all(ns, prefix, prefix).map((row) => ({ key: row.key, value: JSON.parse(row.value) as T }));
+  }
+
+  /** Number of records in a namespace. */
+  count(ns: string): number {
+    return this.statements.count.get(ns)?.n ?? 0;
+  }
+
+  /** Runs synchronous reads and writes as one atomic transaction (all or nothing). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Runs an async critical section while holding a named lock shared by every `vc` process on
+   * this home. A lock left by a killed process goes stale and is taken over after 10 s.
+   */
+  async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+    const file = path.join(this.paths.locks, `${name}.lock`);
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(file, {
+        stale: 10_000,
+        update: 2_000,
+        retries: { retries: Math.ceil(timeoutMs / 250), factor: 1, minTimeout: 250, maxTimeout: 250 },
+      });
+    } catch (error) {
+      throw new StoreError(`wallet ${this.paths.home} is busy (lock "${name}" held by another vc process)`, { cause: error });
+    }
+    try {
+      return await fn();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** Closes the database. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { ConfigError } from '../../src/errors.js';
+
+const PHRASE = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+describe('parseConfig', () => {
+  it('gives working defaults for the embedded local network with no variables at all', () => {
+    const config = parseConfig({}, '/tmp/home');
+    expect(config.chain.chainId).toBe(152);
+    expect(config.chain.rpcUrl).toBeUndefined();
+    expect(config.chain.didBlockchain).toBe('polygon');
+    expect(config.chain.didNetwork).toBe('local');
+    expect(config.server.bodyLimit).toBe(1024 * 1024);
+    expect(config.verifier.trustedIssuers).toEqual(['*']);
+    expect(config.home).toBe('/tmp/home');
+  });
+
+  it('normalises valid values', () => {
+    const config = parseConfig(
+      {
+        CHAIN_ID: '80002',
+        NETWORK_NAME: 'privado:main',
+        RPC_URL: 'https://rpc.example.org/',
+        WALLET_KEY: 'ab'.repeat(32),
+        STATE_CONTRACT_ADDRESS: `0x${'1'.repeat(40)}`,
+        PORT: '8080',
+        IDP_BLS_SIGN_SEED_PHRASE: `  ${PHRASE.replace(/ /g, '   ')} `,
+        VC_TRUSTED_ISSUERS: 'did:key:z1, did:key:z2',
+      },
+      '/h',
+    );
+    expect(config.chain).toMatchObject({ chainId: 80002, didBlockchain: 'privado', didNetwork: 'main', rpcUrl: 'https://rpc.example.org' });
+    expect(config.chain.walletKey).toBe(`0x${'ab'.repeat(32)}`);
+    expect(config.server.port).toBe(8080);
+    expect(config.issuer.blsSeedPhrase).toBe(PHRASE);
+    expect(config.verifier.trustedIssuers).toEqual(['did:key:z1', 'did:key:z2']);
+  });
+
+  it('reports every problem at once, by name, with what was expected, without echoing secrets', () => {
+    let error: unknown;
+    try {
+      parseConfig({ CHAIN_ID: 'abc', PORT: '70000', WALLET_KEY: 'secret-key-value', MTP_ADDRESS: '0x12', RPC_URL: 'ftp://x' }, '/h');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain('5 problems');
+    expect(message).toContain('CHAIN_ID="abc": expected an integer');
+    expect(message).toContain('PORT="70000"');
+    expect(message).toContain('MTP_ADDRESS="0x12": expected a 0x-prefixed 20-byte hex address');
+    expect(message).toContain('RPC_URL="ftp://x"');
+    expect(message).toContain('WALLET_KEY=(hidden)');
+    expect(message).not.toContain('secret-key-value');
+    expect(message).not.toContain('\n');
+    expect((error as ConfigError).exitCode).toBe(3);
+  });
+
+  it('validates the BIP39 seed phrase: word count and checksum', () => {
+    expect(() => parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: 'abandon abandon' }, '/h')).toThrow(/12 or 24 words \(got 2\)/);
+    const badChecksum = PHRASE.replace(/about$/, 'abandon');
+    expect(() => parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: badChecksum }, '/h')).toThrow(/bad checksum/);
+    expect(() => parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: badChecksum }, '/h')).not.toThrow(/abandon/);
+  });
+
+  it('requires WALLET_KEY when an external RPC_URL is configured', () => {
+    expect(() => parseConfig({ RPC_URL: 'http://127.0.0.1:8545' }, '/h')).toThrow(/WALLET_KEY: required/);
+  });
+});

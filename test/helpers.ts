@@ -1,0 +1,78 @@
+/**
+ * Helpers shared by the tests: run the built `vc` binary as a user would, in a throwaway home.
+ */
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const VC_BIN = path.join(ROOT, 'dist', 'bin', 'vc.js');
+
+export interface VcRun {
+  status: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (throws when it is not JSON). */
+  json<T = unknown>(): T;
+}
+
+export interface RunOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** Environment for a child vc: the test's variables only, no inherited vc configuration. */
+export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+function wrap(result: SpawnSyncReturns<string>): VcRun {
+  const stdout = result.stdout ?? '';
+  return {
+    status: result.status ?? -1,
+    stdout,
+    stderr: result.stderr ?? '',
+    json<T>() {
+      return JSON.parse(stdout) as T;
+    },
+  };
+}
+
+/** Runs `vc ARGS` synchronously and returns its exit status and output. */
+export function runVc(args: string[], options: RunOptions = {}): VcRun {
+  const fullArgs = options.home === undefined ? args : ['--home', options.home, ...args];
+  const result = spawnSync(process.execPath, [VC_BIN, ...fullArgs], {
+    cwd: options.cwd ?? ROOT,
+    env: childEnv(options.env),
+    input: options.input ?? '',
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 600_000,
+  });
+  return wrap(result);
+}
+
+/** Runs `vc ARGS` asynchronously (for concurrency tests). */
+export function runVcAsync(args: string[], options: RunOptions = {}): Promise<VcRun> {
+  const fullArgs = options.home === undefined ? args : ['--home', options.home, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [VC_BIN, ...fullArgs], { cwd: options.cwd ?? ROOT, env: childEnv(options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }));
+  });
+}
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'vc-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
