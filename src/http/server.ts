@@ -32,6 +32,8 @@ export interface StartServerOptions {
   log?: (line: RequestLogLine) => void;
   /** Receives unexpected (500) errors with their stack. */
   logError?: (message: string) => void;
+  /** The routes to serve (default: every route of the project); tests pass their own. */
+  routes?: RouteDefinition[];
 }
 
 export interface RunningServer {
@@ -204,7 +206,7 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   const urls: Partial<Record<Role, string>> = {};
   try {
     for (const role of options.roles) {
-      const routes = allRoutes().filter((route) => route.role === role);
+      const routes = (options.routes ?? allRoutes()).filter((route) => route.role === role);
       const app = await buildRoleApp(ctx, role, routes, options);
       apps.push(app);
       const port = single ? (options.port ?? ctx.config.server.port ?? DEFAULT_PORTS[role]) : (options.port !== undefined && options.port === 0 ? 0 : DEFAULT_PORTS[role]);

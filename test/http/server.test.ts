@@ -1,0 +1,171 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/core/context.js';
+import { ConflictError, UnprocessableError } from '../../src/errors.js';
+import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
+import { systemRoutes } from '../../src/http/routes/system.js';
+import { startServer, tokenMatches, type RequestLogLine, type RunningServer } from '../../src/http/server.js';
+import { tempDir } from '../helpers.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const tmp = tempDir('vc-http-');
+const logs: RequestLogLine[] = [];
+let server: RunningServer;
+let ctx: Context;
+let base: string;
+let inFlight = 0;
+let maxInFlight = 0;
+
+const echoSchema = z.object({ name: z.string().min(1), count: z.number().int().optional() });
+const testRoutes: RouteDefinition[] = [
+  ...systemRoutes,
+  defineRoute({
+    role: 'verifier',
+    method: 'POST',
+    path: '/echo',
+    summary: 'echo',
+    body: echoSchema,
+    handler: async (_ctx, { body }) => {
+      if (body.name === 'conflict') throw new ConflictError('already exists', { field: 'name' });
+      if (body.name === 'unprocessable') throw new UnprocessableError('cannot process that name', { field: 'name' });
+      if (body.name === 'bug') throw new TypeError('secret internal detail');
+      return { body: { hello: body.name } };
+    },
+  }),
+  defineRoute({
+    role: 'verifier',
+    method: 'POST',
+    path: '/slow',
+    summary: 'a mutating slow operation',
+    body: z.object({}),
+    mutating: true,
+    handler: async () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setTimeout(r, 100));
+      inFlight--;
+      return { body: { done: true } };
+    },
+  }),
+];
+
+beforeAll(async () => {
+  const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048' }, path.join(tmp.dir, 'home'));
+  ctx = new Context({ config });
+  server = await startServer(ctx, { roles: ['verifier'], port: 0, routes: testRoutes, log: (line) => logs.push(line) });
+  base = server.urls.verifier!;
+});
+afterAll(async () => {
+  await server.close();
+  await ctx.close();
+  tmp.cleanup();
+});
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+async function post(path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...auth, ...headers } });
+}
+async function errorOf(response: Response): Promise<{ code: string; message: string; field?: string }> {
+  expect(response.headers.get('content-type')).toMatch(/application\/json/);
+  return ((await response.json()) as { error: { code: string; message: string; field?: string } }).error;
+}
+
+describe('vc serve: cross-cutting HTTP behaviour', () => {
+  it('serves a valid request as JSON', async () => {
+    const response = await post('/echo', JSON.stringify({ name: 'ada' }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ hello: 'ada' });
+  });
+
+  it('answers /healthz without a token', async () => {
+    const response = await fetch(`${base}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ role: 'verifier' });
+  });
+
+  it('401 without or with a wrong bearer token', async () => {
+    const none = await fetch(`${base}/echo`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(none.status).toBe(401);
+    expect((await errorOf(none)).code).toBe('unauthorized');
+    const wrong = await post('/echo', '{"name":"x"}', { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
+    expect(tokenMatches(`${TOKEN}x`, TOKEN)).toBe(false);
+  });
+
+  it('400 for a body that fails its schema, naming the field', async () => {
+    const response = await post('/echo', JSON.stringify({ name: 42 }));
+    expect(response.status).toBe(400);
+    const error = await errorOf(response);
+    expect(error).toMatchObject({ code: 'invalid_input', field: 'name' });
+    expect(error.message).toMatch(/request body: field name: /);
+  });
+
+  it('400 for malformed JSON', async () => {
+    const response = await post('/echo', '{"name": ');
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe('invalid_json');
+  });
+
+  it('404 for an unknown route, 405 for a known path with the wrong method', async () => {
+    const missing = await fetch(`${base}/nothing-here`, { headers: auth });
+    expect(missing.status).toBe(404);
+    expect((await errorOf(missing)).code).toBe('not_found');
+    const wrongMethod = await fetch(`${base}/echo`, { headers: auth });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect((await errorOf(wrongMethod)).code).toBe('method_not_allowed');
+  });
+
+  it('409 and 422 from the operation', async () => {
+    const conflict = await post('/echo', JSON.stringify({ name: 'conflict' }));
+    expect(conflict.status).toBe(409);
+    expect(await errorOf(conflict)).toMatchObject({ code: 'conflict', field: 'name' });
+    const unprocessable = await post('/echo', JSON.stringify({ name: 'unprocessable' }));
+    expect(unprocessable.status).toBe(422);
+  });
+
+  it('413 for a body over the limit', async () => {
+    const response = await post('/echo', JSON.stringify({ name: 'x'.repeat(5000) }));
+    expect(response.status).toBe(413);
+    expect((await errorOf(response)).message).toMatch(/exceeds the limit of 2048 bytes/);
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const response = await post('/echo', 'name=ada', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(response.status).toBe(415);
+    expect((await errorOf(response)).code).toBe('unsupported_media_type');
+  });
+
+  it('500 for a bug, without leaking its details', async () => {
+    const response = await post('/echo', JSON.stringify({ name: 'bug' }));
+    expect(response.status).toBe(500);
+    const error = await errorOf(response);
+    expect(error).toEqual({ code: 'internal_error', message: 'internal error' });
+  });
+
+  it('runs mutating operations one at a time', async () => {
+    const responses = await Promise.all(Array.from({ length: 4 }, () => post('/slow', '{}')));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('logs one line per request with id, route, status and duration, never the body', async () => {
+    const before = logs.length;
+    await post('/echo', JSON.stringify({ name: 'private-subject-name' }));
+    const line = logs.slice(before).find((l) => l.route === '/echo')!;
+    expect(line).toMatchObject({ role: 'verifier', method: 'POST', route: '/echo', status: 200 });
+    expect(line.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(typeof line.durationMs).toBe('number');
+    expect(JSON.stringify(logs)).not.toContain('private-subject-name');
+  });
+
+  it('serves an OpenAPI document generated from the schemas', async () => {
+    const response = await fetch(`${base}/openapi.json`, { headers: auth });
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, { post?: { requestBody?: unknown } }> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(JSON.stringify(doc.paths['/echo']?.post?.requestBody)).toContain('"name"');
+  });
+});
