@@ -8,8 +8,8 @@ import { registerIssuerCommands } from './issuer.js';
 import { registerHolderCommands } from './holder.js';
 import { registerVerifierCommands } from './verifier.js';
 import { registerServeCommand } from './serve.js';
-// import { registerChainCommands } from './chain.js';
-// import { registerCircuitsCommands } from './circuits.js';
+import { registerChainCommands } from './chain.js';
+import { registerCircuitsCommands } from './circuits.js';
 // import { registerDemoCommand } from './demo.js';
 import { registerConfigCommands } from './config.js';
 
@@ -59,8 +59,8 @@ export function buildProgram(rt: CliRuntime): Command {
   registerHolderCommands(program, rt);
   registerVerifierCommands(program, rt);
   registerServeCommand(program, rt);
-  // registerChainCommands(program, rt);
-  // registerCircuitsCommands(program, rt);
+  registerChainCommands(program, rt);
+  registerCircuitsCommands(program, rt);
   // registerDemoCommand(program, rt);
   registerConfigCommands(program, rt);
 

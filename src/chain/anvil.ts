@@ -1,0 +1,427 @@
+/**
+ * Lifecycle of the embedded local chain: an anvil node (binary shipped in the npm package
+ * @foundry-rs/anvil-<platform>) running detached in the background between `vc` invocations, so
+ * a shell script of separate commands sees one continuous chain.
+ *
+ * Persistence: the chain state lives under <home>/chain/<chainId>/. Two snapshots are kept:
+ * - state.json: our checkpoint, written atomically (temp file + fsync + rename) from the
+ *   anvil_dumpState RPC after our own transactions and when a command that used the chain ends,
+ *   so a kill -9 of the node never loses anything a finished command recorded;
+ * - autosave.json: anvil's own --dump-state file, rewritten every few seconds and on a graceful
+ *   exit (covers transactions sent by other tools to the RPC).
+ * A start loads whichever valid snapshot is newest (highest block).
+ *
+ * Two `vc` processes never start two nodes: starting and stopping run under the store lock
+ * 'chain'. A node is reused only when its pid is alive, its command line names this home's state
+ * directory (guards against pid reuse) and its RPC answers with the expected chain id.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Context } from '../core/context.js';
+import { ConfigError, NetworkError, describeError } from '../errors.js';
+import { jsonRpcCall, probeChainId } from './jsonRpc.js';
+
+/** Store namespace of the node record and the checkpoint marks. */
+const NODE_NS = 'chain.node';
+const NODE_KEY = 'local';
+/** Seconds between anvil's own state dumps. */
+const AUTOSAVE_INTERVAL_SECONDS = 5;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/** What we remember about the running node (store namespace 'chain.node', key 'local'). */
+export interface LocalNodeRecord {
+  pid: number;
+  port: number;
+  chainId: number;
+  rpcUrl: string;
+  startedAt: string;
+  stateDir: string;
+  logFile: string;
+}
+
+/** The node a command can use. */
+export interface LocalNodeInfo extends LocalNodeRecord {
+  /** True when this call started the node (it was not running). */
+  started: boolean;
+  /** True when a previous node had died behind our back (killed, crashed) and was replaced. */
+  recovered: boolean;
+  /** The snapshot the node was started from, when it was started by this call. */
+  loadedState: string | undefined;
+}
+
+export type LocalNodeState = 'running' | 'stopped' | 'dead' | 'unresponsive';
+
+export interface LocalNodeStatus {
+  state: LocalNodeState;
+  record: LocalNodeRecord | undefined;
+}
+
+interface CheckpointMark {
+  blockNumber: number;
+  at: string;
+}
+
+/** The path of the anvil executable for this platform, from its npm package. */
+export function anvilBinaryPath(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  const require = createRequire(import.meta.url);
+  try {
+    return require.resolve(`${pkg}/bin/${exe}`);
+  } catch {
+    throw new ConfigError(`the local chain needs the anvil binary from the npm package ${pkg}, which is not installed (run npm install)`, {
+      field: 'RPC_URL',
+      details: 'or set RPC_URL to use an external chain',
+    });
+  }
+}
+
+/** The directory holding the snapshots and log of the local chain with this chain id. */
+export function localStateDir(ctx: Context, chainId = ctx.config.chain.chainId): string {
+  return path.join(ctx.store.paths.chain, String(chainId));
+}
+
+function stateFiles(stateDir: string): { checkpoint: string; autosave: string; log: string } {
+  return {
+    checkpoint: path.join(stateDir, 'state.json'),
+    autosave: path.join(stateDir, 'autosave.json'),
+    log: path.join(stateDir, 'anvil.log'),
+  };
+}
+
+function checkpointKey(chainId: number): string {
+  return `checkpoint:${chainId}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True when a process with this pid exists and is not a zombie. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // A killed child that nobody reaped yet still answers kill(0); /proc tells it is a zombie.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stateChar = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return stateChar !== 'Z' && stateChar !== 'X';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** True when the process' command line names our state directory (so the pid was not reused). */
+function isOurNode(pid: number, stateDir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(stateDir + path.sep));
+  } catch {
+    // No /proc (not Linux): the RPC chain id check is the remaining guard.
+    return process.platform !== 'linux';
+  }
+}
+
+/** Inspects the recorded node without changing anything. */
+export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
+  const record = ctx.store.get<LocalNodeRecord>(NODE_NS, NODE_KEY);
+  if (record === undefined) return { state: 'stopped', record };
+  if (!isProcessAlive(record.pid) || !isOurNode(record.pid, record.stateDir)) return { state: 'dead', record };
+  const chainId = await probeChainId(record.rpcUrl, 1_500);
+  return { state: chainId === record.chainId ? 'running' : 'unresponsive', record };
+}
+
+/** Finds a free TCP port on the loopback interface. */
+export function findFreePort(preferred?: number): Promise<number> {
+  const tryListen = (port: number): Promise<number | undefined> =>
+    new Promise((resolve) => {
+      const server = createServer();
+      server.unref();
+      server.once('error', () => resolve(undefined));
+      server.listen(port, '127.0.0.1', () => {
+        const address = server.address();
+        const chosen = typeof address === 'object' && address !== null ? address.port : undefined;
+        server.close(() => resolve(chosen));
+      });
+    });
+  return (async () => {
+    if (preferred !== undefined && preferred > 0) {
+      const port = await tryListen(preferred);
+      if (port !== undefined) return port;
+    }
+    const port = await tryListen(0);
+    if (port === undefined) throw new NetworkError('cannot find a free TCP port on 127.0.0.1 for the local chain');
+    return port;
+  })();
+}
+
+/** Reads a snapshot's block number; undefined when the file is missing or not a complete dump. */
+function snapshotBlock(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = JSON.parse(text) as { best_block_number?: string | number; block?: { number?: string | number } };
+    const value = parsed.best_block_number ?? parsed.block?.number;
+    return value === undefined ? 0 : Number(BigInt(value));
+  } catch {
+    // A snapshot cut short by a crash mid-write: ignore it, the other one is still good.
+    return undefined;
+  }
+}
+
+/** The newest valid snapshot of a state directory, if any. */
+export function newestSnapshot(stateDir: string): { file: string; blockNumber: number } | undefined {
+  const { checkpoint, autosave } = stateFiles(stateDir);
+  let best: { file: string; blockNumber: number } | undefined;
+  for (const file of [checkpoint, autosave]) {
+    const blockNumber = snapshotBlock(file);
+    if (blockNumber !== undefined && (best === undefined || blockNumber > best.blockNumber)) best = { file, blockNumber };
+  }
+  return best;
+}
+
+function tail(file: string, lines = 5): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/** Spawns anvil detached and waits for its RPC; retries on another port if the port was taken. */
+async function startNode(ctx: Context, chainId: number, preferredPort: number | undefined): Promise<LocalNodeInfo> {
+  const binary = anvilBinaryPath();
+  const stateDir = localStateDir(ctx, chainId);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const files = stateFiles(stateDir);
+  const snapshot = newestSnapshot(stateDir);
+
+  let lastFailure = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await findFreePort(attempt === 0 ? preferredPort : undefined);
+    const args = [
+      '--host', '127.0.0.1',
+      '--port', String(port),
+      '--chain-id', String(chainId),
+      '--dump-state', files.autosave,
+      '--state-interval', String(AUTOSAVE_INTERVAL_SECONDS),
+      '--silent',
+    ];
+    if (snapshot !== undefined) args.push('--load-state', snapshot.file);
+    const logFd = openSync(files.log, 'w', 0o600);
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: stateDir });
+    closeSync(logFd);
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let spawnError: Error | undefined;
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+    });
+    child.once('error', (error) => {
+      spawnError = error;
+    });
+    child.unref();
+
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline && exited === undefined && spawnError === undefined) {
+      if ((await probeChainId(rpcUrl, 500)) === chainId) {
+        const record: LocalNodeRecord = {
+          pid: child.pid!,
+          port,
+          chainId,
+          rpcUrl,
+          startedAt: ctx.now().toISOString(),
+          stateDir,
+          logFile: files.log,
+        };
+        ctx.store.put(NODE_NS, NODE_KEY, record);
+        // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
+        ctx.store.put(NODE_NS, `port:${chainId}`, port);
+        return { ...record, started: true, recovered: false, loadedState: snapshot?.file };
+      }
+      await sleep(25);
+    }
+    if (spawnError !== undefined) throw new NetworkError(`cannot start the local chain node ${binary}: ${describeError(spawnError)}`, { cause: spawnError });
+    if (exited === undefined) {
+      // Started but never answered: do not leave a stray node behind.
+      if (child.pid !== undefined) killQuietly(child.pid, 'SIGKILL');
+      throw new NetworkError(`the local chain node did not answer on ${rpcUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
+    }
+    lastFailure = tail(files.log);
+    if (!/address already in use/i.test(lastFailure)) break;
+  }
+  throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
+}
+
+function killQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isProcessAlive(pid)) return true;
+    await sleep(50);
+  }
+  return !isProcessAlive(pid);
+}
+
+/** Stops a node process: SIGTERM (anvil dumps its state on exit), then SIGKILL if it hangs. */
+async function terminate(pid: number): Promise<void> {
+  killQuietly(pid, 'SIGTERM');
+  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
+    killQuietly(pid, 'SIGKILL');
+    await waitForExit(pid, 2_000);
+  }
+}
+
+/**
+ * Returns a running local node for the configured chain id, reusing the recorded one when it is
+ * healthy, starting it (from the newest snapshot) when not, and replacing a node that died or hung.
+ */
+export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
+  const chainId = ctx.config.chain.chainId;
+  const quick = await localNodeStatus(ctx);
+  if (quick.state === 'running' && quick.record?.chainId === chainId) {
+    return { ...quick.record, started: false, recovered: false, loadedState: undefined };
+  }
+  return ctx.store.withLock('chain', async () => {
+    // Another process may have started it while we waited for the lock.
+    const status = await localNodeStatus(ctx);
+    const record = status.record;
+    if (status.state === 'running' && record?.chainId === chainId) {
+      return { ...record, started: false, recovered: false, loadedState: undefined };
+    }
+    let recovered = false;
+    if (record !== undefined) {
+      if (status.state === 'running') {
+        // A node of another chain id (CHAIN_ID changed): persist it and make room.
+        await checkpointNode(ctx, record).catch(() => undefined);
+        await terminate(record.pid);
+      } else if (status.state === 'unresponsive') {
+        ctx.progress.info(`the local chain node (pid ${record.pid}) stopped answering on ${record.rpcUrl}; restarting it`);
+        killQuietly(record.pid, 'SIGKILL');
+        await waitForExit(record.pid, 2_000);
+        recovered = true;
+      } else {
+        ctx.progress.info(`the local chain node (pid ${record.pid}) is gone (killed or crashed); restarting it from the saved state`);
+        recovered = true;
+      }
+      ctx.store.delete(NODE_NS, NODE_KEY);
+    }
+    const step = ctx.progress.start(`starting the local chain (chain id ${chainId})`);
+    try {
+      const preferredPort = ctx.store.get<number>(NODE_NS, `port:${chainId}`);
+      const info = await startNode(ctx, chainId, preferredPort);
+      step.succeed(`local chain running on ${info.rpcUrl} (chain id ${chainId})`);
+      return { ...info, recovered };
+    } catch (error) {
+      step.fail('the local chain failed to start');
+      throw error;
+    }
+  });
+}
+
+/** Writes a file atomically: temp file, fsync, rename (a crash leaves the old or the new file). */
+function writeFileAtomicSync(file: string, data: Buffer): void {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (error) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing to clean
+    }
+    throw error;
+  }
+}
+
+async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ blockNumber: number; written: boolean }> {
+  return ctx.store.withLock('chain-state', async () => {
+    const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
+    const hex = await jsonRpcCall<string>(record.rpcUrl, 'anvil_dumpState', [], 30_000);
+    const json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+    const text = json.toString('utf8');
+    const match = /"best_block_number"\s*:\s*"?(0x[0-9a-fA-F]+|\d+)"?/.exec(text.slice(text.lastIndexOf('"best_block_number"')));
+    const blockNumber = match?.[1] === undefined ? 0 : Number(BigInt(match[1]));
+    // A concurrent process may already have saved a later block: never go backwards.
+    if (mark !== undefined && mark.blockNumber > blockNumber && existsSync(stateFiles(record.stateDir).checkpoint)) {
+      return { blockNumber: mark.blockNumber, written: false };
+    }
+    mkdirSync(record.stateDir, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(stateFiles(record.stateDir).checkpoint, json);
+    ctx.store.put<CheckpointMark>(NODE_NS, checkpointKey(record.chainId), { blockNumber, at: ctx.now().toISOString() });
+    return { blockNumber, written: true };
+  });
+}
+
+/**
+ * Saves the local chain's state to <home>/chain/<id>/state.json when it advanced since the last
+ * checkpoint. Call after transactions whose effect must survive a kill -9 of the node.
+ */
+export async function checkpointLocalChain(ctx: Context, options: { always?: boolean } = {}): Promise<{ blockNumber: number; written: boolean } | undefined> {
+  const record = ctx.store.get<LocalNodeRecord>(NODE_NS, NODE_KEY);
+  if (record === undefined || !isProcessAlive(record.pid)) return undefined;
+  if (options.always !== true) {
+    const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
+    const current = Number(BigInt(await jsonRpcCall<string>(record.rpcUrl, 'eth_blockNumber', [], 5_000)));
+    if (mark !== undefined && mark.blockNumber >= current && existsSync(stateFiles(record.stateDir).checkpoint)) {
+      return { blockNumber: mark.blockNumber, written: false };
+    }
+  }
+  return checkpointNode(ctx, record);
+}
+
+/** Stops the local node, saving its state first. Returns the pid it stopped, if one was running. */
+export async function stopLocalNode(ctx: Context, options: { persist?: boolean } = {}): Promise<{ stopped: boolean; pid: number | undefined }> {
+  return ctx.store.withLock('chain', async () => {
+    const status = await localNodeStatus(ctx);
+    const record = status.record;
+    if (record === undefined) return { stopped: false, pid: undefined };
+    if (status.state === 'dead') {
+      ctx.store.delete(NODE_NS, NODE_KEY);
+      return { stopped: false, pid: record.pid };
+    }
+    if (status.state === 'running' && options.persist !== false) {
+      await checkpointNode(ctx, record);
+    }
+    await terminate(record.pid);
+    ctx.store.delete(NODE_NS, NODE_KEY);
+    return { stopped: true, pid: record.pid };
+  });
+}
+
+/** Stops the node and deletes every local chain snapshot and checkpoint mark of this home. */
+export async function resetLocalChainState(ctx: Context): Promise<{ stoppedPid: number | undefined; removed: string }> {
+  const { pid } = await stopLocalNode(ctx, { persist: false });
+  return ctx.store.withLock('chain', async () => {
+    const dir = ctx.store.paths.chain;
+    rmSync(dir, { recursive: true, force: true });
+    for (const { key } of ctx.store.list(NODE_NS)) ctx.store.delete(NODE_NS, key);
+    return { stoppedPid: pid, removed: dir };
+  });
+}

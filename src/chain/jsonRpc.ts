@@ -1,0 +1,89 @@
+/**
+ * A minimal JSON-RPC client over fetch, used where loading ethers would be wasted time: probing
+ * whether the local node answers, reading its chain id, dumping its state. Everything richer
+ * (contracts, signing) goes through the ethers provider of src/chain/client.ts.
+ */
+import { describeError } from '../errors.js';
+
+/** A JSON-RPC call that failed: transport error, HTTP error or an error object in the reply. */
+export class JsonRpcCallError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'transport' | 'http' | 'rpc',
+  ) {
+    super(message);
+    this.name = 'JsonRpcCallError';
+  }
+}
+
+let requestId = 0;
+
+/** Sends one JSON-RPC request and returns its result; throws JsonRpcCallError on any failure. */
+export async function jsonRpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 2_000): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const reason = cause === undefined ? describeError(error) : describeError(cause);
+    throw new JsonRpcCallError(`${method} to ${url} failed: ${reason}`, 'transport');
+  }
+  if (!response.ok) {
+    throw new JsonRpcCallError(`${method} to ${url} failed: HTTP ${response.status} ${response.statusText}`, 'http');
+  }
+  let body: { result?: T; error?: { code?: number; message?: string } };
+  try {
+    body = (await response.json()) as typeof body;
+  } catch (error) {
+    throw new JsonRpcCallError(`${method} to ${url}: the reply is not JSON (${describeError(error)})`, 'http');
+  }
+  if (body.error !== undefined) {
+    throw new JsonRpcCallError(`${method} to ${url} was rejected: ${body.error.message ?? 'unknown error'} (code ${body.error.code ?? '?'})`, 'rpc');
+  }
+  return body.result as T;
+}
+
+/** The chain id reported by an endpoint, or undefined when it does not answer in time. */
+export async function probeChainId(url: string, timeoutMs = 1_000): Promise<number | undefined> {
+  try {
+    const hex = await jsonRpcCall<string>(url, 'eth_chainId', [], timeoutMs);
+    return Number(BigInt(hex));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends several JSON-RPC requests in one HTTP batch; results in request order, errors thrown. */
+export async function jsonRpcBatch<T>(url: string, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<T[]> {
+  if (calls.length === 0) return [];
+  let response: Response;
+  const first = ++requestId;
+  requestId += calls.length;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params }))),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    throw new JsonRpcCallError(`batch of ${calls.length} requests to ${url} failed: ${describeError(cause ?? error)}`, 'transport');
+  }
+  if (!response.ok) throw new JsonRpcCallError(`batch to ${url} failed: HTTP ${response.status} ${response.statusText}`, 'http');
+  const replies = (await response.json()) as Array<{ id: number; result?: T; error?: { message?: string } }>;
+  if (!Array.isArray(replies)) throw new JsonRpcCallError(`batch to ${url}: the endpoint does not support JSON-RPC batches`, 'rpc');
+  const byId = new Map(replies.map((reply) => [reply.id, reply]));
+  return calls.map((call, i) => {
+    const reply = byId.get(first + i);
+    if (reply === undefined || reply.error !== undefined) {
+      throw new JsonRpcCallError(`${call.method} to ${url} was rejected: ${reply?.error?.message ?? 'no reply in the batch'}`, 'rpc');
+    }
+    return reply.result as T;
+  });
+}

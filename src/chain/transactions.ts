@@ -1,0 +1,295 @@
+/**
+ * Sending transactions: serialised per wallet (a per-process queue plus an inter-process lock, so
+ * no two `vc` processes race for a nonce), with reverts decoded by name from the ABIs of the
+ * iden3 contracts (e.g. ProofAlreadyVerified(requestId, sender)) and RPC failures reported as
+ * NetworkError (exit 4).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Interface, InterfaceAbi, TransactionReceipt, TransactionRequest } from 'ethers';
+import type { Context } from '../core/context.js';
+import { ConfigError, NetworkError, VerificationError, describeError, type VcErrorOptions } from '../errors.js';
+import { checkpointLocalChain } from './anvil.js';
+import { connectChain, type ChainConnection } from './client.js';
+
+/** A transaction rejected by a contract, with the decoded custom error when known. */
+export class TransactionRevertedError extends VerificationError {
+  override readonly code: string = 'transaction_reverted';
+  /** Custom error name (ProofAlreadyVerified), 'Error' for require strings, 'Panic', or undefined. */
+  readonly revertName: string | undefined;
+  /** Decoded arguments of the custom error, by name when the ABI names them. */
+  readonly revertArgs: Record<string, unknown>;
+  /** Raw revert data (hex). */
+  readonly revertData: string | undefined;
+
+  constructor(message: string, revert: DecodedRevert | undefined, options: VcErrorOptions = {}) {
+    super(message, options);
+    this.revertName = revert?.name;
+    this.revertArgs = revert?.args ?? {};
+    this.revertData = revert?.data;
+  }
+}
+
+export interface DecodedRevert {
+  name: string | undefined;
+  args: Record<string, unknown>;
+  /** e.g. ProofAlreadyVerified(requestId=1, sender=0xf39F...). */
+  text: string;
+  data: string | undefined;
+}
+
+export interface SendTransactionOptions {
+  /** What the transaction does, for messages ("register request 7 on the UniversalVerifier"). */
+  description: string;
+  /** Extra ABIs to decode reverts with (the iden3 artifacts are always used). */
+  abis?: InterfaceAbi[];
+  /** Save the local chain state after the receipt (default true; deployment batches it). */
+  checkpoint?: boolean;
+  /** How long to wait for the receipt (default 60 s embedded, 300 s external). */
+  receiptTimeoutMs?: number;
+}
+
+export interface SentTransaction {
+  hash: string;
+  blockNumber: number;
+  gasUsed: bigint;
+  /** Address of the created contract, for deployments. */
+  contractAddress: string | undefined;
+  receipt: TransactionReceipt;
+}
+
+export interface ContractCall {
+  /** Contract address. */
+  address: string;
+  abi: InterfaceAbi;
+  method: string;
+  args: readonly unknown[];
+  value?: bigint;
+}
+
+/** Reads the ABIs of every iden3 contract artifact once (only needed when decoding a failure). */
+function iden3ErrorInterface(ethers: typeof import('ethers'), extra: InterfaceAbi[]): Interface {
+  const require = createRequire(import.meta.url);
+  const dir = path.join(path.dirname(require.resolve('@iden3/contracts/package.json')), 'build', 'contracts');
+  const seen = new Set<string>();
+  const fragments: string[] = [];
+  const add = (abi: InterfaceAbi): void => {
+    const iface = ethers.Interface.from(abi);
+    iface.forEachError((fragment) => {
+      if (seen.has(fragment.selector)) return;
+      seen.add(fragment.selector);
+      fragments.push(fragment.format('full'));
+    });
+  };
+  for (const abi of extra) add(abi);
+  for (const file of readdirSync(dir)) {
+    if (!file.endsWith('.json')) continue;
+    const artifact = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { abi?: InterfaceAbi };
+    if (artifact.abi !== undefined) add(artifact.abi);
+  }
+  return new ethers.Interface(fragments);
+}
+
+function formatValue(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;
+  return String(value);
+}
+
+/** Decodes revert data into a readable custom error, require string or panic. */
+export async function decodeRevertData(data: string | undefined, abis: InterfaceAbi[] = []): Promise<DecodedRevert> {
+  const ethers = await import('ethers');
+  if (data === undefined || data === '0x' || data.length < 10) {
+    return { name: undefined, args: {}, text: 'reverted without a reason', data };
+  }
+  const selector = data.slice(0, 10).toLowerCase();
+  const coder = ethers.AbiCoder.defaultAbiCoder();
+  try {
+    if (selector === '0x08c379a0') {
+      const [message] = coder.decode(['string'], ethers.dataSlice(data, 4));
+      return { name: 'Error', args: { message }, text: String(message), data };
+    }
+    if (selector === '0x4e487b71') {
+      const [code] = coder.decode(['uint256'], ethers.dataSlice(data, 4));
+      return { name: 'Panic', args: { code }, text: `Panic(0x${(code as bigint).toString(16)})`, data };
+    }
+    const iface = iden3ErrorInterface(ethers, abis);
+    const parsed = iface.parseError(data);
+    if (parsed !== null) {
+      const args: Record<string, unknown> = {};
+      parsed.fragment.inputs.forEach((input, i) => {
+        args[input.name || String(i)] = parsed.args[i];
+      });
+      const shown = parsed.fragment.inputs.map((input, i) => `${input.name ? `${input.name}=` : ''}${formatValue(parsed.args[i])}`);
+      return { name: parsed.name, args, text: `${parsed.name}(${shown.join(', ')})`, data };
+    }
+  } catch {
+    // undecodable payload: fall through to the raw selector
+  }
+  return { name: undefined, args: {}, text: `unknown custom error ${selector}`, data };
+}
+
+/** Finds revert data in the various shapes ethers and JSON-RPC servers report it. */
+function revertDataOf(error: unknown): string | undefined {
+  const visit = (value: unknown, depth: number): string | undefined => {
+    if (depth > 5 || value === null || typeof value !== 'object') return undefined;
+    const record = value as Record<string, unknown>;
+    const data = record.data;
+    if (typeof data === 'string' && /^0x[0-9a-fA-F]*$/.test(data) && data.length >= 10) return data;
+    if (typeof data === 'object') {
+      const nested = visit(data, depth + 1);
+      if (nested !== undefined) return nested;
+    }
+    return visit(record.error, depth + 1) ?? visit(record.info, depth + 1) ?? visit(record.cause, depth + 1);
+  };
+  return visit(error, 0);
+}
+
+/** A one-line reason from an ethers error (its full message embeds the whole transaction). */
+export function chainErrorReason(error: unknown): string {
+  const e = error as { shortMessage?: unknown; info?: { error?: { message?: unknown } }; error?: { message?: unknown } };
+  const inner = e.info?.error?.message ?? e.error?.message;
+  if (typeof e.shortMessage === 'string') return typeof inner === 'string' && inner !== e.shortMessage ? `${e.shortMessage} (${inner})` : e.shortMessage;
+  return describeError(error);
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'NETWORK_ERROR' || code === 'TIMEOUT' || code === 'SERVER_ERROR' || code === 'ECONNREFUSED' || code === 'ECONNRESET') return true;
+  return /ECONNREFUSED|ECONNRESET|socket hang up|fetch failed|network|timeout/i.test(chainErrorReason(error));
+}
+
+/**
+ * Turns a failure of a call or transaction into our error: a decoded revert becomes a
+ * TransactionRevertedError (exit 1), an unreachable RPC a NetworkError (exit 4).
+ */
+export async function toChainError(error: unknown, description: string, connection: Pick<ChainConnection, 'rpcUrl' | 'signer'>, abis: InterfaceAbi[] = []): Promise<Error> {
+  if (error instanceof VerificationError || error instanceof NetworkError || error instanceof ConfigError) return error;
+  const code = (error as { code?: unknown }).code;
+  const data = revertDataOf(error);
+  if (code === 'CALL_EXCEPTION' || data !== undefined) {
+    const decoded = await decodeRevertData(data, abis);
+    const reason = data === undefined && typeof (error as { reason?: unknown }).reason === 'string' ? String((error as { reason: string }).reason) : decoded.text;
+    return new TransactionRevertedError(`${description} was rejected by the contract: ${reason}`, decoded, { cause: error });
+  }
+  if (code === 'INSUFFICIENT_FUNDS') {
+    return new NetworkError(`${description}: wallet ${connection.signer.address} has insufficient funds on ${connection.rpcUrl}`, { cause: error, field: 'WALLET_KEY' });
+  }
+  if (isConnectionFailure(error)) {
+    return new NetworkError(`${description}: the chain RPC endpoint ${connection.rpcUrl} failed: ${chainErrorReason(error)}`, { cause: error });
+  }
+  return new NetworkError(`${description} failed: ${chainErrorReason(error)}`, { cause: error });
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitForReceipt(connection: ChainConnection, hash: string, timeoutMs: number): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs;
+  const pause = connection.embedded ? 20 : 1_000;
+  let failures = 0;
+  while (Date.now() < deadline) {
+    try {
+      const receipt = await connection.provider.getTransactionReceipt(hash);
+      if (receipt !== null) return receipt;
+      failures = 0;
+    } catch (error) {
+      // Tolerate a few transient RPC failures while waiting; give up on a lasting outage.
+      if (++failures >= 5) throw error;
+    }
+    await sleep(pause);
+  }
+  throw new NetworkError(`transaction ${hash} was not mined within ${Math.round(timeoutMs / 1000)} s on ${connection.rpcUrl}`);
+}
+
+/**
+ * Runs `fn` while no other transaction of this wallet is in flight, in this process (queue) or
+ * in another `vc` process on the same home (store lock).
+ */
+export async function withWalletLock<T>(ctx: Context, connection: ChainConnection, fn: () => Promise<T>): Promise<T> {
+  const previous = connection.txQueue.tail;
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  connection.txQueue.tail = previous.then(() => mine);
+  await previous.catch(() => undefined);
+  try {
+    return await ctx.store.withLock(`chain-tx-${connection.chainId}-${connection.signer.address.toLowerCase()}`, fn);
+  } finally {
+    release();
+  }
+}
+
+/** Signs, sends and waits for one transaction; reverts and RPC failures become our errors. */
+export async function sendTransaction(ctx: Context, request: TransactionRequest, options: SendTransactionOptions): Promise<SentTransaction> {
+  const connection = await connectChain(ctx);
+  const abis = options.abis ?? [];
+  const sent = await withWalletLock(ctx, connection, async () => {
+    let response;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // ethers estimates gas first, which surfaces a revert (and its data) before anything is sent.
+        response = await connection.signer.sendTransaction(request);
+        break;
+      } catch (error) {
+        // Another program using the same key may have taken the nonce: one retry with a fresh one.
+        const code = (error as { code?: unknown }).code;
+        if (attempt === 1 && (code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED')) continue;
+        throw await toChainError(error, options.description, connection, abis);
+      }
+    }
+    let receipt: TransactionReceipt;
+    try {
+      receipt = await waitForReceipt(connection, response.hash, options.receiptTimeoutMs ?? (connection.embedded ? 60_000 : 300_000));
+    } catch (error) {
+      throw await toChainError(error, options.description, connection, abis);
+    }
+    if (receipt.status !== 1) {
+      // Mined but failed (state changed between estimate and inclusion): replay it for the reason.
+      let replayError: unknown;
+      try {
+        await connection.provider.call({ ...request, from: connection.signer.address, blockTag: receipt.blockNumber });
+      } catch (error) {
+        replayError = error;
+      }
+      const decoded = await decodeRevertData(revertDataOf(replayError), abis);
+      throw new TransactionRevertedError(`${options.description} was rejected by the contract: ${decoded.text} (tx ${receipt.hash})`, decoded);
+    }
+    return receipt;
+  });
+  if (connection.embedded && options.checkpoint !== false) await checkpointLocalChain(ctx);
+  return {
+    hash: sent.hash,
+    blockNumber: sent.blockNumber,
+    gasUsed: sent.gasUsed,
+    contractAddress: sent.contractAddress ?? undefined,
+    receipt: sent,
+  };
+}
+
+/** Calls a state-changing contract method as a transaction (see sendTransaction). */
+export async function sendContractTransaction(ctx: Context, call: ContractCall, options: SendTransactionOptions): Promise<SentTransaction> {
+  const ethers = await import('ethers');
+  const iface = ethers.Interface.from(call.abi);
+  const data = iface.encodeFunctionData(call.method, call.args as unknown[]);
+  const request: TransactionRequest = { to: call.address, data };
+  if (call.value !== undefined) request.value = call.value;
+  return sendTransaction(ctx, request, { ...options, abis: [call.abi, ...(options.abis ?? [])] });
+}
+
+/** Calls a view function; reverts and RPC failures become our errors. */
+export async function readContract<T = unknown>(ctx: Context, call: Omit<ContractCall, 'value'>, description: string): Promise<T> {
+  const connection = await connectChain(ctx);
+  const ethers = await import('ethers');
+  const iface = ethers.Interface.from(call.abi);
+  try {
+    const raw = await connection.provider.call({ to: call.address, data: iface.encodeFunctionData(call.method, call.args as unknown[]) });
+    const decoded = iface.decodeFunctionResult(call.method, raw);
+    return (decoded.length === 1 ? decoded[0] : decoded) as T;
+  } catch (error) {
+    throw await toChainError(error, description, connection, [call.abi]);
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * The embedded chain against a real anvil node and the real iden3 contracts: deployment,
+ * reuse, persistence across `down`/up and across a kill -9 of the node, revert decoding,
+ * pluggable verifiers and external-chain configuration. Each home is a fresh temp directory and
+ * every node started here is stopped in afterAll.
+ */
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poseidon } from '@iden3/js-crypto';
+import { parseConfig, type RawVariables } from '../../src/config/parse.js';
+import { Context } from '../../src/core/context.js';
+import { ConfigError, InputError } from '../../src/errors.js';
+import { ensureLocalNode, findFreePort, isProcessAlive, localNodeStatus, stopLocalNode } from '../../src/chain/anvil.js';
+import { connectChain, getChain, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/client.js';
+import { deployContracts, ensureDeployed, readAddressBook } from '../../src/chain/deploy.js';
+import { didTypeFor } from '../../src/chain/didType.js';
+import { iden3Artifact } from '../../src/chain/artifacts.js';
+import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
+import { chainReset, chainStatus } from '../../src/chain/manage.js';
+
+const homes: string[] = [];
+const contexts: Context[] = [];
+
+function newHome(): string {
+  const home = mkdtempSync(path.join(tmpdir(), 'vc-chain-test-'));
+  homes.push(home);
+  return home;
+}
+
+function newContext(home: string, vars: RawVariables = {}): Context {
+  const ctx = new Context({ config: parseConfig(vars, home) });
+  contexts.push(ctx);
+  return ctx;
+}
+
+const abiOf = (name: string): unknown[] => iden3Artifact(name).abi;
+
+async function read<T>(ctx: Context, address: string, contract: string, method: string, args: unknown[] = []): Promise<T> {
+  return readContract<T>(ctx, { address, abi: abiOf(contract) as never, method, args }, `${contract}.${method}`);
+}
+
+let home: string;
+
+beforeAll(async () => {
+  home = newHome();
+  const ctx = newContext(home);
+  await getChain(ctx);
+  await ctx.close();
+}, 120_000);
+
+afterAll(async () => {
+  for (const ctx of contexts) await ctx.close();
+  for (const dir of homes) {
+    const ctx = new Context({ config: parseConfig({}, dir) });
+    try {
+      await stopLocalNode(ctx, { persist: false });
+    } finally {
+      await ctx.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+describe('embedded chain with the iden3 contracts', () => {
+  it('State answers getDefaultIdType with the id type of our DID network', async () => {
+    const ctx = newContext(home);
+    const chain = await getChain(ctx);
+    const idType = await read<string>(ctx, chain.addresses.state, 'State', 'getDefaultIdType');
+    const expected = await didTypeFor(ctx.config);
+    expect(idType).toBe(expected.hex);
+    expect(expected.hex).toBe('0x021f'); // polygonid (0x02) + polygon (0x10) | local (0x0f)
+    expect(await read<bigint>(ctx, chain.addresses.state, 'State', 'getGISTRoot')).toBe(0n);
+  });
+
+  it('UniversalVerifier has the MTP validator whitelisted and the embeddedAuth method', async () => {
+    const ctx = newContext(home);
+    const { addresses } = await getChain(ctx);
+    expect(await read<boolean>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'isWhitelistedValidator', [addresses.mtpValidator])).toBe(true);
+    expect(await read<boolean>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'isWhitelistedValidator', [addresses.state])).toBe(false);
+    expect(await read<boolean>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'authMethodExists', ['embeddedAuth'])).toBe(true);
+    expect(await read<boolean>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'authMethodExists', ['authV2'])).toBe(true);
+    expect(await read<string>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'getStateAddress')).toBe(addresses.state);
+    const circuits = await read<string[]>(ctx, addresses.mtpValidator, 'CredentialAtomicQueryMTPV2Validator', 'getSupportedCircuitIds');
+    expect([...circuits]).toEqual(['credentialAtomicQueryMTPV2OnChain']);
+  });
+
+  it('the Poseidon libraries hash like @iden3/js-crypto', async () => {
+    const ctx = newContext(home);
+    const { addresses } = await getChain(ctx);
+    const samples: bigint[][] = [[1n], [1n, 2n], [0n, 0n, 0n], [7n, 11n, 13n, 17n], [1n, 2n, 3n, 4n, 5n], [2n ** 200n, 3n, 5n, 8n, 13n, 21n]];
+    for (const inputs of samples) {
+      const n = inputs.length;
+      const library = addresses.all[`poseidon${n}` as 'poseidon1']!;
+      const onChain = await read<bigint>(ctx, library, `PoseidonUnit${n}L`, 'poseidon', [inputs]);
+      expect(onChain).toBe(poseidon.hash(inputs));
+      const viaFacade = await read<bigint>(ctx, addresses.poseidon!, 'PoseidonFacade', `poseidon${n}`, [inputs]);
+      expect(viaFacade).toBe(poseidon.hash(inputs));
+    }
+  });
+
+  it('a second ensure reuses the node and the deployment', async () => {
+    const before = readAddressBook(newContext(home))!;
+    const ctx = newContext(home);
+    const connection = await connectChain(ctx);
+    expect(connection.node?.started).toBe(false);
+    const result = await deployContracts(ctx);
+    expect(result.deployed).toEqual([]);
+    expect(result.configured).toEqual([]);
+    expect(result.addresses.all).toEqual(Object.fromEntries(Object.entries(before.contracts).map(([k, v]) => [k, v.address])));
+    expect(connection.signer.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+    expect(LOCAL_DEV_ACCOUNT_KEY).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it('decodes a revert by its custom error name', async () => {
+    const ctx = newContext(home);
+    const { addresses } = await getChain(ctx);
+    const attempt = sendContractTransaction(
+      ctx,
+      {
+        address: addresses.universalVerifier,
+        abi: abiOf('UniversalVerifier') as never,
+        method: 'setAuthMethod',
+        args: [{ authMethod: 'embeddedAuth', validator: '0x0000000000000000000000000000000000000000', params: '0x' }],
+      },
+      { description: 'adding embeddedAuth twice' },
+    );
+    const error = await attempt.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionRevertedError);
+    expect((error as TransactionRevertedError).revertName).toBe('AuthMethodAlreadyExists');
+    expect((error as TransactionRevertedError).exitCode).toBe(1);
+    expect((error as Error).message).toContain('AuthMethodAlreadyExists(authMethod=embeddedAuth)');
+  });
+
+  it('a node killed with SIGKILL is detected and recovered without losing our transactions', async () => {
+    const ctx = newContext(home);
+    const { addresses } = await getChain(ctx);
+    await sendContractTransaction(
+      ctx,
+      { address: addresses.universalVerifier, abi: abiOf('UniversalVerifier') as never, method: 'setVerifierID', args: [424242n] },
+      { description: 'setting the verifier id' },
+    );
+    const blockBefore = (await chainStatus(ctx)).blockNumber;
+    const { record } = await localNodeStatus(ctx);
+    process.kill(record!.pid, 'SIGKILL');
+    for (let i = 0; i < 100 && isProcessAlive(record!.pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await localNodeStatus(ctx)).state).toBe('dead');
+
+    const next = newContext(home);
+    const node = await ensureLocalNode(next);
+    expect(node.recovered).toBe(true);
+    expect(node.pid).not.toBe(record!.pid);
+    const status = await chainStatus(next);
+    expect(status.blockNumber).toBe(blockBefore);
+    expect(status.contracts.state).toBe(addresses.state);
+    expect(await read<bigint>(next, addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(424242n);
+  });
+
+  it('transactions sent outside our helper are saved when the command context closes', async () => {
+    const ctx = newContext(home);
+    const chain = await getChain(ctx);
+    // A plain ether transfer through the signer, as another module (the js-sdk) would send it.
+    const recipient = '0x000000000000000000000000000000000000bEEF';
+    const sent = await chain.signer.sendTransaction({ to: recipient, value: 12345n });
+    await sent.wait(1, 10_000);
+    await ctx.close();
+    const { record } = await localNodeStatus(newContext(home));
+    process.kill(record!.pid, 'SIGKILL');
+    for (let i = 0; i < 100 && isProcessAlive(record!.pid); i++) await new Promise((r) => setTimeout(r, 20));
+    const next = await connectChain(newContext(home));
+    expect(next.node?.recovered).toBe(true);
+    expect(await next.provider.getBalance(recipient)).toBe(12345n);
+  });
+
+  it('down then up keeps the addresses and the chain state', async () => {
+    const ctx = newContext(home);
+    const before = await chainStatus(ctx);
+    await ctx.close();
+    const down = await stopLocalNode(newContext(home));
+    expect(down.stopped).toBe(true);
+    expect(isProcessAlive(down.pid!)).toBe(false);
+    expect((await localNodeStatus(newContext(home))).state).toBe('stopped');
+
+    const after = await chainStatus(newContext(home));
+    expect(after.node?.started).toBe(true);
+    expect(after.contracts).toEqual(before.contracts);
+    expect(after.blockNumber).toBe(before.blockNumber);
+    expect(after.rpcUrl).toBe(before.rpcUrl); // the port is kept when free
+    expect(await read<bigint>(newContext(home), after.contracts.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(424242n);
+  });
+
+  it('swaps a changed verifier: State keeps its address, the validator is redeployed and whitelisted', async () => {
+    const ctx = newContext(home);
+    const { addresses } = await getChain(ctx);
+    const official = iden3Artifact('Groth16VerifierStateTransition');
+    const officialMtp = iden3Artifact('Groth16VerifierMTPWrapper');
+    // Trailing bytes after creation code are ignored by a constructor without arguments: same
+    // runtime code, different bytecode hash — what a rebuilt dev verifier looks like to us.
+    const result = await deployContracts(ctx, {
+      verifiers: {
+        stateTransition: { abi: official.abi, bytecode: `${official.bytecode}00` },
+        credentialAtomicQueryMTPV2OnChain: { abi: officialMtp.abi, bytecode: `${officialMtp.bytecode}00` },
+      },
+    });
+    expect(result.deployed).toEqual(['stateTransitionVerifier', 'mtpVerifier', 'mtpValidator']);
+    expect(result.addresses.state).toBe(addresses.state);
+    expect(result.book.verifiers.stateTransition?.source).toBe('dev');
+    expect(await read<string>(ctx, addresses.state, 'State', 'getVerifier')).toBe(result.addresses.all.stateTransitionVerifier);
+    expect(result.addresses.mtpValidator).not.toBe(addresses.mtpValidator);
+    expect(await read<boolean>(ctx, addresses.universalVerifier, 'UniversalVerifier', 'isWhitelistedValidator', [result.addresses.mtpValidator])).toBe(true);
+
+    // ensureDeployed keeps the remembered dev verifiers; officialVerifiers goes back.
+    expect((await ensureDeployed(newContext(home))).mtpValidator).toBe(result.addresses.mtpValidator);
+    const back = await deployContracts(newContext(home), { officialVerifiers: true });
+    expect(back.book.verifiers.credentialAtomicQueryMTPV2OnChain?.source).toBe('official');
+    expect(back.addresses.state).toBe(addresses.state);
+  });
+
+  it('rejects a dev verifier without the interface its caller uses', async () => {
+    const ctx = newContext(home);
+    const snarkjsStyle = iden3Artifact('Groth16VerifierMTP'); // verifyProof(...uint[11]) only, no verify()
+    const error = await deployContracts(ctx, { verifiers: { credentialAtomicQueryMTPV2OnChain: { abi: snarkjsStyle.abi, bytecode: snarkjsStyle.bytecode } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message).toContain('verify(uint256[2],uint256[2][2],uint256[2],uint256[])');
+  });
+
+  it('redeploys contracts missing from the chain even though the address book lists them', async () => {
+    const ctx = newContext(home);
+    const before = readAddressBook(ctx)!;
+    const stopped = await stopLocalNode(ctx, { persist: false });
+    expect(stopped.stopped).toBe(true);
+    // Simulate a lost chain (snapshots deleted) behind an intact address book.
+    const stateDir = path.join(home, 'chain', '152');
+    for (const file of ['state.json', 'autosave.json']) unlinkSync(path.join(stateDir, file));
+    const next = newContext(home);
+    const addresses = await ensureDeployed(next);
+    const after = readAddressBook(next)!;
+    expect(after.complete).toBe(true);
+    expect(Object.keys(after.contracts).sort()).toEqual(Object.keys(before.contracts).sort());
+    expect(await read<boolean>(next, addresses.universalVerifier, 'UniversalVerifier', 'isWhitelistedValidator', [addresses.mtpValidator])).toBe(true);
+    expect(after.contracts.state!.blockNumber).toBeLessThan(30);
+  });
+});
+
+describe('concurrency and external chains', () => {
+  it('two contexts starting the chain at once share one node and one deployment', async () => {
+    const fresh = newHome();
+    const [a, b] = await Promise.all([getChain(newContext(fresh)), getChain(newContext(fresh))]);
+    expect(a.rpcUrl).toBe(b.rpcUrl);
+    expect(a.node?.pid).toBe(b.node?.pid);
+    expect(a.addresses).toEqual(b.addresses);
+    expect([a.node?.started, b.node?.started].filter(Boolean)).toHaveLength(1);
+    const reset = await chainReset(newContext(fresh), { confirm: true });
+    expect(reset.removedAddressBooks).toEqual([152]);
+    expect(isProcessAlive(a.node!.pid)).toBe(false);
+    await expect(chainReset(newContext(fresh), { confirm: false })).rejects.toBeInstanceOf(InputError);
+  }, 120_000);
+
+  it('with RPC_URL the addresses come from configuration, and a missing one is named', async () => {
+    const local = await getChain(newContext(home));
+    const external = { RPC_URL: local.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: '152' };
+    const externalHome = newHome();
+    const missing = await ensureDeployed(newContext(externalHome, external)).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ConfigError);
+    expect((missing as ConfigError).exitCode).toBe(3);
+    expect((missing as Error).message).toContain('STATE_CONTRACT_ADDRESS');
+
+    const configured = await ensureDeployed(
+      newContext(externalHome, {
+        ...external,
+        STATE_CONTRACT_ADDRESS: local.addresses.state,
+        BSC_ADDRESS: local.addresses.universalVerifier,
+        MTP_ADDRESS: local.addresses.mtpValidator,
+      }),
+    );
+    expect(configured.source).toBe('config');
+    expect(configured.state).toBe(local.addresses.state);
+
+    const noCode = await ensureDeployed(
+      newContext(externalHome, { ...external, STATE_CONTRACT_ADDRESS: '0x000000000000000000000000000000000000dEaD', BSC_ADDRESS: local.addresses.universalVerifier, MTP_ADDRESS: local.addresses.mtpValidator }),
+    ).catch((e: unknown) => e);
+    expect(noCode).toBeInstanceOf(ConfigError);
+    expect((noCode as Error).message).toContain('has no contract code');
+
+    const wrongChain = await connectChain(newContext(externalHome, { ...external, CHAIN_ID: '80002' })).catch((e: unknown) => e);
+    expect(wrongChain).toBeInstanceOf(ConfigError);
+  });
+
+  it('an unreachable RPC_URL is a NetworkError (exit 4) naming the URL', async () => {
+    const closedPort = await findFreePort(); // nothing listens there
+    const url = `http://127.0.0.1:${closedPort}`;
+    const error = await connectChain(newContext(newHome(), { RPC_URL: url, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY })).catch((e: unknown) => e);
+    expect((error as { exitCode?: number }).exitCode).toBe(4);
+    expect((error as Error).message).toContain(url);
+    expect((error as Error).message).toMatch(/ECONNREFUSED|refused/i);
+  }, 20_000);
+
+  it('refuses dev verifiers on a chain that is not a development chain', async () => {
+    const nonDevHome = newHome();
+    const node = await ensureLocalNode(newContext(nonDevHome, { CHAIN_ID: '777' }));
+    const official = iden3Artifact('Groth16VerifierStateTransition');
+    const ctx = newContext(newHome(), { RPC_URL: node.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: '777' });
+    const error = await deployContracts(ctx, { verifiers: { stateTransition: { abi: official.abi, bytecode: official.bytecode } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/not a development chain/);
+  }, 60_000);
+});
