@@ -1,0 +1,71 @@
+/**
+ * did:key for BLS12-381 G2 public keys (multicodec 0xeb, base58btc multibase 'z'): the issuer's
+ * BBS+ key is published as `did:key:zUC7...#zUC7...`, and a verifier resolves it offline because
+ * the identifier carries the key itself.
+ */
+import { UnprocessableError } from '../errors.js';
+import { BBS_V1_URL } from './contextUrls.js';
+
+const DID_KEY_PREFIX = 'did:key:';
+/** Multibase base58btc prefix + the varint 0xeb 0x01 of bls12_381-g2-pub encode to "zUC7". */
+const BLS_G2_FINGERPRINT_PREFIX = 'zUC7';
+
+/** The DID and verification method id of a BLS12-381 G2 key. */
+export interface BlsDidKey {
+  did: string;
+  verificationMethod: string;
+  publicKeyBase58: string;
+}
+
+/** A resolved did:key document, with the key as its only verification method. */
+export interface BlsDidDocument {
+  '@context': string[];
+  id: string;
+  verificationMethod: Array<{ id: string; type: 'Bls12381G2Key2020'; controller: string; publicKeyBase58: string }>;
+  assertionMethod: string[];
+  authentication: string[];
+  capabilityInvocation: string[];
+  capabilityDelegation: string[];
+}
+
+/** True for a did:key URL (DID or DID URL with fragment) whose key is BLS12-381 G2. */
+export function isBlsDidKeyUrl(url: string): boolean {
+  return url.startsWith(`${DID_KEY_PREFIX}${BLS_G2_FINGERPRINT_PREFIX}`);
+}
+
+/** The did:key identifiers of a public key given in base58 (as Bls12381G2KeyPair exposes it). */
+export async function blsDidKeyFromPublicKey(publicKeyBase58: string): Promise<BlsDidKey> {
+  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  const fingerprint = Bls12381G2KeyPair.fingerprintFromPublicKey({ publicKeyBase58 });
+  const did = `${DID_KEY_PREFIX}${fingerprint}`;
+  return { did, verificationMethod: `${did}#${fingerprint}`, publicKeyBase58 };
+}
+
+/**
+ * Resolves a BLS12-381 G2 did:key (or one of its DID URLs) into its DID document by decoding the
+ * identifier; the fragment, when present, must be the key's own fingerprint.
+ */
+export async function resolveBlsDidKey(url: string): Promise<BlsDidDocument> {
+  const [did, fragment] = url.split('#', 2) as [string, string | undefined];
+  const fingerprint = did.slice(DID_KEY_PREFIX.length);
+  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  let publicKeyBase58: string;
+  try {
+    publicKeyBase58 = Bls12381G2KeyPair.fromFingerprint({ fingerprint }).publicKey;
+  } catch (error) {
+    throw new UnprocessableError(`${did} is not a valid BLS12-381 G2 did:key (${(error as Error).message})`, { field: 'verificationMethod', cause: error });
+  }
+  if (fragment !== undefined && fragment !== fingerprint) {
+    throw new UnprocessableError(`${url}: unknown verification method (a did:key has only #${fingerprint})`, { field: 'verificationMethod' });
+  }
+  const verificationMethod = `${did}#${fingerprint}`;
+  return {
+    '@context': ['https://www.w3.org/ns/did/v1', BBS_V1_URL],
+    id: did,
+    verificationMethod: [{ id: verificationMethod, type: 'Bls12381G2Key2020', controller: did, publicKeyBase58 }],
+    assertionMethod: [verificationMethod],
+    authentication: [verificationMethod],
+    capabilityInvocation: [verificationMethod],
+    capabilityDelegation: [verificationMethod],
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The static JSON-LD document loader of the BBS+ flow. Every context a credential of ours can
+ * name ships in fixtures/contexts/, and BLS12-381 G2 did:key identifiers are resolved by decoding
+ * the key from the identifier itself, so signing, deriving and verifying never touch the network.
+ * An unknown URL is an error naming it (a remote context could change what a signature means).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UnprocessableError } from '../errors.js';
+import { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL } from './contextUrls.js';
+import { isBlsDidKeyUrl, resolveBlsDidKey } from './didKey.js';
+
+export { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL };
+
+/** Every bundled document: URL -> file under fixtures/contexts/. */
+export const BUNDLED_DOCUMENTS: Readonly<Record<string, string>> = {
+  [CREDENTIALS_V1_URL]: 'credentials-v1.json',
+  [BBS_V1_URL]: 'security-bbs-v1.json',
+  'https://w3id.org/security/v1': 'security-v1.json',
+  'https://w3id.org/security/v2': 'security-v2.json',
+  'https://w3id.org/security/suites/jws-2020/v1': 'security-suites-jws-2020-v1.json',
+  'https://www.w3.org/ns/did/v1': 'did-v1.json',
+  [SD_PASSPORT_CONTEXT_URL]: 'sd-passport-v1.json',
+  [SD_PASSPORT_SCHEMA_URL]: 'sd-passport-v1.schema.json',
+};
+
+/** The shape jsonld expects from a document loader. */
+export interface RemoteDocument {
+  contextUrl: string | null;
+  documentUrl: string;
+  document: unknown;
+}
+
+export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+
+/** Error thrown for a URL that is neither bundled nor a did:key we can decode. */
+export class UnknownDocumentError extends UnprocessableError {
+  override readonly code: string = 'unknown_document';
+  readonly url: string;
+  constructor(url: string) {
+    super(`document ${url} is not bundled with vc (remote documents are never fetched)`, { field: '@context' });
+    this.url = url;
+  }
+}
+
+/** The package root (the directory holding package.json and fixtures/), from src/ or dist/src/. */
+export function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'fixtures'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('cannot locate the vc package root (package.json + fixtures/)');
+    dir = parent;
+  }
+}
+
+/** Directory of the bundled JSON-LD contexts. */
+export function contextsDirectory(): string {
+  return path.join(packageRoot(), 'fixtures', 'contexts');
+}
+
+/** True when the URL is served by the static loader without any I/O beyond the package itself. */
+export function isBundledDocument(url: string): boolean {
+  return Object.hasOwn(BUNDLED_DOCUMENTS, url);
+}
+
+/**
+ * Creates the static loader. Parsed files are cached per loader and every call returns a fresh
+ * copy, so no caller can alter what the next one sees.
+ */
+export function createStaticDocumentLoader(): DocumentLoader {
+  const directory = contextsDirectory();
+  const cache = new Map<string, string>();
+  return async (url: string): Promise<RemoteDocument> => {
+    if (isBundledDocument(url)) {
+      let text = cache.get(url);
+      if (text === undefined) {
+        text = readFileSync(path.join(directory, BUNDLED_DOCUMENTS[url]!), 'utf8');
+        cache.set(url, text);
+      }
+      return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+    }
+    if (isBlsDidKeyUrl(url)) {
+      return { contextUrl: null, documentUrl: url, document: await resolveBlsDidKey(url) };
+    }
+    throw new UnknownDocumentError(url);
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The issuer's BBS+ key: a BLS12-381 G2 key pair derived deterministically from a BIP39 phrase
+ * (the 64-byte BIP39 seed is the key-generation seed), published as a did:key. The phrase comes
+ * from IDP_BLS_SIGN_SEED_PHRASE; without one, a 12-word phrase is generated once and kept in the
+ * wallet store (0600). The phrase is a secret: it is returned only by `readIssuerSeedPhrase`.
+ */
+import type { Context } from '../core/context.js';
+import { ConfigError } from '../errors.js';
+import { blsDidKeyFromPublicKey } from './didKey.js';
+
+/** Store namespace of the BBS+ key material. */
+export const BBS_KEYS_NAMESPACE = 'bbs.keys';
+const SEED_PHRASE_KEY = 'issuer.seedPhrase';
+
+/** Where the issuer's seed phrase comes from. */
+export type SeedPhraseSource = 'config' | 'wallet';
+
+/** The BBS+ signing key of the issuer with its public identifiers. */
+export interface BlsIssuerKey {
+  /** did:key of the public key; the issuer of BBS+ credentials. */
+  did: string;
+  /** `did:key:zUC7...#zUC7...`, the proof's verificationMethod. */
+  verificationMethod: string;
+  publicKeyBase58: string;
+  seedSource: SeedPhraseSource;
+  /** The MATTR key pair (holds the private key; never serialise it). */
+  keyPair: InstanceType<(typeof import('@mattrglobal/jsonld-signatures-bbs'))['Bls12381G2KeyPair']>;
+}
+
+interface StoredSeedPhrase {
+  phrase: string;
+  createdAt: string;
+}
+
+/** Checks a BIP39 phrase (12 or 24 English words, valid checksum) and returns it normalised. */
+export async function normaliseSeedPhrase(phrase: string, source: string): Promise<string> {
+  const { validateMnemonic } = await import('@scure/bip39');
+  const { wordlist } = await import('@scure/bip39/wordlists/english');
+  const words = phrase.trim().split(/\s+/);
+  if (words.length !== 12 && words.length !== 24) {
+    throw new ConfigError(`${source}: expected a BIP39 phrase of 12 or 24 words, got ${words.length}`, { field: source });
+  }
+  const normalised = words.join(' ').toLowerCase();
+  if (!validateMnemonic(normalised, wordlist)) {
+    throw new ConfigError(`${source}: not a valid BIP39 English phrase (unknown word or bad checksum)`, { field: source });
+  }
+  return normalised;
+}
+
+/** Derives the BLS12-381 G2 key pair of a BIP39 phrase: same phrase, same key, on every machine. */
+export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSource = 'config'): Promise<BlsIssuerKey> {
+  const normalised = await normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
+  const { mnemonicToSeed } = await import('@scure/bip39');
+  const seed = await mnemonicToSeed(normalised);
+  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  const generated = await Bls12381G2KeyPair.generate({ seed });
+  const ids = await blsDidKeyFromPublicKey(generated.publicKey);
+  // Rebuild with id and controller so the suite puts the did:key URL in proof.verificationMethod.
+  const keyPair = await Bls12381G2KeyPair.from({
+    id: ids.verificationMethod,
+    controller: ids.did,
+    publicKeyBase58: generated.publicKey,
+    privateKeyBase58: generated.privateKey!,
+  });
+  return { ...ids, seedSource, keyPair };
+}
+
+/**
+ * The issuer's seed phrase: IDP_BLS_SIGN_SEED_PHRASE when configured, otherwise the wallet's own
+ * phrase, generated on first use inside a transaction so concurrent processes agree on one.
+ */
+export async function readIssuerSeedPhrase(ctx: Context): Promise<{ phrase: string; source: SeedPhraseSource }> {
+  const configured = ctx.config.issuer.blsSeedPhrase;
+  if (configured !== undefined) return { phrase: configured, source: 'config' };
+  const { generateMnemonic } = await import('@scure/bip39');
+  const { wordlist } = await import('@scure/bip39/wordlists/english');
+  const candidate = generateMnemonic(wordlist, 128);
+  const stored = ctx.store.transaction(() => {
+    const existing = ctx.store.get<StoredSeedPhrase>(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY);
+    if (existing !== undefined) return existing;
+    const created: StoredSeedPhrase = { phrase: candidate, createdAt: ctx.now().toISOString() };
+    ctx.store.put(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY, created);
+    return created;
+  });
+  return { phrase: stored.phrase, source: 'wallet' };
+}
+
+/** The issuer's BBS+ key for this context (derived once per process). */
+export function loadIssuerBlsKey(ctx: Context): Promise<BlsIssuerKey> {
+  return ctx.lazy('bbs.issuerKey', async () => {
+    const { phrase, source } = await readIssuerSeedPhrase(ctx);
+    return deriveBlsKeyPair(phrase, source);
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The holder side of selective disclosure: derive a BbsBlsSignatureProof2020 that reveals only
+ * the requested credentialSubject fields (spec 2.5), and import credentials to disclose later.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../context.js';
+import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { parseInput } from '../validate.js';
+import { deriveBbsProof, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
+import { sdDocumentLoader } from './loader.js';
+import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
+import { readHolderCredential, storeHolderCredential } from './store.js';
+
+/** The holder's message of spec 2.5. */
+export const DISCLOSURE_MESSAGE = 'proof successfully generated and submitted';
+
+/** Top-level credential fields kept in the derived credential when they exist (spec 2.5). */
+const KEPT_CREDENTIAL_FIELDS = ['issuer', 'issuanceDate', 'expirationDate', 'credentialSchema', 'credentialStatus'] as const;
+
+/** MATTR names blank nodes `urn:bnid:_:c14nN` in derived documents; they are not real identifiers. */
+const BLANK_NODE_ID_PREFIX = 'urn:bnid:';
+
+export interface DeriveSelectiveDisclosureOptions {
+  /** Credential type to disclose from (the holder's stored credential of that type). */
+  type: string;
+  /** credentialSubject fields to reveal; `id` included when asked. Keys the credential lacks are ignored. */
+  keys: readonly string[];
+  /** Verifier nonce (base64) to bind the proof to; a random one when absent. */
+  nonce?: string | undefined;
+  /** Use this credential instead of the stored one. */
+  credential?: unknown;
+  /** Names the source of `credential` in error messages. */
+  credentialSource?: string | undefined;
+}
+
+export interface DeriveSelectiveDisclosureResult {
+  message: string;
+  vc: JsonLdDocument;
+}
+
+function typesOf(credential: BbsCredential): string[] {
+  return Array.isArray(credential.type) ? credential.type : [credential.type];
+}
+
+/** Decodes a base64 nonce, insisting it round-trips so the verifier finds exactly this string. */
+function decodeNonce(nonce: string): Uint8Array {
+  const bytes = Buffer.from(nonce, 'base64');
+  if (bytes.length === 0 || bytes.toString('base64') !== nonce) {
+    throw new InputError(`nonce: expected a base64 string (as issued by \`vc verifier nonce\`), got "${nonce.slice(0, 40)}"`, { field: 'nonce' });
+  }
+  return new Uint8Array(bytes);
+}
+
+function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions): BbsCredential {
+  const type = parseInput(CredentialTypeSchema, options.type, 'credential type');
+  if (options.credential === undefined) {
+    const stored = readHolderCredential(ctx, type);
+    if (stored === undefined) {
+      throw new NotFoundError(
+        `the holder has no ${type} credential: issue one (vc issuer issue --format bbs --type ${type}) or pass --credential FILE`,
+        { field: 'credentialType' },
+      );
+    }
+    return stored;
+  }
+  const source = options.credentialSource ?? 'credential';
+  const credential = parseInput(BbsCredentialSchema, options.credential, source);
+  if (!typesOf(credential).includes(type)) {
+    throw new UnprocessableError(`${source}: is a ${typesOf(credential).join('/')} credential, not ${type}`, { field: 'type' });
+  }
+  return credential;
+}
+
+/**
+ * Derives the spec 2.5 response: a credential revealing only the requested subject fields that
+ * exist, with a BbsBlsSignatureProof2020 that carries the nonce.
+ */
+export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
+  const credential = loadCredential(ctx, options);
+  if (!['BbsBlsSignature2020', 'sec:BbsBlsSignature2020'].includes(credential.proof.type)) {
+    throw new UnprocessableError(`${options.credentialSource ?? 'credential'}: proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`, { field: 'proof.type' });
+  }
+  const subject = credential.credentialSubject;
+  const revealed = [...new Set(options.keys)].filter((key) => Object.hasOwn(subject, key));
+  const nonce = options.nonce === undefined ? new Uint8Array(randomBytes(32)) : decodeNonce(options.nonce);
+
+  // A JSON-LD frame: the credential's own nodes, and only the chosen subject properties. The
+  // subject's id is never framed as a property: a named subject is always linked by its id.
+  const frame: JsonLdDocument = {
+    '@context': credential['@context'],
+    type: credential.type,
+    '@explicit': true,
+    ...Object.fromEntries(KEPT_CREDENTIAL_FIELDS.filter((field) => credential[field] !== undefined).map((field) => [field, {}])),
+    credentialSubject: {
+      '@explicit': true,
+      ...Object.fromEntries(revealed.filter((key) => key !== 'id').map((key) => [key, {}])),
+    },
+  };
+
+  const documentLoader = await sdDocumentLoader(ctx);
+  const progress = ctx.progress.start(`deriving a BBS+ proof revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'}`);
+  let derived: JsonLdDocument;
+  try {
+    derived = await deriveBbsProof(credential as JsonLdDocument, frame, nonce, documentLoader);
+  } catch (error) {
+    progress.fail();
+    throw new UnprocessableError(`cannot derive a proof from the ${options.type} credential: ${(error as Error).message}`, { cause: error });
+  }
+  progress.succeed('derived BbsBlsSignatureProof2020');
+
+  // Framing returns RDF-shaped values (typed-literal objects, reordered types); the issuer's own JSON
+  // values canonicalise to the same statements, so they are put back for a readable credential.
+  const derivedSubject = (derived.credentialSubject ?? {}) as Record<string, unknown>;
+  const disclosedSubject: Record<string, unknown> = {};
+  if (typeof derivedSubject.id === 'string' && !derivedSubject.id.startsWith(BLANK_NODE_ID_PREFIX)) disclosedSubject.id = derivedSubject.id;
+  for (const key of revealed) if (key !== 'id') disclosedSubject[key] = subject[key];
+
+  const vc: JsonLdDocument = {
+    id: derived.id,
+    '@context': credential['@context'],
+    type: credential.type,
+    credentialSubject: disclosedSubject,
+    ...Object.fromEntries(KEPT_CREDENTIAL_FIELDS.filter((field) => derived[field] !== undefined).map((field) => [field, derived[field]])),
+    proof: derived.proof,
+  };
+  return { message: DISCLOSURE_MESSAGE, vc };
+}
+
+export interface StoreSelectiveDisclosureCredentialResult {
+  stored: true;
+  type: string;
+  id: string | undefined;
+  issuer: string;
+}
+
+/**
+ * Keeps a BBS+ credential received from an issuer as the holder's credential of its type, after
+ * checking the issuer's signature (a holder should not keep what it cannot later prove).
+ */
+export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; source?: string }): Promise<StoreSelectiveDisclosureCredentialResult> {
+  const source = options.source ?? 'credential';
+  const credential = parseInput(BbsCredentialSchema, options.credential, source);
+  const type = typesOf(credential).find((t) => t !== 'VerifiableCredential');
+  if (type === undefined) throw new UnprocessableError(`${source}: type lists no credential type besides VerifiableCredential`, { field: 'type' });
+  const check = await verifyBbsSignature(credential as JsonLdDocument, await sdDocumentLoader(ctx));
+  if (!check.verified) throw new UnprocessableError(`${source}: the issuer's BBS+ signature does not verify: ${check.reason}`, { field: 'proof' });
+  storeHolderCredential(ctx, type, options.credential as BbsCredential);
+  const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
+  return { stored: true, type, id: credential.id, issuer };
+}

@@ -1,0 +1,23 @@
+/**
+ * Selective disclosure with BBS+ (issuer, holder, verifier operations); see DESIGN.md.
+ */
+export { issueSelectiveDisclosureCredential, samplePassportSubject, SD_CREDENTIAL_CONTEXTS, type IssueSelectiveDisclosureOptions } from './issue.js';
+export {
+  deriveSelectiveDisclosure,
+  storeSelectiveDisclosureCredential,
+  DISCLOSURE_MESSAGE,
+  type DeriveSelectiveDisclosureOptions,
+  type DeriveSelectiveDisclosureResult,
+  type StoreSelectiveDisclosureCredentialResult,
+} from './disclose.js';
+export {
+  createVerifierNonce,
+  verifySelectiveDisclosure,
+  VERIFIED_MESSAGE,
+  DEFAULT_NONCE_TTL_SECONDS,
+  type CreateVerifierNonceResult,
+  type VerificationCheck,
+  type VerifySelectiveDisclosureOptions,
+  type VerifySelectiveDisclosureResult,
+} from './verify.js';
+export { describeIssuerBlsKey, type IssuerBlsKeyDescription } from './issuerKey.js';

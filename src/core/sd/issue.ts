@@ -1,0 +1,107 @@
+/**
+ * Issuing a credential for selective disclosure (spec 2.4): a JSON-LD credential signed by the
+ * issuer's BBS+ key (BbsBlsSignature2020, spec 2.6), kept by the holder of this wallet.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Context } from '../context.js';
+import { NotFoundError, UnprocessableError } from '../../errors.js';
+import { parseInput } from '../validate.js';
+import {
+  BBS_V1_URL,
+  CREDENTIALS_V1_URL,
+  SD_PASSPORT_CONTEXT_URL,
+  SD_PASSPORT_SCHEMA_URL,
+  packageRoot,
+} from '../../bbs/documentLoader.js';
+import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
+import { loadIssuerBlsKey } from '../../bbs/keys.js';
+import { signBbsCredential, type JsonLdDocument } from '../../bbs/suite.js';
+import { sdDocumentLoader } from './loader.js';
+import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
+import { storeHolderCredential } from './store.js';
+
+export interface IssueSelectiveDisclosureOptions {
+  /** Credential type (default PassportCredential); it must be defined by a bundled context. */
+  type?: string | undefined;
+  /** credentialSubject fields; defaults to fixtures/subjects/passport.json for PassportCredential. */
+  subject?: Record<string, unknown> | undefined;
+  /** The holder's DID, used as credentialSubject.id (overrides subject.id). */
+  holder?: string | undefined;
+  /** Where the subject came from, for error messages (a file name, "request body"). */
+  subjectSource?: string | undefined;
+  /** Keep the credential in the holder's store of this wallet (default true). */
+  store?: boolean | undefined;
+}
+
+/** The contexts every BBS+ credential of ours carries, in order. */
+export const SD_CREDENTIAL_CONTEXTS: readonly string[] = [CREDENTIALS_V1_URL, BBS_V1_URL, SD_PASSPORT_CONTEXT_URL];
+
+/** The bundled sample passport subject (fixtures/subjects/passport.json). */
+export function samplePassportSubject(): Record<string, unknown> {
+  const file = path.join(packageRoot(), 'fixtures', 'subjects', 'passport.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions): Record<string, unknown> {
+  const source = options.subjectSource ?? 'credentialSubject';
+  let subject: Record<string, unknown>;
+  if (options.subject !== undefined) {
+    subject = { ...parseInput(CredentialSubjectSchema, options.subject, source) };
+  } else if (type === PASSPORT_CREDENTIAL_TYPE) {
+    subject = samplePassportSubject();
+  } else {
+    throw new NotFoundError(`no sample subject for credential type ${type}: pass the credentialSubject fields (--subject FILE)`, { field: 'subject' });
+  }
+  if (type === PASSPORT_CREDENTIAL_TYPE) subject = { ...parseInput(PassportSubjectSchema, subject, source) };
+  if ('type' in subject) {
+    throw new UnprocessableError(`${source}: field type is not part of a selective-disclosure subject (the credential carries the type)`, { field: 'type' });
+  }
+  if (options.holder !== undefined) subject.id = options.holder;
+  // Spec 2.4 shows an empty subject id: we read it as "no identifier" (a JSON-LD blank node), since
+  // an empty @id is a relative IRI that JSON-LD would drop together with every field of the subject.
+  if (subject.id === '' || subject.id === undefined) delete subject.id;
+  return subject;
+}
+
+/**
+ * Issues a BBS+ signed credential (spec 2.4 shape with a proper JSON-LD @context and type) and
+ * stores it for the holder. Refuses subjects with fields no bundled context defines.
+ */
+export async function issueSelectiveDisclosureCredential(ctx: Context, options: IssueSelectiveDisclosureOptions = {}): Promise<BbsCredential> {
+  const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
+  const subject = resolveSubject(type, options);
+  const key = await loadIssuerBlsKey(ctx);
+  const documentLoader = await sdDocumentLoader(ctx);
+  const issuedAt = ctx.now();
+
+  const unsigned: JsonLdDocument = {
+    '@context': [...SD_CREDENTIAL_CONTEXTS],
+    id: `urn:uuid:${randomUUID()}`,
+    type: ['VerifiableCredential', type],
+    issuer: key.did,
+    issuanceDate: issuedAt.toISOString(),
+    ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema2023' } } : {}),
+    credentialSubject: subject,
+  };
+  const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, documentLoader);
+  if (undefinedTerm !== undefined) {
+    throw new UnprocessableError(`cannot issue ${type}: ${undefinedTerm}`, { field: options.subjectSource ?? 'credentialSubject' });
+  }
+
+  const progress = ctx.progress.start(`signing ${type} with BBS+`);
+  let signed: JsonLdDocument;
+  try {
+    signed = await signBbsCredential(unsigned, key, documentLoader, issuedAt);
+  } catch (error) {
+    progress.fail();
+    throw error;
+  }
+  progress.succeed(`signed ${type} (BbsBlsSignature2020)`);
+  // Validated for the type, but returned as signed: zod would reorder the keys.
+  parseInput(BbsCredentialSchema, signed, 'signed credential');
+  const credential = signed as BbsCredential;
+  if (options.store !== false) storeHolderCredential(ctx, type, credential);
+  return credential;
+}

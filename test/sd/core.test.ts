@@ -1,0 +1,112 @@
+/**
+ * In-process tests of the BBS+ building blocks: key derivation against the raw libraries, the
+ * offline document loader, and nonce expiry with an injected clock.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/core/context.js';
+import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../src/bbs/documentLoader.js';
+import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
+import { resolveBlsDidKey } from '../../src/bbs/didKey.js';
+import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
+import { tempDir } from '../helpers.js';
+
+const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+/** The did:key of FIXED_PHRASE: pinned so a library change that alters derivation is caught. */
+const FIXED_DID =
+  'did:key:zUC7H4kksLQr5yQHYBW45AW3cppuvvG5vdhzWKZN7ZwHcBPG1cBGCTxSgyURgPxhmRZriy3vtgQZEjgEAni1Qmd2mZNxQJkCYoTnSp7Z5fsGr3pmfwCCBBqnkzghotM6RGcswkw';
+
+const tmp = tempDir('vc-sd-core-');
+afterAll(() => tmp.cleanup());
+
+describe('issuer key from a BIP39 phrase', () => {
+  it('is the BLS12-381 G2 key of the BIP39 seed, published as a did:key', async () => {
+    const key = await deriveBlsKeyPair(FIXED_PHRASE);
+    expect(key.did).toBe(FIXED_DID);
+    expect(key.verificationMethod).toBe(`${FIXED_DID}#${FIXED_DID.slice('did:key:'.length)}`);
+
+    // Independently: BIP39 seed -> bbs-signatures key generation -> multicodec 0xeb 0x01 + key.
+    const { mnemonicToSeed } = await import('@scure/bip39');
+    const { generateBls12381G2KeyPair } = await import('@mattrglobal/bbs-signatures');
+    const raw = await generateBls12381G2KeyPair(await mnemonicToSeed(FIXED_PHRASE));
+    expect(Buffer.from(key.keyPair.publicKeyBuffer).equals(Buffer.from(raw.publicKey))).toBe(true);
+    const document = await resolveBlsDidKey(FIXED_DID);
+    expect(document.verificationMethod[0]!.publicKeyBase58).toBe(key.publicKeyBase58);
+    expect(document.assertionMethod).toEqual([key.verificationMethod]);
+  });
+
+  it('rejects phrases that are not 12/24 words with a valid checksum', async () => {
+    await expect(deriveBlsKeyPair('legal winner thank year')).rejects.toThrow(/12 or 24 words/);
+    await expect(deriveBlsKeyPair(FIXED_PHRASE.replace(/yellow$/, 'wave'))).rejects.toThrow(/checksum/);
+  });
+});
+
+describe('static document loader', () => {
+  const loader = createStaticDocumentLoader();
+
+  it('serves every bundled document from the package', async () => {
+    for (const url of Object.keys(BUNDLED_DOCUMENTS)) {
+      const remote = await loader(url);
+      expect(remote.documentUrl).toBe(url);
+      expect(typeof remote.document).toBe('object');
+    }
+  });
+
+  it('returns a fresh copy each time (a caller cannot alter what the next one sees)', async () => {
+    const first = (await loader('https://www.w3.org/2018/credentials/v1')).document as Record<string, unknown>;
+    first['@context'] = 'tampered';
+    const second = (await loader('https://www.w3.org/2018/credentials/v1')).document as Record<string, unknown>;
+    expect(second['@context']).not.toBe('tampered');
+  });
+
+  it('never fetches: an unknown URL is an error naming it', async () => {
+    await expect(loader('https://schema.org/')).rejects.toThrow(UnknownDocumentError);
+    await expect(loader('https://example.com/ctx')).rejects.toThrow(/https:\/\/example\.com\/ctx/);
+  });
+
+  it('resolves a BLS did:key and rejects a fragment that is not its key', async () => {
+    const remote = await loader(`${FIXED_DID}#${FIXED_DID.slice(8)}`);
+    expect((remote.document as { id: string }).id).toBe(FIXED_DID);
+    await expect(loader(`${FIXED_DID}#other`)).rejects.toThrow(/unknown verification method/);
+    await expect(loader('did:key:zUC7abc')).rejects.toThrow(/not a valid BLS12-381 G2 did:key/);
+  });
+});
+
+describe('verifier nonces', () => {
+  it('expire: a proof bound to an expired nonce is rejected', async () => {
+    let now = new Date('2030-01-01T00:00:00.000Z');
+    const config = parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE, VC_TRUSTED_ISSUERS: FIXED_DID }, path.join(tmp.dir, 'nonces'));
+    const ctx = new Context({ config, now: () => now });
+    try {
+      const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:dave' });
+      expect(credential.issuer).toBe(FIXED_DID);
+      const { nonce, expiresAt } = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      expect(expiresAt).toBe('2030-01-01T00:01:00.000Z');
+      const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['nationality'], nonce });
+      now = new Date('2030-01-01T00:01:00.001Z');
+      const late = await verifySelectiveDisclosure(ctx, { vc });
+      expect(late.verified).toBe(false);
+      expect(late.checks.find((c) => c.id === 'nonce')?.reason).toMatch(/expired/);
+
+      const fresh = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      const second = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['nationality'], nonce: fresh.nonce });
+      const results = await Promise.all([verifySelectiveDisclosure(ctx, { vc: second.vc }), verifySelectiveDisclosure(ctx, { vc: second.vc })]);
+      // Two concurrent verifications of one proof: exactly one may use the nonce.
+      expect(results.map((r) => r.verified).sort()).toEqual([false, true]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('refuses a nonce that is not canonical base64', async () => {
+    const config = parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE }, path.join(tmp.dir, 'bad-nonce'));
+    const ctx = new Context({ config });
+    try {
+      await issueSelectiveDisclosureCredential(ctx, {});
+      await expect(deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name'], nonce: 'not base64!' })).rejects.toThrow(/base64/);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
