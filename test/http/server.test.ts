@@ -52,7 +52,8 @@ const testRoutes: RouteDefinition[] = [
 ];
 
 beforeAll(async () => {
-  const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048' }, path.join(tmp.dir, 'home'));
+  // An empty CIRCUITS_PATH makes readiness deterministic: the circuits are missing.
+  const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));
   ctx = new Context({ config });
   server = await startServer(ctx, { roles: ['verifier'], port: 0, routes: testRoutes, log: (line) => logs.push(line) });
   base = server.urls.verifier!;
@@ -79,10 +80,15 @@ describe('vc serve: cross-cutting HTTP behaviour', () => {
     expect(await response.json()).toEqual({ hello: 'ada' });
   });
 
-  it('answers /healthz without a token', async () => {
+  it('answers /healthz without a token, 503 with the reason when circuits are missing', async () => {
     const response = await fetch(`${base}/healthz`);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ role: 'verifier' });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      status: 'degraded',
+      role: 'verifier',
+      chain: { embedded: true, chainId: 152, reachable: true, state: 'stopped' },
+      circuits: { present: false, path: tmp.dir },
+    });
   });
 
   it('401 without or with a wrong bearer token', async () => {

@@ -3,9 +3,15 @@
  */
 import { z } from 'zod';
 import { ROLES, defineRoute, type RouteDefinition } from '../route.js';
-import { VERSION } from '../../version.js';
+import { checkHealth } from '../../core/health.js';
 
-const healthSchema = z.object({ status: z.enum(['ok', 'degraded']), role: z.string(), version: z.string() });
+const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  role: z.string(),
+  version: z.string(),
+  chain: z.object({ embedded: z.boolean(), chainId: z.number(), reachable: z.boolean(), state: z.string() }),
+  circuits: z.object({ present: z.boolean(), path: z.string().optional() }),
+});
 
 /** GET /healthz for each role (no authentication). */
 export const systemRoutes: RouteDefinition[] = ROLES.map((role) =>
@@ -15,6 +21,10 @@ export const systemRoutes: RouteDefinition[] = ROLES.map((role) =>
     path: '/healthz',
     summary: 'readiness of the service',
     response: healthSchema,
-    handler: async () => ({ body: { status: 'ok', role, version: VERSION } }),
+    // 503 when not ready, so load balancers and orchestrators can act on the status alone.
+    handler: async (ctx) => {
+      const report = await checkHealth(ctx, role);
+      return { status: report.status === 'ok' ? 200 : 503, body: report };
+    },
   }),
 );

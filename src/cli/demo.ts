@@ -1,0 +1,120 @@
+/**
+ * `vc demo`: an interactive walkthrough of both flows (inquirer prompts for the flow, the fields
+ * to reveal and the query), or non-interactive with --yes. The work is done by src/core/demo.ts.
+ */
+import { Option, type Command } from 'commander';
+import { InputError } from '../errors.js';
+import type { CliRuntime } from './runtime.js';
+import type { DemoFlow, DemoOptions, DemoQuery, DemoResult } from '../core/demo.js';
+
+interface DemoCliOptions {
+  flow?: DemoFlow;
+  yes?: boolean;
+}
+
+async function askOptions(initialFlow: DemoFlow | undefined): Promise<DemoOptions> {
+  const { DEMO_DEFAULTS, DEMO_REVEALABLE_KEYS } = await import('../core/demo.js');
+  const { default: inquirer } = await import('inquirer');
+  const flow: DemoFlow =
+    initialFlow ??
+    (
+      await inquirer.prompt<{ flow: DemoFlow }>([
+        {
+          type: 'list',
+          name: 'flow',
+          message: 'Which flow do you want to run?',
+          choices: [
+            { name: 'both flows', value: 'both' },
+            { name: 'proof by query (iden3 DIDs, on-chain zero-knowledge proof)', value: 'pbq' },
+            { name: 'selective disclosure (BBS+)', value: 'sd' },
+          ],
+          default: 'both',
+        },
+      ])
+    ).flow;
+  let revealKeys = DEMO_DEFAULTS.revealKeys;
+  if (flow !== 'pbq') {
+    revealKeys = (
+      await inquirer.prompt<{ keys: string[] }>([
+        {
+          type: 'checkbox',
+          name: 'keys',
+          message: 'Which passport fields should the holder reveal?',
+          choices: DEMO_REVEALABLE_KEYS.map((key) => ({ name: key, value: key, checked: DEMO_DEFAULTS.revealKeys.includes(key) })),
+          validate: (keys: readonly unknown[]) => (keys.length > 0 ? true : 'choose at least one field'),
+        },
+      ])
+    ).keys;
+  }
+  let query: DemoQuery = DEMO_DEFAULTS.query;
+  if (flow !== 'sd') {
+    const answers = await inquirer.prompt<{ op: DemoQuery['op']; value: string }>([
+      {
+        type: 'list',
+        name: 'op',
+        message: 'Query on the birth date (YYYYMMDD): which operator?',
+        choices: ['$lt', '$gt', '$eq', '$ne'],
+        default: '$lt',
+      },
+      {
+        type: 'input',
+        name: 'value',
+        message: 'Compared with which date (YYYYMMDD)?',
+        default: String(DEMO_DEFAULTS.query.value),
+        validate: (value: string) => (/^\d{8}$/.test(value.trim()) ? true : 'expected a date as YYYYMMDD'),
+      },
+    ]);
+    query = { field: 'birthDate', op: answers.op, value: Number(answers.value.trim()) };
+  }
+  return { flow, revealKeys, query };
+}
+
+function summarise(result: DemoResult): string {
+  const lines: string[] = [];
+  if (result.sd) {
+    lines.push(`selective disclosure: ${result.sd.verified ? 'verified' : 'NOT verified'} (${result.sd.message}); revealed ${Object.keys(result.sd.disclosed).join(', ')}`);
+  }
+  if (result.pbq) {
+    lines.push(`proof by query: request ${result.pbq.requestId} ${result.pbq.onChain ? 'verified on chain' : 'NOT verified on chain'} (tx ${result.pbq.txHash})`);
+  }
+  const total = result.steps.reduce((sum, step) => sum + step.ms, 0);
+  lines.push(`${result.steps.length} steps in ${(total / 1000).toFixed(1)} s`);
+  return lines.join('\n  ');
+}
+
+/** Registers `vc demo`. */
+export function registerDemoCommand(program: Command, rt: CliRuntime): void {
+  program
+    .command('demo')
+    .description('walk through both flows for real on the embedded default (interactive, or --yes)')
+    .addOption(new Option('--flow <flow>', 'which flow to run').choices(['pbq', 'sd', 'both']))
+    .option('-y, --yes', 'run non-interactively with the defaults (both flows unless --flow)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ vc demo                      # asks which flow, which fields to reveal, which query
+  $ vc demo --yes                # both flows, defaults: reveal id,name,nationality; birthDate $lt 20010101
+  $ vc demo --flow sd --yes --json`,
+    )
+    .action(async (options: DemoCliOptions) => {
+      const { runDemo, DEMO_DEFAULTS } = await import('../core/demo.js');
+      let demoOptions: DemoOptions;
+      if (options.yes === true) {
+        demoOptions = { flow: options.flow ?? 'both', ...DEMO_DEFAULTS };
+      } else if (process.stdin.isTTY !== true) {
+        throw new InputError('vc demo asks questions on a terminal; run it with --yes to use the defaults', { field: 'yes' });
+      } else {
+        demoOptions = await askOptions(options.flow);
+      }
+      const ctx = await rt.ctx();
+      const result = await runDemo(ctx, demoOptions);
+      if (result.ok) {
+        rt.output.result(result, { summary: summarise(result) });
+      } else {
+        rt.output.result(result);
+        rt.output.failure(summarise(result));
+        rt.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,46 @@
+/**
+ * Readiness of a service: is the chain reachable (or, for the embedded node, startable on demand)
+ * and are the circuit files present. Cheap and side-effect free: it never starts the node.
+ */
+import { existsSync } from 'node:fs';
+import type { Context } from './context.js';
+import { VERSION } from '../version.js';
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  role: string;
+  version: string;
+  chain: { embedded: boolean; chainId: number; reachable: boolean; state: string };
+  circuits: { present: boolean; path: string | undefined };
+}
+
+/** Checks chain and circuits without changing anything. */
+export async function checkHealth(ctx: Context, role: string): Promise<HealthReport> {
+  const { probeChainId } = await import('../chain/jsonRpc.js');
+  const embedded = ctx.config.chain.rpcUrl === undefined;
+  let chain: HealthReport['chain'];
+  if (embedded) {
+    const { localNodeStatus, anvilBinaryPath } = await import('../chain/anvil.js');
+    const status = await localNodeStatus(ctx);
+    // A stopped embedded node is started on the first request that needs it: still ready.
+    const startable = (() => {
+      try {
+        return existsSync(anvilBinaryPath());
+      } catch {
+        return false;
+      }
+    })();
+    chain = { embedded, chainId: ctx.config.chain.chainId, reachable: status.state === 'running' || (status.state !== 'unresponsive' && startable), state: status.state };
+  } else {
+    const chainId = await probeChainId(ctx.config.chain.rpcUrl!, 1_500);
+    chain = { embedded, chainId: ctx.config.chain.chainId, reachable: chainId === ctx.config.chain.chainId, state: chainId === undefined ? 'unreachable' : chainId === ctx.config.chain.chainId ? 'running' : `wrong chain id ${chainId}` };
+  }
+  const circuits = await circuitsPresence(ctx);
+  return { status: chain.reachable && circuits.present ? 'ok' : 'degraded', role, version: VERSION, chain, circuits };
+}
+
+async function circuitsPresence(ctx: Context): Promise<HealthReport['circuits']> {
+  const { circuitsStatus } = await import('../circuits/build.js');
+  const status = await circuitsStatus(ctx);
+  return { present: status.upToDate, path: status.dir };
+}
