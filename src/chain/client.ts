@@ -148,6 +148,20 @@ export function connectChain(ctx: Context): Promise<ChainConnection> {
 }
 
 /**
+ * Stops the embedded node if this process started it (a `vc serve` shutting down); a node that
+ * was already running when we connected belongs to someone else and keeps running.
+ */
+export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean> {
+  const pending = ctx.peek<ChainConnection>('chain.connection');
+  if (pending === undefined) return false;
+  const connection = await pending.catch(() => undefined);
+  if (connection?.node?.started !== true) return false;
+  const { stopLocalNode } = await import('./anvil.js');
+  const result = await stopLocalNode(ctx, { persist: true });
+  return result.stopped;
+}
+
+/**
  * The chain client: connection plus contract addresses. On the embedded chain the contracts are
  * deployed the first time; with RPC_URL they come from configuration (or an earlier `vc chain deploy`).
  */

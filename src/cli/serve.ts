@@ -52,7 +52,13 @@ Logs: one JSON line per request on stderr (id, route, status, duration); never b
           rt.output.info(`${signal}: finishing in-flight requests and shutting down`);
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          void server.close().then(resolve, resolve);
+          void server
+            .close()
+            .then(async () => {
+              const { stopLocalNodeIfStartedHere } = await import('../chain/client.js');
+              if (await stopLocalNodeIfStartedHere(ctx)) rt.output.info('stopped the local chain node this server had started');
+            })
+            .then(resolve, resolve);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

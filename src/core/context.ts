@@ -71,6 +71,11 @@ export class Context {
     return instance;
   }
 
+  /** The instance registered under `key` if it was ever requested, without creating it. */
+  peek<T>(key: string): Promise<T> | undefined {
+    return this.instances.get(key) as Promise<T> | undefined;
+  }
+
   /** Registers cleanup run by `close`, in reverse order of registration. */
   onClose(fn: () => Promise<void> | void): void {
     this.closers.push(fn);
