@@ -1,0 +1,185 @@
+/**
+ * Prove and submit (spec flow step 4): the holder generates the credentialAtomicQueryMTPV2OnChain
+ * proof of the request's query over the credential, with the challenge bound to the address that
+ * submits it (the validator checks challenge == sender, so a proof cannot be replayed by another
+ * address), submits it to the UniversalVerifier with embedded auth, waits for the receipt, and
+ * reports the mapping `{ "<requestId>": true }` read back from the contract.
+ */
+import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
+import type { Context } from '../context.js';
+import { NotFoundError, UnprocessableError, VerificationError, describeError } from '../../errors.js';
+import { getChain } from '../../chain/client.js';
+import { readContract, sendContractTransaction } from '../../chain/transactions.js';
+import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
+import type { ProofTiming } from '../../iden3/prover.js';
+import { requireWalletIdentity } from './did.js';
+import { universalVerifierAbi } from './request.js';
+import type { CredentialRequest, PbqCredentialInput } from './schemas.js';
+
+/** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
+const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
+
+/** Result of prove-submit: the request id mapped to true, plus where it happened. */
+export interface ProveSubmitResult {
+  [requestId: string]: unknown;
+  txHash: string;
+  verifier: string;
+  sender: string;
+  blockNumber: number;
+}
+
+/** A generated proof ready to submit. */
+export interface GeneratedProof {
+  response: ZeroKnowledgeProofResponse;
+  timing: ProofTiming | undefined;
+}
+
+export interface ProveOptions {
+  credential: PbqCredentialInput;
+  request: CredentialRequest;
+  /**
+   * Check the query and revocation before proving (default true) for a clear, early refusal.
+   * Off, the circuit itself is left to reject what does not hold (tests use this).
+   */
+  precheck?: boolean;
+}
+
+function compare(op: string, actual: unknown, expected: unknown): boolean {
+  const num = (v: unknown): number | string => (typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : String(v));
+  const a = num(actual);
+  switch (op) {
+    case '$eq':
+      return a === num(expected);
+    case '$ne':
+      return a !== num(expected);
+    case '$lt':
+      return a < num(expected);
+    case '$gt':
+      return a > num(expected);
+    case '$in':
+      return Array.isArray(expected) && expected.map(num).includes(a);
+    case '$nin':
+      return Array.isArray(expected) && !expected.map(num).includes(a);
+    default:
+      return true;
+  }
+}
+
+/** Refuses early, with the reason, a credential that does not fit the request. */
+function checkCredentialAgainstRequest(credential: W3CCredential, request: CredentialRequest): void {
+  if (!credential.type.includes(request.query.type)) {
+    throw new UnprocessableError(`the credential is a ${credential.type.join('/')}, the request asks for a ${request.query.type}`, { field: 'credentialRequest.query.type' });
+  }
+  if (!credential['@context'].includes(request.query.context)) {
+    throw new UnprocessableError(`the credential does not use the request's context ${request.query.context}`, { field: 'credentialRequest.query.context' });
+  }
+  const allowed = request.query.allowedIssuers;
+  if (!allowed.includes('*') && !allowed.includes(credential.issuer)) {
+    throw new VerificationError(`the credential's issuer ${credential.issuer} is not among the request's allowedIssuers`, { field: 'credentialRequest.query.allowedIssuers' });
+  }
+  for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
+    const [op, expected] = Object.entries(condition)[0]!;
+    const actual = credential.credentialSubject[field];
+    if (actual === undefined) throw new VerificationError(`the credential has no credentialSubject.${field}`, { field: `credentialSubject.${field}` });
+    if (!compare(op, actual, expected)) {
+      throw new VerificationError(`the credential does not satisfy the query: credentialSubject.${field} = ${JSON.stringify(actual)} is not ${op} ${JSON.stringify(expected)}`, {
+        field: `credentialSubject.${field}`,
+      });
+    }
+  }
+}
+
+/** Generates the on-chain query proof for `sender` (the address that will submit it). */
+export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
+  const iden3 = await getIden3(ctx);
+  const { sdk, core } = iden3.modules;
+  let credential: W3CCredential;
+  try {
+    credential = sdk.W3CCredential.fromJSON(options.credential as never);
+  } catch (error) {
+    throw new UnprocessableError(`the credential cannot be read as an iden3 credential: ${describeError(error)}`, { field: 'verifiableCredential' });
+  }
+  if (credential.getIden3SparseMerkleTreeProof() === undefined) {
+    throw new UnprocessableError('the credential has no Iden3SparseMerkleTreeProof (its issuance was not published on chain)', { field: 'verifiableCredential.proof' });
+  }
+  const holder = String(credential.credentialSubject.id);
+  requireWalletIdentity(ctx, holder, 'the credential subject');
+  if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
+
+  // Keep the credential in the holder's wallet (idempotent: keyed by its id).
+  await iden3.credentialWallet.save(credential);
+
+  let revocation;
+  try {
+    revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
+  } catch (error) {
+    throw new VerificationError(`cannot resolve the revocation status of the credential: ${describeError(error)}`, { field: 'verifiableCredential.credentialStatus', cause: error });
+  }
+  if (options.precheck !== false && revocation.mtp.existence) {
+    throw new VerificationError(`the credential is revoked (revocation nonce ${credential.credentialStatus.revocationNonce} is in the issuer's revocation tree)`, {
+      field: 'verifiableCredential.credentialStatus',
+    });
+  }
+
+  const { proofService, prover } = await getIden3Prover(ctx);
+  const before = prover.timings.length;
+  const step = ctx.progress.start(`generating the ${options.request.circuitId} proof`);
+  try {
+    const response = await proofService.generateProof(
+      { id: options.request.id, circuitId: sdk.CircuitId.AtomicQueryMTPV2OnChain, query: options.request.query as never },
+      core.DID.parse(holder),
+      { credential, credentialRevocationStatus: revocation, skipRevocation: false, challenge: sdk.getChallengeFromEthAddress(options.sender) },
+    );
+    step.succeed('proof generated');
+    return { response, timing: prover.timings[before] };
+  } catch (error) {
+    step.fail();
+    const message = describeError(error);
+    if (/assert|constraint|witness/i.test(message)) {
+      throw new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Submits a generated proof to the UniversalVerifier from the configured wallet. */
+export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofResponse): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
+  const iden3 = await getIden3(ctx);
+  const { sdk } = iden3.modules;
+  const chain = await getChain(ctx);
+  const verifier = chain.addresses.universalVerifier;
+  // Same-chain DIDs need no cross-chain state proofs, so the resolver URL is never called.
+  const { txDataArgs } = await sdk.OnChainZKPVerifier.prepareTxArgsSubmit(
+    'http://127.0.0.1:0/unused-cross-chain-resolver',
+    { contract_address: verifier, method_id: SUBMIT_RESPONSE_METHOD_ID, chain_id: chain.chainId },
+    [proof],
+    { authMethod: sdk.AuthMethod.EMBEDDED_AUTH } as never,
+  );
+  const sent = await sendContractTransaction(
+    ctx,
+    { address: verifier, abi: universalVerifierAbi(), method: 'submitResponse', args: txDataArgs },
+    { description: `submit the proof for request ${proof.id} to the UniversalVerifier` },
+  );
+  return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address };
+}
+
+/** `vc holder prove-submit` / POST /generate-submit-proof. */
+export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
+  await proofCircuitsDir(ctx);
+  const chain = await getChain(ctx);
+  const verifier = chain.addresses.universalVerifier;
+  const abi = universalVerifierAbi();
+  const sender = chain.signer.address;
+  const id = options.request.id;
+  const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [id] }, 'check the request on the UniversalVerifier');
+  if (!exists) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (create it with vc verifier request)`, { field: 'credentialRequest.id' });
+  if (options.precheck !== false) {
+    const verified = await readContract<boolean>(ctx, { address: verifier, abi, method: 'isRequestProofVerified', args: [sender, id] }, 'read the proof status');
+    if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });
+  }
+  const { response } = await generateQueryProof(ctx, { ...options, sender });
+  const submitted = await submitQueryProof(ctx, response);
+  const verified = await readContract<boolean>(ctx, { address: verifier, abi, method: 'isRequestProofVerified', args: [sender, id] }, 'read the proof status');
+  if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);
+  return { [String(id)]: true, ...submitted };
+}

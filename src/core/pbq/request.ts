@@ -1,0 +1,196 @@
+/**
+ * Credential requests (spec 2.1): the verifier describes what a holder must prove and registers
+ * the query in the on-chain UniversalVerifier (setRequests), validated by the
+ * CredentialAtomicQueryMTPV2Validator with embedded auth. The validator's request params are the
+ * ABI encoding of its CredentialAtomicQuery struct; the query hash is computed exactly as the
+ * circuit computes its public circuitQueryHash (js-sdk calculateQueryHashV2), so only a proof of
+ * this very query can be accepted.
+ */
+import { randomInt } from 'node:crypto';
+import type { InterfaceAbi } from 'ethers';
+import type { Context } from '../context.js';
+import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
+import { getChain } from '../../chain/client.js';
+import { readContract, sendContractTransaction } from '../../chain/transactions.js';
+import { iden3Artifact } from '../../chain/artifacts.js';
+import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
+import { MTP_ON_CHAIN_CIRCUIT, type CredentialRequest, type RequestOptions } from './schemas.js';
+
+const REQUESTS_NS = 'iden3.requests';
+/** Size of the value array of the credentialAtomicQueryMTPV2OnChain circuit. */
+const VALUE_ARRAY_SIZE = 64;
+/** The spec's example: born before 2001-01-01, as a YYYYMMDD integer. */
+export const DEFAULT_QUERY = { field: 'birthDate', op: '$lt', value: 20010101 } as const;
+
+/** What `vc` remembers about a request it registered. */
+export interface StoredRequest {
+  request: CredentialRequest;
+  verifier: string;
+  validator: string;
+  chainId: number;
+  txHash: string;
+  params: string;
+  queryHash: string;
+}
+
+/** Result of creating a request: the spec 2.1 request (what holders receive). */
+export type CreateRequestResult = CredentialRequest;
+
+/** The UniversalVerifier ABI (from @iden3/contracts). */
+export function universalVerifierAbi(): InterfaceAbi {
+  return iden3Artifact('UniversalVerifier').abi as InterfaceAbi;
+}
+
+/** Turns a CLI/HTTP value into the query value: numbers stay numbers, "a,b" lists for $in/$nin. */
+function normaliseValue(op: string, value: unknown): unknown {
+  const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v);
+  if (op === '$in' || op === '$nin') {
+    const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [value];
+    return list.map(scalar);
+  }
+  return scalar(value);
+}
+
+/** The on-chain encoding of a request: validator params and the query hash. */
+export async function encodeRequestParams(ctx: Context, request: CredentialRequest): Promise<{ params: string; queryHash: bigint }> {
+  const iden3 = await getIden3(ctx);
+  const { sdk, core } = iden3.modules;
+  const loader = iden3.documents.loader();
+  const contextJson = JSON.stringify((await loader(request.query.context)).document);
+  const ldOptions = { documentLoader: loader as never };
+  let queryMetadata;
+  let schemaHash;
+  try {
+    const [propertyQuery] = sdk.parseZKPQuery(request.query as never);
+    queryMetadata = await sdk.parseQueryMetadata(propertyQuery!, contextJson, request.query.type, { ...ldOptions, legacyNoopOperator: true });
+    const schemaId = await sdk.jsonLDMerklizer.Path.getTypeIDFromContext(contextJson, request.query.type, ldOptions);
+    schemaHash = sdk.calculateCoreSchemaHash(new TextEncoder().encode(schemaId));
+  } catch (error) {
+    throw new UnprocessableError(`the query does not fit type ${request.query.type} of ${request.query.context}: ${describeError(error)}`, { field: 'query' });
+  }
+  // Merklized credentials prove inclusion of the value at the path (0); non-merklized use slots (1).
+  const claimPathNotExists = queryMetadata.merklizedSchema ? 0 : 1;
+  const queryHash = sdk.calculateQueryHashV2(queryMetadata.values, schemaHash, queryMetadata.slotIndex, queryMetadata.operator, queryMetadata.claimPathKey.toString(), claimPathNotExists);
+  const allowedIssuers = request.query.allowedIssuers.includes('*')
+    ? []
+    : request.query.allowedIssuers.map((did) => {
+        try {
+          return core.DID.idFromDID(core.DID.parse(did)).bigInt();
+        } catch (error) {
+          throw new InputError(`allowedIssuers: ${did} is not an iden3 DID (${describeError(error)})`, { field: 'query.allowedIssuers' });
+        }
+      });
+  const values = sdk.prepareCircuitArrayValues(queryMetadata.values, VALUE_ARRAY_SIZE);
+  const { AbiCoder } = await import('ethers');
+  const params = AbiCoder.defaultAbiCoder().encode(
+    ['tuple(uint256 schema, uint256 claimPathKey, uint256 operator, uint256 slotIndex, uint256[] value, uint256 queryHash, uint256[] allowedIssuers, string[] circuitIds, bool skipClaimRevocationCheck, uint256 claimPathNotExists)'],
+    [
+      {
+        schema: schemaHash.bigInt(),
+        claimPathKey: queryMetadata.claimPathKey,
+        operator: queryMetadata.operator,
+        slotIndex: queryMetadata.slotIndex,
+        value: values,
+        queryHash,
+        allowedIssuers,
+        circuitIds: [MTP_ON_CHAIN_CIRCUIT],
+        skipClaimRevocationCheck: false,
+        claimPathNotExists,
+      },
+    ],
+  );
+  return { params, queryHash };
+}
+
+/**
+ * `vc verifier request`: builds the spec 2.1 request (defaults: PassportCredential, birthDate
+ * $lt 20010101, any issuer), registers it on the UniversalVerifier and returns it.
+ */
+export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}): Promise<CreateRequestResult> {
+  const iden3 = await getIden3(ctx);
+  const type = options.type ?? PASSPORT_TYPE;
+  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
+  if (context === undefined) {
+    throw new InputError(`no JSON-LD context known for type ${type}: give --context URL (of a context registered with vc issuer issue --context)`, { field: 'context' });
+  }
+  const field = options.field ?? DEFAULT_QUERY.field;
+  const op = options.op ?? DEFAULT_QUERY.op;
+  if ((options.field !== undefined || options.op !== undefined) && options.value === undefined) {
+    throw new InputError('--value is required with --field/--op', { field: 'value' });
+  }
+  const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
+
+  await proofCircuitsDir(ctx);
+  const chain = await getChain(ctx);
+  const verifier = chain.addresses.universalVerifier;
+  const abi = universalVerifierAbi();
+  let id = 0;
+  for (let attempt = 0; attempt < 8 && id === 0; attempt += 1) {
+    // Request ids of type 0 (top two bytes zero) are free-form uint256 values; a random 48-bit
+    // integer stays a JSON safe integer and is checked for uniqueness on this verifier.
+    const candidate = randomInt(1, 2 ** 48);
+    const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [candidate] }, 'check the request id on the UniversalVerifier');
+    if (!exists) id = candidate;
+  }
+  if (id === 0) throw new UnprocessableError('could not find a free request id on the UniversalVerifier');
+
+  const request: CredentialRequest = {
+    id,
+    circuitId: MTP_ON_CHAIN_CIRCUIT,
+    query: { allowedIssuers: options.allowedIssuers ?? ['*'], type, context, credentialSubject: { [field]: { [op]: value as never } } },
+  };
+  const { params, queryHash } = await encodeRequestParams(ctx, request);
+  const sent = await sendContractTransaction(
+    ctx,
+    {
+      address: verifier,
+      abi,
+      method: 'setRequests',
+      args: [[{ requestId: id, metadata: JSON.stringify(request), validator: chain.addresses.mtpValidator, params, creator: chain.signer.address }]],
+    },
+    { description: `register request ${id} on the UniversalVerifier` },
+  );
+  ctx.store.put<StoredRequest>(REQUESTS_NS, String(id), {
+    request,
+    verifier,
+    validator: chain.addresses.mtpValidator,
+    chainId: chain.chainId,
+    txHash: sent.hash,
+    params,
+    queryHash: queryHash.toString(),
+  });
+  return request;
+}
+
+/** On-chain status of a holder address for a request. */
+export interface RequestStatusResult {
+  requestId: number;
+  address: string;
+  verifier: string;
+  isVerified: boolean;
+  validatorVersion: string;
+  timestamp: number;
+}
+
+/** `vc verifier status --request ID --address A`: reads the UniversalVerifier. */
+export async function readRequestStatus(ctx: Context, options: { request: number; address: string }): Promise<RequestStatusResult> {
+  const chain = await getChain(ctx);
+  const verifier = chain.addresses.universalVerifier;
+  const abi = universalVerifierAbi();
+  const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [options.request] }, 'check the request on the UniversalVerifier');
+  if (!exists) throw new NotFoundError(`request ${options.request} is not registered on the UniversalVerifier ${verifier}`, { field: 'request' });
+  const status = await readContract<{ isVerified: boolean; validatorVersion: string; timestamp: bigint }>(
+    ctx,
+    { address: verifier, abi, method: 'getRequestProofStatus', args: [options.address, options.request] },
+    `read the proof status of ${options.address} for request ${options.request}`,
+  );
+  return {
+    requestId: options.request,
+    address: options.address,
+    verifier,
+    isVerified: status.isVerified,
+    validatorVersion: status.validatorVersion,
+    timestamp: Number(status.timestamp),
+  };
+}

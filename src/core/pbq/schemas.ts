@@ -1,0 +1,100 @@
+/**
+ * Input shapes of the proof-by-query operations (spec 2.1, 2.2, 2.3 and the routes of section 4),
+ * shared by the CLI (files and options) and the HTTP bodies, parsed with parseInput.
+ */
+import { z } from 'zod';
+
+/** The circuit of every credential request `vc` creates and proves. */
+export const MTP_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
+
+/** Query operators supported by credentialAtomicQueryMTPV2OnChain (and `vc verifier request --op`). */
+export const QUERY_OPERATORS = ['$eq', '$lt', '$gt', '$in', '$nin', '$ne'] as const;
+export type QueryOperator = (typeof QUERY_OPERATORS)[number];
+
+const didString = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected a DID such as did:polygonid:polygon:local:2q...');
+
+const queryValue = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string(), z.boolean()]))]);
+
+/** A condition on one credentialSubject field: exactly one operator. */
+const fieldCondition = z
+  .record(z.string(), queryValue)
+  .refine((c) => Object.keys(c).length === 1 && QUERY_OPERATORS.includes(Object.keys(c)[0] as QueryOperator), {
+    message: `expected one operator (${QUERY_OPERATORS.join(', ')}) with its value, e.g. {"$lt": 20010101}`,
+  });
+
+/** Spec 2.1: a credential request. */
+export const credentialRequestSchema = z.object({
+  id: z.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer'),
+  circuitId: z.literal(MTP_ON_CHAIN_CIRCUIT),
+  query: z.object({
+    allowedIssuers: z.array(z.string().min(1)).min(1),
+    type: z.string().min(1),
+    context: z.string().url(),
+    credentialSubject: z.record(z.string(), fieldCondition).refine((s) => Object.keys(s).length === 1, 'expected exactly one field condition'),
+  }),
+});
+export type CredentialRequest = z.output<typeof credentialRequestSchema>;
+
+/** Spec 2.3: a credential issued for proof by query (checked loosely; the js-sdk checks proofs). */
+export const pbqCredentialSchema = z.looseObject({
+  id: z.string().min(1),
+  '@context': z.array(z.string()),
+  type: z.array(z.string()).min(1),
+  credentialSubject: z.looseObject({ id: didString }),
+  issuer: didString,
+  issuanceDate: z.string(),
+  credentialSchema: z.looseObject({ id: z.string(), type: z.string() }),
+  credentialStatus: z.looseObject({ id: z.string(), type: z.string(), revocationNonce: z.number().int().nonnegative() }),
+  proof: z.array(z.looseObject({ type: z.string() })).min(1),
+});
+export type PbqCredentialInput = z.output<typeof pbqCredentialSchema>;
+
+/** Options of `vc holder did create` (and its route). */
+export const holderDidOptionsSchema = z.object({ new: z.boolean().optional() });
+
+/** A credential subject given by the issuer (fields of the type; `id` is set to the holder DID). */
+export const subjectSchema = z.record(z.string(), z.unknown());
+
+/** POST /generate-pbq-credentials body. */
+export const issueBodySchema = z.object({
+  did: didString,
+  type: z.string().min(1).optional(),
+  subject: subjectSchema.optional(),
+});
+
+/** Options of issuance (CLI and HTTP). */
+export const issueOptionsSchema = z.object({
+  holderDid: didString,
+  type: z.string().min(1).optional(),
+  subject: subjectSchema.optional(),
+});
+export type IssueOptions = z.output<typeof issueOptionsSchema>;
+
+/** Options of `vc verifier request` (and the request route body). */
+export const requestOptionsSchema = z.object({
+  type: z.string().min(1).optional(),
+  context: z.string().url().optional(),
+  field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, 'expected a credentialSubject field name').optional(),
+  op: z.enum(QUERY_OPERATORS).optional(),
+  value: z.union([queryValue, z.string()]).optional(),
+  allowedIssuers: z.array(z.string().min(1)).min(1).optional(),
+});
+export type RequestOptions = z.output<typeof requestOptionsSchema>;
+
+/** POST /generate-submit-proof body. */
+export const proveSubmitBodySchema = z.object({
+  verifiableCredential: pbqCredentialSchema,
+  credentialRequest: credentialRequestSchema,
+});
+
+/** POST /revoke body (issuer). */
+export const revokeBodySchema = z.object({ nonce: z.number().int().nonnegative().refine(Number.isSafeInteger, 'expected a safe integer') });
+
+/** GET /request-status query (verifier). */
+export const requestStatusSchema = z.object({
+  request: z.coerce.number().int().positive(),
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address'),
+});
+
+/** POST /node body of the reverse hash service. */
+export const rhsNodesSchema = z.array(z.object({ hash: z.string(), children: z.array(z.string()) })).min(1);

@@ -1,0 +1,42 @@
+/**
+ * The embedded reverse hash service (RHS API of iden3), served by the issuer role and backed by
+ * the wallet store (see src/iden3/rhs.ts): credentials issued without RHS_URL name it.
+ * issuer POST /node         [{hash, children}] -> {status: "OK", saved}   (nodes are hash-checked)
+ * issuer GET  /node/:hash   -> {node: {hash, children}, status: "OK"}  or 404
+ */
+import { z } from 'zod';
+import { defineRoute, type RouteDefinition } from '../route.js';
+import { rhsNodesSchema } from '../../core/pbq/schemas.js';
+import { NotFoundError } from '../../errors.js';
+
+async function nodeStore(ctx: Parameters<RouteDefinition['handler']>[0]) {
+  const { getIden3 } = await import('../../iden3/wallet.js');
+  return (await getIden3(ctx)).rhsNodes;
+}
+
+/** RHS routes (issuer role). */
+export const rhsRoutes: RouteDefinition[] = [
+  defineRoute({
+    role: 'issuer',
+    method: 'POST',
+    path: '/node',
+    summary: 'reverse hash service: store tree nodes (each hash must equal the Poseidon hash of its children)',
+    body: rhsNodesSchema,
+    response: z.object({ status: z.literal('OK'), saved: z.number() }),
+    mutating: true,
+    handler: async (ctx, { body }) => ({ body: { status: 'OK', saved: (await nodeStore(ctx)).saveNodes(body) } }),
+  }),
+  defineRoute({
+    role: 'issuer',
+    method: 'GET',
+    path: '/node/:hash',
+    summary: 'reverse hash service: the children of a node hash',
+    response: z.object({ node: z.object({ hash: z.string(), children: z.array(z.string()) }), status: z.literal('OK') }),
+    handler: async (ctx, { params }) => {
+      const hash = params.hash ?? '';
+      const node = /^[0-9a-fA-F]{64}$/.test(hash) ? (await nodeStore(ctx)).getNode(hash) : undefined;
+      if (node === undefined) throw new NotFoundError(`no node ${hash} in the reverse hash service`, { field: 'hash' });
+      return { body: { node, status: 'OK' } };
+    },
+  }),
+];

@@ -1,0 +1,134 @@
+/**
+ * The js-sdk wiring of one Context: data storages on the wallet store, the KMS with BJJ keys kept
+ * in the store, identity and credential wallets, the RHS status resolver and publisher, the state
+ * storage on our chain, and (on demand) the proof service with its circuit files.
+ */
+import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService } from '@0xpolygonid/js-sdk';
+import type { Context } from '../core/context.js';
+import { ChainStateStorage } from './chainState.js';
+import { Iden3Documents } from './documents.js';
+import { loadIden3Modules, type Iden3Modules } from './modules.js';
+import { TimedProver } from './prover.js';
+import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
+import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
+import { registerDidNetwork } from '../chain/didType.js';
+
+/** Everything the proof-by-query operations need from the js-sdk. */
+export interface Iden3 {
+  modules: Iden3Modules;
+  dataStorage: IDataStorage;
+  identityWallet: IdentityWallet;
+  credentialWallet: CredentialWallet;
+  states: ChainStateStorage;
+  documents: Iden3Documents;
+  rhsNodes: RhsNodeStore;
+  /** The RHS base URL written into credential statuses (RHS_URL or the embedded one). */
+  rhsUrl: string;
+  /** The DID method/blockchain/network identities are created on. */
+  didNetwork: { method: string; blockchain: string; network: string; chainId: number };
+}
+
+/** The proof service and its prover (which records timings). */
+export interface Iden3Prover {
+  proofService: ProofService;
+  prover: TimedProver;
+  circuitsDir: string;
+}
+
+/** The js-sdk wiring of this Context, created on first use. */
+export function getIden3(ctx: Context): Promise<Iden3> {
+  return ctx.lazy('iden3', () => createIden3(ctx));
+}
+
+async function createIden3(ctx: Context): Promise<Iden3> {
+  const modules = await loadIden3Modules();
+  const { sdk } = modules;
+  const registration = await registerDidNetwork(ctx.config);
+  const store = ctx.store;
+  const { EMBEDDED_RHS_URL } = await import('./rhs.js');
+
+  const states = await ChainStateStorage.create(ctx, modules);
+  const dataStorage: IDataStorage = {
+    credential: new sdk.CredentialStorage(new StoreDataSource(store, CREDENTIALS_NS, 'id')),
+    identity: new sdk.IdentityStorage(new StoreDataSource(store, IDENTITIES_NS, 'did'), new StoreDataSource(store, PROFILES_NS, 'id')),
+    mt: new StoreMerkleTreeStorage(store, modules),
+    states,
+  };
+
+  const rhsNodes = new RhsNodeStore(store, modules);
+  const resolvers = new sdk.CredentialStatusResolverRegistry();
+  resolvers.register(sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, new RhsStatusResolver(rhsNodes, states, modules));
+  const credentialWallet = new sdk.CredentialWallet(dataStorage, resolvers);
+
+  const publishers = new sdk.CredentialStatusPublisherRegistry();
+  publishers.register(sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, new StoreRhsPublisher(rhsNodes, ctx.config.rhsUrl));
+
+  const kms = new sdk.KMS();
+  kms.registerKeyProvider(sdk.KmsKeyType.BabyJubJub, new sdk.BjjProvider(sdk.KmsKeyType.BabyJubJub, new StorePrivateKeyStore(store)));
+  const identityWallet = new sdk.IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
+
+  return {
+    modules,
+    dataStorage,
+    identityWallet,
+    credentialWallet,
+    states,
+    documents: new Iden3Documents(store, sdk),
+    rhsNodes,
+    rhsUrl: ctx.config.rhsUrl ?? EMBEDDED_RHS_URL,
+    didNetwork: { method: registration.method, blockchain: registration.blockchain, network: registration.network, chainId: registration.chainId },
+  };
+}
+
+/**
+ * The circuit files (CIRCUITS_PATH, or the project's own circuits built once and cached), with
+ * the embedded chain's Groth16 verifiers made to match them: circuits with development keys
+ * (our own trusted setup) only verify against the verifier contracts generated from those keys,
+ * so on the embedded chain those are deployed (once; the chain module remembers them).
+ */
+async function circuitsDirectory(ctx: Context): Promise<string> {
+  const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
+  const info = await ensureCircuits(ctx);
+  if (ctx.config.chain.rpcUrl === undefined && info.development) {
+    const { DEV_VERIFIERS_NS, VERIFIER_CIRCUITS, deployContracts } = await import('../chain/deploy.js');
+    const { bytecodeHash } = await import('../chain/artifacts.js');
+    const wanted: Partial<Record<(typeof VERIFIER_CIRCUITS)[number], { abi: unknown[]; bytecode: string }>> = {};
+    let stale = false;
+    for (const circuit of VERIFIER_CIRCUITS) {
+      const artifact = await loadVerifierArtifact(ctx, circuit);
+      wanted[circuit] = { abi: artifact.abi, bytecode: artifact.bytecode };
+      const deployed = ctx.store.get<{ codeHash?: string }>(DEV_VERIFIERS_NS, circuit);
+      if (deployed?.codeHash !== bytecodeHash(artifact.bytecode)) stale = true;
+    }
+    if (stale) {
+      ctx.progress.info('deploying the Groth16 verifiers of the development circuits on the embedded chain');
+      await deployContracts(ctx, { verifiers: wanted });
+    }
+  }
+  return info.dir;
+}
+
+/**
+ * The circuit directory, with the embedded chain's verifiers aligned to it (once per Context).
+ * Proof-by-query operations call this before they first touch the chain, so requests are
+ * registered with the validator that will verify proofs of these circuits.
+ */
+export function proofCircuitsDir(ctx: Context): Promise<string> {
+  return ctx.lazy('iden3.circuitsDir', () => circuitsDirectory(ctx));
+}
+
+/** The proof service of this Context (needs the circuit files; builds them on first use). */
+export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
+  return ctx.lazy('iden3.prover', async () => {
+    const iden3 = await getIden3(ctx);
+    const { sdk } = iden3.modules;
+    const circuitsDir = await proofCircuitsDir(ctx);
+    const circuitStorage = new sdk.FSCircuitStorage({ dirname: circuitsDir });
+    const prover = new TimedProver(circuitStorage, iden3.modules);
+    const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, circuitStorage, iden3.states, {
+      prover,
+      documentLoader: iden3.documents.loader() as never,
+    });
+    return { proofService, prover, circuitsDir };
+  });
+}

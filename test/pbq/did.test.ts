@@ -1,0 +1,104 @@
+/**
+ * Spec 2.2 DID records through the built binary: the holder DID shape, idempotence of
+ * `vc holder did create` (same identity twice, a new one with --new), the issuer's payload form
+ * and the ISSUER_DID check.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { runVc, runVcAsync, tempDir } from '../helpers.js';
+
+interface DidObject {
+  method: string;
+  id: string;
+  idStrings: string[];
+  params: unknown[];
+  path: string;
+  pathSegments: string[];
+  query: string;
+  fragment: string;
+}
+interface HolderRecord {
+  message: string;
+  did: DidObject;
+  did_String: string;
+}
+
+const tmp = tempDir('vc-pbq-did-');
+afterAll(() => tmp.cleanup());
+
+function expectDidObject(did: DidObject): void {
+  expect(Object.keys(did).sort()).toEqual(['fragment', 'id', 'idStrings', 'method', 'params', 'path', 'pathSegments', 'query']);
+  expect(did.method).toBe('polygonid');
+  expect(did.id).toMatch(/^polygon:local:[1-9A-HJ-NP-Za-km-z]{40,}$/);
+  expect(did.idStrings).toEqual(did.id.split(':'));
+  expect(did.idStrings).toHaveLength(3);
+  expect(did.params).toEqual([]);
+  expect(did.path).toBe('');
+  expect(did.pathSegments).toEqual([]);
+  expect(did.query).toBe('');
+  expect(did.fragment).toBe('');
+}
+
+describe('vc holder did create', () => {
+  const home = `${tmp.dir}/home`;
+
+  it('returns the spec 2.2 record and the same stored identity when run twice', () => {
+    const first = runVc(['--json', 'holder', 'did', 'create'], { home });
+    expect(first.status, first.stderr).toBe(0);
+    const record = first.json<HolderRecord>();
+    expect(Object.keys(record).sort()).toEqual(['did', 'did_String', 'message']);
+    expect(record.message).toBe('did successfully created');
+    expectDidObject(record.did);
+    expect(record.did_String).toBe(`did:${record.did.method}:${record.did.id}`);
+
+    const second = runVc(['--json', 'holder', 'did', 'create'], { home });
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.json<HolderRecord>()).toEqual(record);
+  });
+
+  it('--new creates another identity that becomes the default', () => {
+    const before = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
+    const created = runVc(['--json', 'holder', 'did', 'create', '--new'], { home });
+    expect(created.status, created.stderr).toBe(0);
+    const fresh = created.json<HolderRecord>();
+    expectDidObject(fresh.did);
+    expect(fresh.did_String).not.toBe(before.did_String);
+    expect(runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>().did_String).toBe(fresh.did_String);
+  });
+});
+
+describe('concurrent vc holder did create', () => {
+  it('two processes on a fresh home agree on one default identity (wallet lock)', async () => {
+    const home = `${tmp.dir}/race-home`;
+    const [a, b] = await Promise.all([runVcAsync(['--json', 'holder', 'did', 'create'], { home }), runVcAsync(['--json', 'holder', 'did', 'create'], { home })]);
+    expect(a.status, a.stderr).toBe(0);
+    expect(b.status, b.stderr).toBe(0);
+    expect(a.json<HolderRecord>().did_String).toBe(b.json<HolderRecord>().did_String);
+  });
+});
+
+describe('vc issuer did create', () => {
+  const home = `${tmp.dir}/issuer-home`;
+
+  it('returns {payload: DID object}, stable across runs and distinct from the holder', () => {
+    const first = runVc(['--json', 'issuer', 'did', 'create'], { home });
+    expect(first.status, first.stderr).toBe(0);
+    const { payload } = first.json<{ payload: DidObject }>();
+    expectDidObject(payload);
+    expect(runVc(['--json', 'issuer', 'did', 'create'], { home }).json<{ payload: DidObject }>().payload).toEqual(payload);
+    const holder = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
+    expect(holder.did.id).not.toBe(payload.id);
+  });
+
+  it('ISSUER_DID selects an identity of the wallet and refuses one it does not hold', () => {
+    const holder = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
+    const selected = runVc(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: holder.did_String } });
+    expect(selected.status, selected.stderr).toBe(0);
+    expect(selected.json<{ payload: DidObject }>().payload.id).toBe(holder.did.id);
+
+    const foreign = 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b';
+    const refused = runVc(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: foreign } });
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toContain(`ISSUER_DID=${foreign} is not an identity of the wallet`);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Proof-by-query routes over HTTP against a real `vc serve --role all` on free ports: holder DID,
+ * issuer DID, credential request, issuance, the embedded reverse hash service (GET/POST /node),
+ * the on-chain request status, and JSON error bodies for bad requests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VC_BIN, childEnv, runVc, tempDir } from '../helpers.js';
+
+type Json = Record<string, unknown>;
+interface Urls {
+  issuer: string;
+  holder: string;
+  verifier: string;
+}
+
+const LONG = 900_000;
+const DEV_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const tmp = tempDir('vc-pbq-http-');
+const home = path.join(tmp.dir, 'home');
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
+let server: ChildProcess;
+let urls: Urls;
+
+async function call(method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const response = await fetch(url, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+beforeAll(async () => {
+  const circuits = runVc(['circuits', 'build'], { home, env });
+  expect(circuits.status, circuits.stderr).toBe(0);
+  server = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', '--role', 'all', '--port', '0'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  urls = await new Promise<Urls>((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`vc serve did not start: ${stderr}`)), 60_000);
+    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    server.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.includes('"listening"'));
+      if (line !== undefined) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { listening: Urls }).listening);
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`vc serve exited with ${String(code)}: ${stderr}`)));
+  });
+}, 1_200_000);
+
+afterAll(async () => {
+  if (server !== undefined && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  runVc(['chain', 'down'], { home, env });
+  tmp.cleanup();
+});
+
+describe('proof by query over HTTP (vc serve --role all)', () => {
+  it('holder DID, issuer DID, request, issue, the embedded RHS and the request status', async () => {
+    const holder = await call('POST', `${urls.holder}/did`, {});
+    expect(holder.status).toBe(200);
+    expect(holder.body.message).toBe('did successfully created');
+    const holderDid = holder.body.did_String as string;
+    expect((await call('POST', `${urls.holder}/did`, {})).body.did_String).toBe(holderDid);
+
+    const issuer = await call('POST', `${urls.issuer}/did`, {});
+    expect(issuer.status).toBe(200);
+    expect((issuer.body.payload as Json).method).toBe('polygonid');
+
+    const request = await call('POST', `${urls.verifier}/credential-requests`, {});
+    expect(request.status).toBe(201);
+    expect(request.body).toMatchObject({ circuitId: 'credentialAtomicQueryMTPV2OnChain', query: { type: 'PassportCredential' } });
+    const requestId = request.body.id as number;
+
+    const issued = await call('POST', `${urls.issuer}/generate-pbq-credentials`, { did: holderDid });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const credential = issued.body.credential as Json;
+    expect((credential.credentialSubject as Json).id).toBe(holderDid);
+    expect((credential.proof as Json[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+
+    // The embedded reverse hash service serves the issuer's published state node.
+    const state = new URL((credential.credentialStatus as Json).id as string).searchParams.get('state')!;
+    const node = await call('GET', `${urls.issuer}/node/${state}`);
+    expect(node.status).toBe(200);
+    expect((node.body.node as Json).hash).toBe(state);
+    expect(((node.body.node as Json).children as string[]).length).toBe(3);
+
+    // No proof yet: the verifier reads false from the contract. (Prove-submit over HTTP, with the
+    // {"<id>": true} mapping and the replay refusal, is covered by test/behaviour/pbq.behaviour.ts.)
+    const status = await call('GET', `${urls.verifier}/request-status?request=${requestId}&address=${DEV_ADDRESS}`);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ requestId, address: DEV_ADDRESS, isVerified: false });
+    const unknown = await call('GET', `${urls.verifier}/request-status?request=${requestId + 1}&address=${DEV_ADDRESS}`);
+    expect(unknown.status).toBe(404);
+  }, LONG);
+
+  it('answers bad requests with JSON errors naming the problem', async () => {
+    const badDid = await call('POST', `${urls.issuer}/generate-pbq-credentials`, { did: 'not-a-did' });
+    expect(badDid.status).toBe(400);
+    expect((badDid.body.error as Json).field).toBe('did');
+    const badRequest = await call('POST', `${urls.holder}/generate-submit-proof`, { verifiableCredential: {}, credentialRequest: { id: 1 } });
+    expect(badRequest.status).toBe(400);
+    const forged = await call('POST', `${urls.issuer}/node`, [{ hash: '00'.repeat(32), children: ['01'.repeat(32), '02'.repeat(32)] }]);
+    expect(forged.status).toBe(400);
+    expect(JSON.stringify(forged.body)).toMatch(/does not match its children/);
+    const missing = await call('GET', `${urls.issuer}/node/${'ab'.repeat(32)}`);
+    expect(missing.status).toBe(404);
+  }, LONG);
+});

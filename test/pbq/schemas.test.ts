@@ -1,0 +1,39 @@
+/**
+ * The shared input shapes of proof by query: the spec 2.1 request fixture parses, and malformed
+ * requests are refused with the failing field named.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { credentialRequestSchema, issueBodySchema, requestOptionsSchema } from '../../src/core/pbq/schemas.js';
+import { parseInput } from '../../src/core/validate.js';
+import { InputError } from '../../src/errors.js';
+import { ROOT } from '../helpers.js';
+
+const fixture = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'requests', 'passport-birthdate-lt.json'), 'utf8')) as Record<string, unknown>;
+
+describe('credential request (spec 2.1)', () => {
+  it('accepts the bundled example request', () => {
+    expect(parseInput(credentialRequestSchema, fixture, 'request.json')).toEqual(fixture);
+  });
+
+  it('names the field of a malformed request', () => {
+    const bad = (patch: Record<string, unknown>) => () => parseInput(credentialRequestSchema, { ...fixture, ...patch }, 'request.json');
+    expect(bad({ id: 1.5 })).toThrow(/request.json: field id/);
+    expect(bad({ id: 2 ** 60 })).toThrow(/field id/);
+    expect(bad({ circuitId: 'credentialAtomicQuerySigV2OnChain' })).toThrow(/field circuitId/);
+    const query = fixture.query as Record<string, unknown>;
+    expect(bad({ query: { ...query, credentialSubject: { birthDate: { $lte: 1 } } } })).toThrow(/credentialSubject.birthDate/);
+    expect(bad({ query: { ...query, credentialSubject: { birthDate: { $lt: 1, $gt: 0 } } } })).toThrow(InputError);
+    expect(bad({ query: { ...query, allowedIssuers: [] } })).toThrow(/allowedIssuers/);
+  });
+});
+
+describe('issue and request options', () => {
+  it('requires a DID and accepts only known operators', () => {
+    expect(() => parseInput(issueBodySchema, { did: 'alice' }, 'request body')).toThrow(/field did: expected a DID/);
+    expect(parseInput(issueBodySchema, { did: 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b' }, 'request body').did).toMatch(/^did:polygonid/);
+    expect(() => parseInput(requestOptionsSchema, { op: '$lte' }, 'options')).toThrow(/field op/);
+    expect(parseInput(requestOptionsSchema, { field: 'nationality', op: '$in', value: 'NLD,BEL' }, 'options')).toEqual({ field: 'nationality', op: '$in', value: 'NLD,BEL' });
+  });
+});
