@@ -31,7 +31,8 @@ function contractLines(contracts: { state: string; universalVerifier: string; mt
 export function registerChainCommands(program: Command, rt: CliRuntime): Command {
   const group = program
     .command('chain')
-    .description('manage the chain: the embedded local node (started on demand) and the iden3 contracts on it');
+    .description('manage the chain: the embedded local node (started on demand) and the iden3 contracts on it')
+    .addHelpText('after', `\nExamples:\n  $ vc chain status            # starts the embedded node and deploys on first use\n  $ vc chain down              # stops the node, keeping its state\n  $ vc chain reset --yes       # forget the local chain and its deployment\n  $ RPC_URL=https://... WALLET_KEY=... vc chain deploy`);
 
   group
     .command('up')

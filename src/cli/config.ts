@@ -13,7 +13,8 @@ async function openConf() {
 
 /** Registers `vc config show|set-home|unset-home`. */
 export function registerConfigCommands(program: Command, rt: CliRuntime): void {
-  const group = program.command('config').description('show the effective configuration, set the default wallet home');
+  const group = program.command('config').description('show the effective configuration, set the default wallet home')
+    .addHelpText('after', `\nExamples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work`);
   group
     .command('show')
     .description('print the effective configuration (secrets masked)')

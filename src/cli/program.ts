@@ -10,7 +10,7 @@ import { registerVerifierCommands } from './verifier.js';
 import { registerServeCommand } from './serve.js';
 import { registerChainCommands } from './chain.js';
 import { registerCircuitsCommands } from './circuits.js';
-// import { registerDemoCommand } from './demo.js';
+import { registerDemoCommand } from './demo.js';
 import { registerConfigCommands } from './config.js';
 
 export { VERSION } from '../version.js';
@@ -61,7 +61,7 @@ export function buildProgram(rt: CliRuntime): Command {
   registerServeCommand(program, rt);
   registerChainCommands(program, rt);
   registerCircuitsCommands(program, rt);
-  // registerDemoCommand(program, rt);
+  registerDemoCommand(program, rt);
   registerConfigCommands(program, rt);
 
   // Usage errors throw instead of exiting, so the entry maps them to exit code 2 in one place.

@@ -99,6 +99,9 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     // Responses are JSON written by us; fastify's own plain-text errors are replaced below.
     return503OnClosing: true,
   });
+  // Bodies are JSON only: fastify's default text/plain parser would turn a text body into a
+  // string that then fails the schema with a 400 instead of the 415 it deserves.
+  app.removeContentTypeParser('text/plain');
   const queue = new SerialQueue();
   const openapi = buildOpenApiDocument(role, routes);
 
@@ -140,7 +143,12 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
 
   app.setErrorHandler((error, _request, reply) => {
     if (isVcError(error)) {
-      if (error.httpStatus >= 500) options.logError?.(`${error.name}: ${error.message}`);
+      if (error.httpStatus >= 500) {
+        options.logError?.(`${error.name}: ${error.message}`);
+        // Server-side faults (configuration, store) can name paths and variables: the operator
+        // reads them in the log, the client gets the code only. Upstream (chain) errors stay.
+        if (error.httpStatus !== 502) return sendError(reply, error.httpStatus, error.code, `${error.code.replace(/_/g, ' ')} on the server (see its log)`, error.field);
+      }
       return sendError(reply, error.httpStatus, error.code, error.message, error.field);
     }
     const known = fastifyErrorStatus(error as { code?: string; statusCode?: number });

@@ -87,7 +87,7 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   };
   const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, documentLoader);
   if (undefinedTerm !== undefined) {
-    throw new UnprocessableError(`cannot issue ${type}: ${undefinedTerm}`, { field: options.subjectSource ?? 'credentialSubject' });
+    throw new UnprocessableError(`${options.subjectSource ?? 'credentialSubject'}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });
   }
 
   const progress = ctx.progress.start(`signing ${type} with BBS+`);

@@ -1,0 +1,115 @@
+/**
+ * Runs the benchmarks and prints one JSON document on stdout: {node, cpu, date, results}. Every
+ * bench module present in this directory runs, or only those named on the command line:
+ *   node dist/bench/run.js            # all of them
+ *   node dist/bench/run.js sd http    # selective disclosure and the HTTP load test
+ * Progress goes to stderr. A benchmark that fails is reported as {error} and makes the exit code 1.
+ * VC_BENCH_HTTP_SECONDS shortens the HTTP load run (default 30 s).
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+type BenchModule = Record<string, unknown>;
+
+interface BenchEntry {
+  name: string;
+  /** What it measures, for --help. */
+  description: string;
+  /** Calls the module's entry point with its defaults. */
+  run: (module: BenchModule) => Promise<unknown>;
+  /** A reason the result misses its acceptance criterion, if it does (the run then exits 1). */
+  unacceptable?: (result: unknown) => string | undefined;
+}
+
+/** Calls the named export of a bench module, failing clearly when it is missing. */
+function entry(module: BenchModule, exportName: string): (...args: unknown[]) => Promise<unknown> {
+  const fn = module[exportName];
+  if (typeof fn !== 'function') throw new Error(`the bench module does not export ${exportName}()`);
+  return fn as (...args: unknown[]) => Promise<unknown>;
+}
+
+/** The known benchmarks, in the order they run. */
+const BENCHES: BenchEntry[] = [
+  { name: 'sd', description: 'BBS+ sign/derive/verify: vc vs the JSON-LD suite vs the raw library', run: (m) => entry(m, 'runSdBench')({}) },
+  { name: 'chain', description: 'embedded chain start and contract deployment', run: (m) => entry(m, 'runChainBench')() },
+  { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
+  { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },
+  {
+    name: 'http',
+    description: 'vc serve under load: POST /verify-vc and the holder disclose route at once',
+    run: (m) => entry(m, 'runHttpBench')({}),
+    unacceptable: (result) => {
+      const report = result as { failedRequests: number; memory: { ratio: number; withinTwentyPercent: boolean } };
+      if (report.failedRequests !== 0) return `${report.failedRequests} failed requests`;
+      if (!report.memory.withinTwentyPercent) return `server RSS grew by a factor ${report.memory.ratio}`;
+      return undefined;
+    },
+  },
+];
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function moduleFile(name: string): string {
+  return path.join(HERE, `${name}.js`);
+}
+
+function usage(): string {
+  const lines = BENCHES.map((b) => `  ${b.name.padEnd(9)}${b.description}${existsSync(moduleFile(b.name)) ? '' : ' (not present)'}`);
+  return `usage: node dist/bench/run.js [name...]\n\nbenchmarks:\n${lines.join('\n')}\n\nVC_BENCH_HTTP_SECONDS=N shortens the HTTP load run (default 30).\n`;
+}
+
+/** Runs the selected benchmarks and returns the report (one entry per benchmark). */
+export async function runBenchmarks(names: string[], progress: (line: string) => void): Promise<{ report: Record<string, unknown>; failed: boolean }> {
+  const unknown = names.filter((name) => !BENCHES.some((b) => b.name === name));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')} (known: ${BENCHES.map((b) => b.name).join(', ')})`);
+  const selected = BENCHES.filter((b) => (names.length === 0 ? existsSync(moduleFile(b.name)) : names.includes(b.name)));
+  const results: Record<string, unknown> = {};
+  let failed = false;
+  for (const bench of selected) {
+    const file = moduleFile(bench.name);
+    if (!existsSync(file)) throw new Error(`benchmark ${bench.name} is not built (${file} is missing; run npm run build)`);
+    progress(`${bench.name}: running`);
+    const started = process.hrtime.bigint();
+    try {
+      const module = (await import(pathToFileURL(file).href)) as BenchModule;
+      const result = await bench.run(module);
+      results[bench.name] = result;
+      const problem = bench.unacceptable?.(result);
+      if (problem !== undefined) failed = true;
+      progress(`${bench.name}: done in ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s${problem === undefined ? '' : ` (NOT acceptable: ${problem})`}`);
+    } catch (error) {
+      failed = true;
+      results[bench.name] = { error: error instanceof Error ? error.message : String(error) };
+      progress(`${bench.name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+  }
+  const cpus = os.cpus();
+  return {
+    report: {
+      node: process.version,
+      cpu: { model: cpus[0]?.model, cores: cpus.length, arch: process.arch, platform: process.platform, totalMemoryMiB: Math.round(os.totalmem() / 2 ** 20) },
+      date: new Date().toISOString(),
+      results,
+    },
+    failed,
+  };
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stderr.write(usage());
+  } else {
+    runBenchmarks(args, (line) => process.stderr.write(`[bench] ${line}\n`))
+      .then(({ report, failed }) => {
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        if (failed) process.exitCode = 1;
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage()}`);
+        process.exitCode = 2;
+      });
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Selective-disclosure behaviours, written once and run by every driver (in process and over
+ * HTTP): issue -> disclose -> verify, the rejections a verifier must report with a reason, and
+ * the errors of invalid inputs, which must carry the same code, field and status in both.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectCallError, type Driver, type Json, type VerifyResult } from './driver.js';
+import { ISSUER_DID, SUBJECT, issueForeignCredential } from './setup.js';
+
+function failedCheck(result: VerifyResult): { id: string; reason?: string } {
+  expect(result.verified).toBe(false);
+  const failed = result.checks.find((check) => !check.valid);
+  expect(failed, JSON.stringify(result)).toBeDefined();
+  expect(failed!.reason, 'a rejection names its reason').toMatch(/\S/);
+  expect(result.message).toBe(`verification failed: ${failed!.reason}`);
+  return failed!;
+}
+
+/** Registers the selective-disclosure behaviours for the driver `driver()` returns. */
+export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scratchDir: () => string): void {
+  describe('selective disclosure (BBS+)', () => {
+    let issued: Json;
+
+    beforeAll(async () => {
+      issued = await driver().issueSdCredential({ type: 'PassportCredential', credentialSubject: SUBJECT });
+    });
+
+    it('issues a BBS+ signed PassportCredential (spec 2.4, 2.6)', () => {
+      expect(issued.type).toEqual(['VerifiableCredential', 'PassportCredential']);
+      expect(issued.issuer).toBe(ISSUER_DID);
+      expect(issued.credentialSubject).toEqual(SUBJECT);
+      expect(new Date(issued.issuanceDate as string).toISOString()).toBe(issued.issuanceDate);
+      const proof = issued.proof as Json;
+      expect(proof).toMatchObject({ type: 'BbsBlsSignature2020', proofPurpose: 'assertionMethod' });
+      expect(proof.verificationMethod).toBe(`${ISSUER_DID}#${ISSUER_DID.slice('did:key:'.length)}`);
+      expect(Buffer.from(proof.proofValue as string, 'base64').length).toBeGreaterThan(100);
+      expect(proof.nonce).toBeUndefined();
+    });
+
+    it('discloses exactly id, name and nationality, and the verifier accepts it', async () => {
+      const disclosed = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name', 'nationality'] });
+      expect(disclosed.message).toBe('proof successfully generated and submitted');
+      const vc = disclosed.vc;
+      expect(vc.credentialSubject).toEqual({ id: SUBJECT.id, name: SUBJECT.name, nationality: SUBJECT.nationality });
+      expect(vc.issuer).toBe(ISSUER_DID);
+      expect(vc.type).toEqual(['VerifiableCredential', 'PassportCredential']);
+      expect(vc.id).toBe(issued.id);
+      const proof = vc.proof as Json;
+      expect(proof.type).toBe('BbsBlsSignatureProof2020');
+      expect(typeof proof.nonce).toBe('string');
+      // Nothing hidden leaks anywhere in the derived document.
+      const text = JSON.stringify(vc);
+      for (const hidden of ['passportNumber', 'birthDate', 'customerReference', 'expiryDate', 'publicAddress']) {
+        expect(text).not.toContain(hidden);
+        expect(text).not.toContain(String(SUBJECT[hidden]));
+      }
+
+      const verified = await driver().verifyVc({ vc });
+      expect(verified).toMatchObject({ verified: true, message: 'user has been verified successfully' });
+      expect(verified.checks.map((check) => check.id)).toEqual(['proof-type', 'context', 'terms', 'proof', 'issuer', 'trusted-issuer', 'nonce']);
+      expect(verified.checks.every((check) => check.valid)).toBe(true);
+    });
+
+    it('ignores requested keys the credential lacks (spec rule 4)', async () => {
+      const disclosed = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['name', 'shoeSize'] });
+      expect(disclosed.vc.credentialSubject).toEqual({ id: SUBJECT.id, name: SUBJECT.name });
+      expect((await driver().verifyVc({ vc: disclosed.vc })).verified).toBe(true);
+    });
+
+    it('rejects a tampered value, naming the failed proof', async () => {
+      const { vc } = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'nationality'] });
+      const tampered = { ...vc, credentialSubject: { ...(vc.credentialSubject as Json), nationality: 'NLD' } };
+      const result = await driver().verifyVc({ vc: tampered });
+      expect(failedCheck(result).id).toBe('proof');
+      // The untouched original still verifies: the rejection is about the change.
+      expect((await driver().verifyVc({ vc })).verified).toBe(true);
+    });
+
+    it('binds the proof to a verifier nonce and rejects its replay', async () => {
+      const { nonce, expiresAt } = await driver().createNonce();
+      expect(Buffer.from(nonce, 'base64').length).toBe(32);
+      expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
+      const { vc } = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name'], nonce });
+      expect((vc.proof as Json).nonce).toBe(nonce);
+      expect((await driver().verifyVc({ vc })).verified).toBe(true);
+      const replay = failedCheck(await driver().verifyVc({ vc }));
+      expect(replay.id).toBe('nonce');
+      expect(replay.reason).toMatch(/already used/);
+    });
+
+    it('rejects a valid proof from an issuer the verifier does not trust', async () => {
+      const foreign = await issueForeignCredential(scratchDir());
+      expect(foreign.issuer).not.toBe(ISSUER_DID);
+      try {
+        expect(await driver().storeSdCredential({ credential: foreign })).toMatchObject({ stored: true, type: 'PassportCredential', issuer: foreign.issuer });
+        const { vc } = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name'] });
+        const result = await driver().verifyVc({ vc });
+        const failed = failedCheck(result);
+        expect(failed.id).toBe('trusted-issuer');
+        expect(failed.reason).toContain(String(foreign.issuer));
+        // The signature itself is fine: only trust is missing.
+        expect(result.checks.find((check) => check.id === 'proof')?.valid).toBe(true);
+      } finally {
+        await driver().storeSdCredential({ credential: issued });
+      }
+    });
+
+    describe('invalid inputs: the same error code, field and status in every driver', () => {
+      it('404 not_found for a credential type the holder does not have', async () => {
+        await expectCallError(driver().discloseSd({ credentialType: 'DriversLicenceCredential', selectiveDisclosureKeys: ['name'] }), {
+          status: 404,
+          code: 'not_found',
+          field: 'credentialType',
+          message: /no DriversLicenceCredential credential/,
+        });
+      });
+
+      it('400 invalid_input for malformed disclosure requests', async () => {
+        await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: [] }), {
+          status: 400,
+          code: 'invalid_input',
+          field: 'selectiveDisclosureKeys',
+        });
+        await expectCallError(driver().discloseSd({ credentialType: 'not a type', selectiveDisclosureKeys: ['name'] }), {
+          status: 400,
+          code: 'invalid_input',
+          field: 'credentialType',
+        });
+        await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: 'name' }), {
+          status: 400,
+          code: 'invalid_input',
+          field: 'selectiveDisclosureKeys',
+        });
+        await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['name'], nonce: 'not base64!' }), {
+          status: 400,
+          code: 'invalid_input',
+          field: 'nonce',
+        });
+      });
+
+      it('400 for a subject field of the wrong form, naming the field', async () => {
+        await expectCallError(driver().issueSdCredential({ credentialSubject: { ...SUBJECT, nationality: 'Dutch' } }), {
+          status: 400,
+          code: 'invalid_input',
+          field: 'nationality',
+          message: /three-letter/,
+        });
+      });
+
+      it('422 for a subject field no context defines, 404 for a type without a sample subject', async () => {
+        await expectCallError(driver().issueSdCredential({ credentialSubject: { ...SUBJECT, shoeSize: 44 } }), {
+          status: 422,
+          code: 'unprocessable',
+          field: 'credentialSubject',
+          message: /shoeSize/,
+        });
+        await expectCallError(driver().issueSdCredential({ type: 'DriversLicenceCredential' }), { status: 404, code: 'not_found', field: 'subject' });
+      });
+
+      it('400 for a verify request without a credential object', async () => {
+        await expectCallError(driver().verifyVc({ vc: 'eyJhbGciOi' }), { status: 400, code: 'invalid_input', field: 'vc' });
+      });
+
+      it('422 when the holder is given a credential whose signature does not verify', async () => {
+        const forged = { ...issued, credentialSubject: { ...(issued.credentialSubject as Json), name: 'Mallory' } };
+        await expectCallError(driver().storeSdCredential({ credential: forged }), { status: 422, code: 'unprocessable', field: 'proof' });
+      });
+    });
+  });
+}
