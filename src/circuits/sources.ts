@@ -1,0 +1,154 @@
+/**
+ * Where the circuit sources, tools and cache live, and the content hash that keys the cache:
+ * every circom file a circuit includes (followed recursively, resolved the way circom does), the
+ * tool versions and the pipeline's own version.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Version of this pipeline's output format and setup algorithm; bump it whenever a change must
+ * invalidate every cached build.
+ */
+export const PIPELINE_VERSION = 1;
+
+/** The circuits `vc` builds, by their official circuit ids (the js-sdk's directory names). */
+export const PROJECT_CIRCUIT_IDS = ['credentialAtomicQueryMTPV2OnChain', 'stateTransition'] as const;
+
+/** One circuit to build: its id (output directory name) and its main circom file. */
+export interface CircuitSource {
+  id: string;
+  main: string;
+}
+
+/** The project root: the nearest ancestor of this module holding vc's package.json. */
+export function projectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'vc') return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new ConfigError('cannot locate the vc installation directory (package.json of vc)');
+    dir = parent;
+  }
+}
+
+/** The circuits of the project: circuits/<id>.circom. */
+export function projectCircuits(): CircuitSource[] {
+  const root = projectRoot();
+  return PROJECT_CIRCUIT_IDS.map((id) => ({ id, main: path.join(root, 'circuits', `${id}.circom`) }));
+}
+
+/** The directory holding circomlib, passed to circom as an include path. */
+export function circomLibraryDir(): string {
+  return path.dirname(path.dirname(require.resolve('circomlib/package.json')));
+}
+
+/** Version of an installed package, found from its entry point (some packages hide package.json). */
+export function packageVersion(name: string): string {
+  let dir = path.dirname(require.resolve(name));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+      if (parsed.name === name && parsed.version) return parsed.version;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the version of ${name}`);
+    dir = parent;
+  }
+}
+
+/**
+ * The per-user cache directory of built circuits: VC_CIRCUITS_CACHE, else
+ * $XDG_CACHE_HOME/vc/circuits, else ~/.cache/vc/circuits.
+ */
+export function defaultCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env.VC_CIRCUITS_CACHE?.trim();
+  if (explicit) return path.resolve(explicit);
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache');
+  return path.join(base, 'vc', 'circuits');
+}
+
+const INCLUDE_RE = /\binclude\s+"([^"]+)"\s*;/g;
+
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
+}
+
+/** A source file that is part of a circuit, with a location-independent name and content hash. */
+export interface SourceFile {
+  /** Absolute path. */
+  file: string;
+  /** Name used in the hash: relative to the main file's directory, or lib:<path> for libraries. */
+  name: string;
+  sha256: string;
+}
+
+/**
+ * Every file the circuit includes, recursively. Resolution follows circom: relative to the
+ * including file first, then each library directory.
+ */
+export function collectSources(main: string, libraryDirs: string[]): SourceFile[] {
+  const mainDir = path.dirname(path.resolve(main));
+  const seen = new Map<string, SourceFile>();
+  const visit = (file: string, includedFrom: string | undefined): void => {
+    const absolute = path.resolve(file);
+    if (seen.has(absolute)) return;
+    if (!existsSync(absolute)) {
+      throw new ConfigError(
+        includedFrom === undefined ? `circuit source ${absolute} is missing` : `${includedFrom} includes ${file}, which does not exist`,
+      );
+    }
+    const content = readFileSync(absolute);
+    const library = libraryDirs.find((dir) => absolute.startsWith(path.resolve(dir) + path.sep));
+    const name = library !== undefined && !absolute.startsWith(mainDir + path.sep) ? `lib:${path.relative(library, absolute)}` : path.relative(mainDir, absolute);
+    seen.set(absolute, { file: absolute, name: name.split(path.sep).join('/'), sha256: createHash('sha256').update(content).digest('hex') });
+    for (const match of stripComments(content.toString('utf8')).matchAll(INCLUDE_RE)) {
+      const target = match[1]!;
+      const candidates = [path.resolve(path.dirname(absolute), target), ...libraryDirs.map((dir) => path.resolve(dir, target))];
+      const found = candidates.find((candidate) => existsSync(candidate));
+      visit(found ?? candidates[0]!, absolute);
+    }
+  };
+  visit(main, undefined);
+  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Everything that determines a circuit's build output, hashed into its cache key. */
+export interface BuildKeyInput {
+  circuitId: string;
+  sources: Array<{ name: string; sha256: string }>;
+  optimisation: string;
+  tools: Record<string, string>;
+}
+
+/** The versions of the tools whose output ends up in the build. */
+export function toolVersions(): Record<string, string> {
+  return {
+    pipeline: String(PIPELINE_VERSION),
+    circom2: packageVersion('circom2'),
+    snarkjs: packageVersion('snarkjs'),
+    ffjavascript: packageVersion('ffjavascript'),
+    solc: packageVersion('solc'),
+  };
+}
+
+/** The cache key of one circuit build (24 hex characters of a sha256). */
+export function buildKey(input: BuildKeyInput): string {
+  const canonical = JSON.stringify({
+    circuitId: input.circuitId,
+    optimisation: input.optimisation,
+    tools: Object.entries(input.tools).sort(([a], [b]) => a.localeCompare(b)),
+    sources: input.sources.map((s) => [s.name, s.sha256]),
+  });
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 24);
+}
