@@ -126,7 +126,8 @@ export class Output {
 
   /** A progress reporter: ora spinners on a terminal, nothing otherwise. */
   progressReporter(): ProgressReporter {
-    const enabled = this.chatty && this.stderr.isTTY === true;
+    // A terminal that reports no width (some pseudo-terminals) makes spinners redraw endlessly.
+    const enabled = this.chatty && this.stderr.isTTY === true && (this.stderr.columns ?? 0) >= 20;
     const stderr = this.stderr;
     const info = (text: string): void => this.info(text);
     if (!enabled) {

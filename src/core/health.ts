@@ -5,13 +5,14 @@
 import { existsSync } from 'node:fs';
 import type { Context } from './context.js';
 import { VERSION } from '../version.js';
+import { describeError } from '../errors.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
   role: string;
   version: string;
   chain: { embedded: boolean; chainId: number; reachable: boolean; state: string };
-  circuits: { present: boolean; path: string | undefined };
+  circuits: { present: boolean; path: string | undefined; problem?: string };
 }
 
 /** Checks chain and circuits without changing anything. */
@@ -41,6 +42,11 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
 
 async function circuitsPresence(ctx: Context): Promise<HealthReport['circuits']> {
   const { circuitsStatus } = await import('../circuits/build.js');
-  const status = await circuitsStatus(ctx);
-  return { present: status.upToDate, path: status.dir };
+  try {
+    const status = await circuitsStatus(ctx);
+    return { present: status.upToDate, path: status.dir };
+  } catch (error) {
+    // A missing CIRCUITS_PATH directory or source is a readiness problem to report, not a crash.
+    return { present: false, path: ctx.config.circuitsPath, problem: describeError(error) };
+  }
 }

@@ -10,7 +10,7 @@ const healthSchema = z.object({
   role: z.string(),
   version: z.string(),
   chain: z.object({ embedded: z.boolean(), chainId: z.number(), reachable: z.boolean(), state: z.string() }),
-  circuits: z.object({ present: z.boolean(), path: z.string().optional() }),
+  circuits: z.object({ present: z.boolean(), path: z.string().optional(), problem: z.string().optional() }),
 });
 
 /** GET /healthz for each role (no authentication). */
