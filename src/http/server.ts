@@ -98,10 +98,23 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     genReqId: () => randomUUID(),
     // Responses are JSON written by us; fastify's own plain-text errors are replaced below.
     return503OnClosing: true,
+    // On close, drop idle keep-alive connections at once (in-flight requests still finish);
+    // otherwise shutdown waits for the clients' keep-alive timeout.
+    forceCloseConnections: 'idle',
   });
   // Bodies are JSON only: fastify's default text/plain parser would turn a text body into a
   // string that then fails the schema with a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
+  // While shutting down, responses to in-flight requests close their connection, so clients'
+  // keep-alive sockets do not hold the server open until their idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   const queue = new SerialQueue();
   const openapi = buildOpenApiDocument(role, routes);
 
