@@ -3,8 +3,7 @@
  * the per-process Context (created on first use, closed by the entry after the command).
  */
 import { InvalidOptionArgumentError, type Command } from 'commander';
-import { loadConfig } from '../config/load.js';
-import { Context } from '../core/context.js';
+import type { Context } from '../core/context.js';
 import type { ExitCodeValue } from '../errors.js';
 import { Output } from '../output.js';
 
@@ -32,6 +31,8 @@ export class CliRuntime {
   /** The Context of this process, built from the configuration on first use. */
   async ctx(): Promise<Context> {
     if (this.context === undefined) {
+      // Loaded here, not at start-up: `vc --help` and `--version` never touch config or the store.
+      const [{ loadConfig }, { Context }] = await Promise.all([import('../config/load.js'), import('../core/context.js')]);
       const config = await loadConfig({ home: this.globals.home, envFile: this.globals.env });
       this.context = new Context({ config, progress: this.output.progressReporter() });
     }
