@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the tests: run the built `vc` binary as a user would, in a throwaway home.
  */
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -75,4 +75,54 @@ export function runVcAsync(args: string[], options: RunOptions = {}): Promise<Vc
 export function tempDir(prefix = 'vc-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface ServedUrls {
+  issuer: string;
+  holder: string;
+  verifier: string;
+}
+
+export interface VcServer {
+  /** Base URL of each served role. */
+  urls: Partial<ServedUrls> & Record<string, string>;
+  child: ChildProcess;
+  /** What the server wrote on stderr so far (request logs, warnings). */
+  stderr(): string;
+  /** SIGTERM, then waits for the exit; returns the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `vc serve ARGS` on free ports and resolves once it reports its listening URLs. */
+export async function startVcServe(home: string, args: string[] = ['--role', 'all'], options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<VcServer> {
+  const child = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', ...args, '--port', '0'], {
+    cwd: ROOT,
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const urls = await new Promise<VcServer['urls']>((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => reject(new Error(`vc serve did not start: ${stderr}`)), options.timeoutMs ?? 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n').find((l) => l.includes('"listening"'));
+      if (line !== undefined) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { listening: VcServer['urls'] }).listening);
+      }
+    });
+    void exited.then((code) => reject(new Error(`vc serve exited with ${String(code)}: ${stderr}`)));
+  });
+  return {
+    urls,
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

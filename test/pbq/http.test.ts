@@ -3,25 +3,19 @@
  * issuer DID, credential request, issuance, the embedded reverse hash service (GET/POST /node),
  * the on-chain request status, and JSON error bodies for bad requests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VC_BIN, childEnv, runVc, tempDir } from '../helpers.js';
+import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
 
 type Json = Record<string, unknown>;
-interface Urls {
-  issuer: string;
-  holder: string;
-  verifier: string;
-}
 
 const LONG = 900_000;
 const DEV_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const tmp = tempDir('vc-pbq-http-');
 const home = path.join(tmp.dir, 'home');
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
-let server: ChildProcess;
-let urls: Urls;
+let server: VcServer | undefined;
+let urls: ServedUrls;
 
 async function call(method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, {
@@ -34,30 +28,12 @@ async function call(method: 'GET' | 'POST', url: string, body?: unknown): Promis
 beforeAll(async () => {
   const circuits = runVc(['circuits', 'build'], { home, env });
   expect(circuits.status, circuits.stderr).toBe(0);
-  server = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', '--role', 'all', '--port', '0'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  urls = await new Promise<Urls>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`vc serve did not start: ${stderr}`)), 60_000);
-    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    server.stdout!.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const line = stdout.split('\n').find((l) => l.includes('"listening"'));
-      if (line !== undefined) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { listening: Urls }).listening);
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`vc serve exited with ${String(code)}: ${stderr}`)));
-  });
+  server = await startVcServe(home, ['--role', 'all'], { env });
+  urls = server.urls as ServedUrls;
 }, 1_200_000);
 
 afterAll(async () => {
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   runVc(['chain', 'down'], { home, env });
   tmp.cleanup();
 });

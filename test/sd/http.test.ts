@@ -2,21 +2,15 @@
  * The selective-disclosure round trip over HTTP against a real `vc serve --role all` on free ports:
  * issuer -> holder -> verifier, the nonce flow with replay, and the error bodies of bad requests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VC_BIN, childEnv, tempDir } from '../helpers.js';
+import { startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
 
 type Json = Record<string, unknown>;
-interface Urls {
-  issuer: string;
-  holder: string;
-  verifier: string;
-}
 
 const tmp = tempDir('vc-sd-http-');
-let server: ChildProcess;
-let urls: Urls;
+let server: VcServer | undefined;
+let urls: ServedUrls;
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -24,33 +18,12 @@ async function post(url: string, body: unknown): Promise<{ status: number; body:
 }
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [VC_BIN, '--home', path.join(tmp.dir, 'home'), 'serve', '--role', 'all', '--port', '0'], {
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  urls = await new Promise<Urls>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`vc serve did not start: ${stderr}`)), 30_000);
-    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    server.stdout!.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const line = stdout.split('\n').find((l) => l.includes('"listening"'));
-      if (line !== undefined) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { listening: Urls }).listening);
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`vc serve exited with ${String(code)}: ${stderr}`)));
-  });
+  server = await startVcServe(path.join(tmp.dir, 'home'));
+  urls = server.urls as ServedUrls;
 }, 60_000);
 
 afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   tmp.cleanup();
 });
 
