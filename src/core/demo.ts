@@ -22,7 +22,7 @@ export interface DemoOptions {
 }
 
 export interface DemoStep {
-  flow: 'pbq' | 'sd';
+  flow: 'holder' | 'pbq' | 'sd';
   name: string;
   ok: boolean;
   ms: number;
@@ -31,6 +31,7 @@ export interface DemoStep {
 
 export interface DemoResult {
   ok: boolean;
+  holderDid?: string;
   steps: DemoStep[];
   pbq?: { holderDid: string; issuerDid: string; requestId: number; txHash: string; onChain: boolean };
   sd?: { issuer: string; disclosed: Record<string, unknown>; verified: boolean; message: string };
@@ -47,7 +48,7 @@ class StepRecorder {
   readonly steps: DemoStep[] = [];
   constructor(private readonly ctx: Context) {}
 
-  async run<T>(flow: 'pbq' | 'sd', name: string, fn: () => Promise<T>, describe: (value: T) => string): Promise<T> {
+  async run<T>(flow: DemoStep['flow'], name: string, fn: () => Promise<T>, describe: (value: T) => string): Promise<T> {
     const progress = this.ctx.progress.start(name);
     const started = Date.now();
     try {
@@ -64,14 +65,13 @@ class StepRecorder {
   }
 }
 
-async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRecorder): Promise<NonNullable<DemoResult['pbq']>> {
+async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRecorder, holderDid: string): Promise<NonNullable<DemoResult['pbq']>> {
   const pbq = {
     did: await import('./pbq/did.js'),
     request: await import('./pbq/request.js'),
     issue: await import('./pbq/issue.js'),
     prove: await import('./pbq/prove.js'),
   };
-  const holder = await steps.run('pbq', 'holder DID', () => pbq.did.createHolderIdentity(ctx), (r) => r.did_String);
   const issuer = await steps.run('pbq', 'issuer DID', () => pbq.did.createIssuerIdentity(ctx), (r) => `did:${r.payload.method}:${r.payload.id}`);
   const request = await steps.run(
     'pbq',
@@ -87,7 +87,7 @@ async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRe
   const issued = await steps.run(
     'pbq',
     'passport credential issued, state published',
-    () => pbq.issue.issuePbqCredential(ctx, { holderDid: holder.did_String }),
+    () => pbq.issue.issuePbqCredential(ctx, { holderDid }),
     (r) => String(r.credential.id),
   );
   const submitted = await steps.run(
@@ -103,7 +103,7 @@ async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRe
     (r) => (r.isVerified ? 'proof recorded as verified' : 'NOT verified'),
   );
   return {
-    holderDid: holder.did_String,
+    holderDid,
     issuerDid: `did:${issuer.payload.method}:${issuer.payload.id}`,
     requestId: request.id,
     txHash: submitted.txHash,
@@ -111,9 +111,9 @@ async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRe
   };
 }
 
-async function runSelectiveDisclosure(ctx: Context, options: DemoOptions, steps: StepRecorder): Promise<NonNullable<DemoResult['sd']>> {
+async function runSelectiveDisclosure(ctx: Context, options: DemoOptions, steps: StepRecorder, holderDid: string): Promise<NonNullable<DemoResult['sd']>> {
   const sd = await import('./sd/index.js');
-  const credential = await steps.run('sd', 'BBS+ credential signed', () => sd.issueSelectiveDisclosureCredential(ctx, {}), (c) => `issuer ${String(c.issuer)}`);
+  const credential = await steps.run('sd', 'BBS+ credential signed', () => sd.issueSelectiveDisclosureCredential(ctx, { holder: holderDid }), (c) => `issuer ${String(c.issuer)}`);
   const nonce = await steps.run('sd', 'verifier nonce', async () => sd.createVerifierNonce(ctx), (n) => n.nonce);
   const derived = await steps.run(
     'sd',
@@ -138,9 +138,13 @@ export async function runDemo(ctx: Context, options: DemoOptions): Promise<DemoR
   const steps = new StepRecorder(ctx);
   const result: DemoResult = { ok: true, steps: steps.steps };
   let firstError: unknown;
+  // One holder for both flows: its iden3 DID is the subject of the BBS+ credential too.
+  const { createHolderIdentity } = await import('./pbq/did.js');
+  const holder = await steps.run('holder', 'holder DID', () => createHolderIdentity(ctx), (r) => r.did_String);
+  result.holderDid = holder.did_String;
   if (options.flow === 'sd' || options.flow === 'both') {
     try {
-      result.sd = await runSelectiveDisclosure(ctx, options, steps);
+      result.sd = await runSelectiveDisclosure(ctx, options, steps, holder.did_String);
       if (!result.sd.verified) result.ok = false;
     } catch (error) {
       result.ok = false;
@@ -149,7 +153,7 @@ export async function runDemo(ctx: Context, options: DemoOptions): Promise<DemoR
   }
   if (options.flow === 'pbq' || options.flow === 'both') {
     try {
-      result.pbq = await runProofByQuery(ctx, options, steps);
+      result.pbq = await runProofByQuery(ctx, options, steps, holder.did_String);
       if (!result.pbq.onChain) result.ok = false;
     } catch (error) {
       result.ok = false;

@@ -75,9 +75,9 @@ describe('vc demo in a terminal (tmux)', () => {
     expect(done).toContain('[vc exited 0]');
     const summary = done.split('\n').find((line) => line.includes('selective disclosure:'));
     expect(summary, done).toBeDefined();
-    // The sample subject has no id, so nationality and birthDate are what is revealed; never name.
-    expect(summary).toMatch(/selective disclosure: verified \(user has been verified successfully\); revealed nationality, birthDate$/);
-    expect(done).toMatch(/"disclosed": \{\s*"nationality": "NLD",\s*"birthDate": 19900101\s*\}/);
+    // The subject is the holder's DID; id, nationality and birthDate are revealed, never name.
+    expect(summary).toMatch(/selective disclosure: verified \(user has been verified successfully\); revealed id, nationality, birthDate$/);
+    expect(done).toMatch(/"disclosed": \{\s*"id": "did:polygonid:polygon:local:\w+",\s*"nationality": "NLD",\s*"birthDate": 19900101\s*\}/);
     // The summary is coloured on a terminal.
     const coloured = screen(true).split('\n').find((line) => line.includes('selective disclosure:'));
     expect(coloured).toMatch(/\u001b\[[0-9;]*m/);
@@ -88,11 +88,12 @@ describe('vc demo without a terminal', () => {
   it('--flow sd --yes --json runs the defaults and exits 0 with ok: true', () => {
     const run = runVc(['--json', 'demo', '--flow', 'sd', '--yes'], { home: path.join(tmp.dir, 'yes'), timeoutMs: 120_000 });
     expect(run.status, run.stderr).toBe(0);
-    const result = run.json<{ ok: boolean; sd: { verified: boolean; disclosed: Record<string, unknown> }; steps: Array<{ flow: string; ok: boolean }>; pbq?: unknown }>();
+    const result = run.json<{ ok: boolean; holderDid: string; sd: { verified: boolean; disclosed: Record<string, unknown> }; steps: Array<{ flow: string; ok: boolean }>; pbq?: unknown }>();
     expect(result.ok).toBe(true);
     expect(result.sd.verified).toBe(true);
-    expect(result.sd.disclosed).toEqual({ name: 'Alice Example', nationality: 'NLD' });
-    expect(result.steps.map((step) => step.flow)).toEqual(['sd', 'sd', 'sd', 'sd']);
+    expect(result.holderDid).toMatch(/^did:polygonid:polygon:local:\w+$/);
+    expect(result.sd.disclosed).toEqual({ id: result.holderDid, name: 'Alice Example', nationality: 'NLD' });
+    expect(result.steps.map((step) => step.flow)).toEqual(['holder', 'sd', 'sd', 'sd', 'sd']);
     expect(result.steps.every((step) => step.ok)).toBe(true);
     expect(result.pbq).toBeUndefined();
   }, 180_000);
