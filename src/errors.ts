@@ -106,3 +106,20 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message.split('\n')[0] ?? error.name;
   return String(error);
 }
+
+/**
+ * Replaces every URL in a message by its origin: RPC and RHS URLs often carry API keys in their
+ * path, query or user info, which must not reach HTTP clients or shared logs.
+ */
+export function redactUrls(text: string): string {
+  return text.replace(/\b(https?|wss?):\/\/[^\s"'<>)]+/g, (match) => {
+    const trailing = /[.,;:]+$/.exec(match)?.[0] ?? '';
+    try {
+      const url = new URL(match.slice(0, match.length - trailing.length));
+      const hidden = url.pathname.length > 1 || url.search !== '' || url.username !== '' ? '/…' : '';
+      return `${url.protocol}//${url.host}${hidden}${trailing}`;
+    } catch {
+      return `(url)${trailing}`;
+    }
+  });
+}

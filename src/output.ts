@@ -1,7 +1,8 @@
 /**
  * The only module that writes to stdout and stderr. Results are JSON on stdout (pretty on a
- * terminal, compact with --json) or written atomically to `-o FILE`; human summaries, progress
- * and errors go to stderr. --json and --quiet silence stderr except for errors.
+ * terminal, compact with --json) or written atomically to `-o FILE` (0600); human summaries,
+ * progress and errors go to stderr. --json silences summaries and progress (warnings and errors
+ * stay); --quiet silences everything but errors.
  */
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -72,7 +73,8 @@ export class Output {
   /** Emits a command's result: JSON to stdout or to `outFile`, plus an optional human summary. */
   result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined } = {}): void {
     if (options.outFile !== undefined) {
-      writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`);
+      // Results are credentials, proofs and keys: personal data, readable by the owner only.
+      writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`, 0o600);
       this.info(`wrote ${options.outFile}`);
     } else {
       const text = this.json || !this.stdout.isTTY ? JSON.stringify(value) : JSON.stringify(value, null, 2);
@@ -119,9 +121,14 @@ export class Output {
     if (!this.quiet) this.stderr.write(`${JSON.stringify(line)}\n`);
   }
 
-  /** Raw stderr text for help and usage messages. */
+  /** Raw stderr text for usage messages. */
   raw(text: string): void {
     this.stderr.write(text);
+  }
+
+  /** Raw stdout text for help and version output. */
+  rawOut(text: string): void {
+    this.stdout.write(text);
   }
 
   /** A progress reporter: ora spinners on a terminal, nothing otherwise. */

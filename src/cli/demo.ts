@@ -12,7 +12,17 @@ interface DemoCliOptions {
   yes?: boolean;
 }
 
+/** Ctrl-C at a prompt is the user's choice, not a crash. */
 async function askOptions(initialFlow: DemoFlow | undefined): Promise<DemoOptions> {
+  try {
+    return await promptOptions(initialFlow);
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError') throw new InputError('vc demo cancelled at a prompt', { field: 'demo' });
+    throw error;
+  }
+}
+
+async function promptOptions(initialFlow: DemoFlow | undefined): Promise<DemoOptions> {
   const { DEMO_DEFAULTS, DEMO_REVEALABLE_KEYS } = await import('../core/demo.js');
   const { default: inquirer } = await import('inquirer');
   const flow: DemoFlow =

@@ -29,7 +29,7 @@ Examples:
   $ vc serve --role all                        # issuer :3000, verifier :4000, holder :5000
   $ vc demo --yes                              # both flows end to end on the embedded chain
 
-Data lives in the wallet home (--home, VC_HOME, \`vc config set home DIR\`, default ~/.local/share/vc).
+Data lives in the wallet home (--home, VC_HOME, \`vc config set-home DIR\`, default ~/.local/share/vc).
 Configuration comes from the environment and ./.env (or --env FILE); see .env.sample.
 Exit codes: 0 ok, 1 verification failed, 2 usage/input error, 3 configuration error,
 4 network/chain error, 70 internal error.`;
@@ -46,9 +46,8 @@ export function buildProgram(rt: CliRuntime): Command {
     .addHelpText('after', EXAMPLES)
     .showSuggestionAfterError(true)
     .configureOutput({
-      writeOut: (text) => process.stdout.write(text),
-      writeErr: (text) => process.stderr.write(text),
-      outputError: (text, write) => write(text.replace(/^error: /, 'error: ')),
+      writeOut: (text) => rt.output.rawOut(text),
+      writeErr: (text) => rt.output.raw(text),
     });
 
   program.hook('preAction', async (_this, action) => {

@@ -60,3 +60,13 @@ export function integerOption(name: string): (value: string) => number {
     return Number(value);
   };
 }
+
+/** Parses a TCP port option (0 picks a free port). */
+export function portOption(name: string): (value: string) => number {
+  const parseInteger = integerOption(name);
+  return (value: string) => {
+    const port = parseInteger(value);
+    if (port < 0 || port > 65535) throw new InvalidOptionArgumentError(`${name} expects a port from 0 to 65535, got ${port}`);
+    return port;
+  };
+}

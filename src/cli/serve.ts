@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { ROLES, type Role } from '../http/route.js';
-import { integerOption, type CliRuntime } from './runtime.js';
+import { portOption, type CliRuntime } from './runtime.js';
 
 interface ServeOptions {
   role: Role | 'all';
@@ -18,7 +18,7 @@ export function registerServeCommand(program: Command, rt: CliRuntime): void {
     .command('serve')
     .description('serve the issuer, holder and verifier routes over HTTP (JSON)')
     .addOption(new Option('--role <role>', 'which service to run').choices([...ROLES, 'all']).default('all'))
-    .option('--port <n>', 'port for a single role (default: issuer 3000, verifier 4000, holder 5000, or PORT)', integerOption('--port'))
+    .option('--port <n>', 'port for a single role (default: issuer 3000, verifier 4000, holder 5000, or PORT)', portOption('--port'))
     .option('--host <host>', 'address to listen on (default 127.0.0.1 or VC_HOST)')
     .addHelpText(
       'after',

@@ -8,7 +8,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../core/context.js';
 import { parseInput } from '../core/validate.js';
-import { isVcError, describeError } from '../errors.js';
+import { InputError, isVcError, describeError, redactUrls } from '../errors.js';
 import { DEFAULT_PORTS, type Role, type RouteDefinition } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -89,7 +89,7 @@ function fastifyErrorStatus(error: { code?: string; statusCode?: number }): { st
   }
 }
 
-async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions): Promise<FastifyInstance> {
+async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
   const { default: Fastify } = await import('fastify');
   const { server: serverConfig } = ctx.config;
   const app = Fastify({
@@ -115,7 +115,6 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     if (closing) reply.header('connection', 'close');
     return payload;
   });
-  const queue = new SerialQueue();
   const openapi = buildOpenApiDocument(role, routes);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -162,7 +161,8 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
         // reads them in the log, the client gets the code only. Upstream (chain) errors stay.
         if (error.httpStatus !== 502) return sendError(reply, error.httpStatus, error.code, `${error.code.replace(/_/g, ' ')} on the server (see its log)`, error.field);
       }
-      return sendError(reply, error.httpStatus, error.code, error.message, error.field);
+      // Upstream errors name the URL that failed: its origin only, never a key in its path.
+      return sendError(reply, error.httpStatus, error.code, error.httpStatus === 502 ? redactUrls(error.message) : error.message, error.field);
     }
     const known = fastifyErrorStatus(error as { code?: string; statusCode?: number });
     if (known !== undefined) {
@@ -225,10 +225,13 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   const single = options.roles.length === 1;
   const apps: FastifyInstance[] = [];
   const urls: Partial<Record<Role, string>> = {};
+  // One queue for the whole process, not per role: an issuer's state transition and a holder's
+  // proof share the wallet, the signer's nonces and the prover's workers.
+  const queue = new SerialQueue();
   try {
     for (const role of options.roles) {
       const routes = (options.routes ?? allRoutes()).filter((route) => route.role === role);
-      const app = await buildRoleApp(ctx, role, routes, options);
+      const app = await buildRoleApp(ctx, role, routes, options, queue);
       apps.push(app);
       const port = single ? (options.port ?? ctx.config.server.port ?? DEFAULT_PORTS[role]) : (options.port !== undefined && options.port === 0 ? 0 : DEFAULT_PORTS[role]);
       const address = await app.listen({ port, host });
@@ -237,9 +240,11 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   } catch (error) {
     await Promise.all(apps.map((app) => app.close()));
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      const { InputError } = await import('../errors.js');
-      throw new InputError(`cannot listen: ${describeError(error)} (choose another --port)`, { field: 'port', cause: error });
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ERR_SOCKET_BAD_PORT') {
+      throw new InputError(`cannot listen on port: ${describeError(error)} (choose another --port or PORT)`, { field: 'port', cause: error });
+    }
+    if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN' || code === 'EINVAL') {
+      throw new InputError(`cannot listen on host ${host}: ${describeError(error)} (choose another --host or VC_HOST)`, { field: 'host', cause: error });
     }
     throw error;
   }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runVc, tempDir } from '../helpers.js';
@@ -82,6 +82,16 @@ describe('vc command line', () => {
     const run = runVc(['verifier', 'verify', '--vc', file], { home });
     expect(run.status).toBe(2);
     expectOneLineError(run.stderr, /--vc: .*broken\.json is not valid JSON/);
+  });
+
+  it('writes -o FILE atomically, readable by the owner only, and keeps stdout empty', () => {
+    const out = path.join(tmp.dir, 'nonce.json');
+    const run = runVc(['--json', 'verifier', 'nonce', '-o', out], { home });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveProperty('nonce');
+    expect(readdirSync(tmp.dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('prints compact JSON on stdout and nothing on stderr with --json, never the secrets', () => {

@@ -34,28 +34,30 @@ const testRoutes: RouteDefinition[] = [
       return { body: { hello: body.name } };
     },
   }),
-  defineRoute({
-    role: 'verifier',
-    method: 'POST',
-    path: '/slow',
-    summary: 'a mutating slow operation',
-    body: z.object({}),
-    mutating: true,
-    handler: async () => {
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setTimeout(r, 100));
-      inFlight--;
-      return { body: { done: true } };
-    },
-  }),
+  ...(['verifier', 'holder'] as const).map((role) =>
+    defineRoute({
+      role,
+      method: 'POST',
+      path: '/slow',
+      summary: 'a mutating slow operation',
+      body: z.object({}),
+      mutating: true,
+      handler: async () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 100));
+        inFlight--;
+        return { body: { done: true } };
+      },
+    }),
+  ),
 ];
 
 beforeAll(async () => {
   // An empty CIRCUITS_PATH makes readiness deterministic: the circuits are missing.
   const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));
   ctx = new Context({ config });
-  server = await startServer(ctx, { roles: ['verifier'], port: 0, routes: testRoutes, log: (line) => logs.push(line) });
+  server = await startServer(ctx, { roles: ['verifier', 'holder'], port: 0, routes: testRoutes, log: (line) => logs.push(line) });
   base = server.urls.verifier!;
 });
 afterAll(async () => {
@@ -152,8 +154,10 @@ describe('vc serve: cross-cutting HTTP behaviour', () => {
     expect(error).toEqual({ code: 'internal_error', message: 'internal error' });
   });
 
-  it('runs mutating operations one at a time', async () => {
-    const responses = await Promise.all(Array.from({ length: 4 }, () => post('/slow', '{}')));
+  it('runs mutating operations one at a time across every served role', async () => {
+    const holder = server.urls.holder!;
+    const toHolder = () => fetch(`${holder}/slow`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', ...auth } });
+    const responses = await Promise.all([post('/slow', '{}'), toHolder(), post('/slow', '{}'), toHolder()]);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(maxInFlight).toBe(1);
   });
