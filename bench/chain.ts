@@ -15,6 +15,7 @@ import { getChain } from '../src/chain/client.js';
 import { probeChainId } from '../src/chain/jsonRpc.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
+import { median, round } from './stats.js';
 
 export interface Stats {
   medianMs: number;
@@ -39,11 +40,8 @@ export interface ChainBenchResult {
 }
 
 function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  const round = (n: number): number => Math.round(n * 10) / 10;
-  return { medianMs: round(median), minMs: round(sorted[0]!), maxMs: round(sorted[sorted.length - 1]!), samplesMs: samples.map(round) };
+  const tenth = (n: number): number => round(n, 1);
+  return { medianMs: tenth(median(samples)), minMs: tenth(Math.min(...samples)), maxMs: tenth(Math.max(...samples)), samplesMs: samples.map(tenth) };
 }
 
 async function timeGetChain(home: string): Promise<number> {

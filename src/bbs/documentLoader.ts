@@ -4,14 +4,16 @@
  * the key from the identifier itself, so signing, deriving and verifying never touch the network.
  * An unknown URL is an error naming it (a remote context could change what a signature means).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UnprocessableError } from '../errors.js';
+import { packageRoot } from '../paths.js';
 import { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL } from './contextUrls.js';
 import { isBlsDidKeyUrl, resolveBlsDidKey } from './didKey.js';
 
 export { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL };
+/** Re-exported for the modules that locate fixtures/ through this one. */
+export { packageRoot };
 
 /** Every bundled document: URL -> file under fixtures/contexts/. */
 export const BUNDLED_DOCUMENTS: Readonly<Record<string, string>> = {
@@ -41,17 +43,6 @@ export class UnknownDocumentError extends UnprocessableError {
   constructor(url: string) {
     super(`document ${url} is not bundled with vc (remote documents are never fetched)`, { field: '@context' });
     this.url = url;
-  }
-}
-
-/** The package root (the directory holding package.json and fixtures/), from src/ or dist/src/. */
-export function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'fixtures'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot locate the vc package root (package.json + fixtures/)');
-    dir = parent;
   }
 }
 

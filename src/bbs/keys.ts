@@ -5,8 +5,8 @@
  * wallet store (0600). The phrase is a secret: it is returned only by `readIssuerSeedPhrase`.
  */
 import type { Context } from '../core/context.js';
-import { ConfigError } from '../errors.js';
 import { blsDidKeyFromPublicKey } from './didKey.js';
+import { normaliseSeedPhrase } from './seedPhrase.js';
 
 /** Store namespace of the BBS+ key material. */
 export const BBS_KEYS_NAMESPACE = 'bbs.keys';
@@ -32,24 +32,9 @@ interface StoredSeedPhrase {
   createdAt: string;
 }
 
-/** Checks a BIP39 phrase (12 or 24 English words, valid checksum) and returns it normalised. */
-export async function normaliseSeedPhrase(phrase: string, source: string): Promise<string> {
-  const { validateMnemonic } = await import('@scure/bip39');
-  const { wordlist } = await import('@scure/bip39/wordlists/english');
-  const words = phrase.trim().split(/\s+/);
-  if (words.length !== 12 && words.length !== 24) {
-    throw new ConfigError(`${source}: expected a BIP39 phrase of 12 or 24 words, got ${words.length}`, { field: source });
-  }
-  const normalised = words.join(' ').toLowerCase();
-  if (!validateMnemonic(normalised, wordlist)) {
-    throw new ConfigError(`${source}: not a valid BIP39 English phrase (unknown word or bad checksum)`, { field: source });
-  }
-  return normalised;
-}
-
 /** Derives the BLS12-381 G2 key pair of a BIP39 phrase: same phrase, same key, on every machine. */
 export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSource = 'config'): Promise<BlsIssuerKey> {
-  const normalised = await normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
+  const normalised = normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
   const { mnemonicToSeed } = await import('@scure/bip39');
   const seed = await mnemonicToSeed(normalised);
   const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;

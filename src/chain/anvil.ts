@@ -20,6 +20,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { Context } from '../core/context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
@@ -99,10 +100,6 @@ function checkpointKey(chainId: number): string {
   return `checkpoint:${chainId}`;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** True when a process with this pid exists and is not a zombie. */
 export function isProcessAlive(pid: number): boolean {
   try {
@@ -130,11 +127,16 @@ function isOurNode(pid: number, stateDir: string): boolean {
   }
 }
 
+/** True when the recorded node's process is still running (without asking its RPC). */
+export function isLocalNodeProcess(record: Pick<LocalNodeRecord, 'pid' | 'stateDir'>): boolean {
+  return isProcessAlive(record.pid) && isOurNode(record.pid, record.stateDir);
+}
+
 /** Inspects the recorded node without changing anything. */
 export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
   const record = ctx.store.get<LocalNodeRecord>(NODE_NS, NODE_KEY);
   if (record === undefined) return { state: 'stopped', record };
-  if (!isProcessAlive(record.pid) || !isOurNode(record.pid, record.stateDir)) return { state: 'dead', record };
+  if (!isLocalNodeProcess(record)) return { state: 'dead', record };
   const chainId = await probeChainId(record.rpcUrl, 1_500);
   return { state: chainId === record.chainId ? 'running' : 'unresponsive', record };
 }

@@ -3,11 +3,12 @@
  * provider and signer, and the address book of the iden3 contracts. Created lazily through the
  * Context so commands that never touch the chain never load ethers or start the node.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRpcApiProvider, Wallet } from 'ethers';
 import type { Context } from '../core/context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
-import { checkpointLocalChain, ensureLocalNode, type LocalNodeInfo } from './anvil.js';
-import { JsonRpcCallError, jsonRpcCall } from './jsonRpc.js';
+import { checkpointLocalChain, ensureLocalNode, isLocalNodeProcess, type LocalNodeInfo } from './anvil.js';
+import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';
 import type { ChainAddresses } from './deploy.js';
 
 /**
@@ -41,21 +42,16 @@ export interface ChainClient extends ChainConnection {
   addresses: ChainAddresses;
 }
 
-async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Calls eth_chainId with bounded retries; NetworkError (exit 4) naming the URL when it never answers. */
-export async function probeEndpoint(url: string): Promise<number> {
+/** Runs `probe` on the bounded retry schedule; NetworkError (exit 4) naming the URL when it never succeeds. */
+async function withProbeRetries(url: string, probe: () => Promise<number>, isFinal: (error: unknown) => boolean = () => false): Promise<number> {
   let lastError: unknown;
   for (const delay of RPC_RETRY_DELAYS_MS) {
     if (delay > 0) await sleep(delay);
     try {
-      return Number(BigInt(await jsonRpcCall<string>(url, 'eth_chainId', [], RPC_PROBE_TIMEOUT_MS)));
+      return await probe();
     } catch (error) {
       lastError = error;
-      // An endpoint that answers with a JSON-RPC error is up but refuses: retrying will not help.
-      if (error instanceof JsonRpcCallError && error.kind === 'rpc') break;
+      if (isFinal(error)) break;
     }
   }
   throw new NetworkError(`cannot reach the chain RPC endpoint ${url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
@@ -64,25 +60,26 @@ export async function probeEndpoint(url: string): Promise<number> {
   });
 }
 
-async function probeWebSocket(provider: JsonRpcApiProvider, url: string): Promise<number> {
-  let lastError: unknown;
-  for (const delay of RPC_RETRY_DELAYS_MS) {
-    if (delay > 0) await sleep(delay);
-    try {
-      const result = await Promise.race([
-        provider.send('eth_chainId', []) as Promise<string>,
-        sleep(RPC_PROBE_TIMEOUT_MS).then(() => {
-          throw new Error(`no answer within ${RPC_PROBE_TIMEOUT_MS} ms`);
-        }),
-      ]);
-      return Number(BigInt(result));
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  throw new NetworkError(`cannot reach the chain RPC endpoint ${url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
-    field: 'RPC_URL',
-    cause: lastError,
+/** Calls eth_chainId with bounded retries; NetworkError (exit 4) naming the URL when it never answers. */
+export function probeEndpoint(url: string): Promise<number> {
+  return withProbeRetries(
+    url,
+    async () => Number(BigInt(await jsonRpcCall<string>(url, 'eth_chainId', [], RPC_PROBE_TIMEOUT_MS))),
+    // An endpoint that answers with a JSON-RPC error is up but refuses: retrying will not help.
+    (error) => error instanceof JsonRpcCallError && error.kind === 'rpc',
+  );
+}
+
+function probeWebSocket(provider: JsonRpcApiProvider, url: string): Promise<number> {
+  return withProbeRetries(url, async () => {
+    const result = await Promise.race([
+      provider.send('eth_chainId', []) as Promise<string>,
+      // Unreferenced: a pending probe timer must not keep the process alive once the race is won.
+      sleep(RPC_PROBE_TIMEOUT_MS, undefined, { ref: false }).then(() => {
+        throw new Error(`no answer within ${RPC_PROBE_TIMEOUT_MS} ms`);
+      }),
+    ]);
+    return Number(BigInt(result));
   });
 }
 
@@ -139,12 +136,87 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
   return { rpcUrl, chainId: chain.chainId, embedded, provider, signer, node, txQueue: { tail: Promise.resolve() } };
 }
 
+/** Context keys of the cached connection and client (see forgetChainConnection). */
+const CONNECTION_KEY = 'chain.connection';
+const CHAIN_KEY = 'chain';
+const CONNECTION_HEALTH_KEY = 'chain.connectionHealth';
+
+/** Outcome of the latest attempt to connect in this context (read by the health check). */
+interface ConnectionHealth {
+  failure: string | undefined;
+}
+
+function connectionHealth(ctx: Context): Promise<ConnectionHealth> {
+  return ctx.lazy(CONNECTION_HEALTH_KEY, async () => ({ failure: undefined }));
+}
+
+/**
+ * Why the latest attempt of this context to connect to the chain failed, or undefined when it
+ * succeeded or none was made. A long-lived server reports it as not ready.
+ */
+export async function lastConnectionFailure(ctx: Context): Promise<string | undefined> {
+  return (await ctx.peek<ConnectionHealth>(CONNECTION_HEALTH_KEY))?.failure;
+}
+
+async function createTrackedConnection(ctx: Context): Promise<ChainConnection> {
+  const health = await connectionHealth(ctx);
+  try {
+    const connection = await createConnection(ctx);
+    health.failure = undefined;
+    return connection;
+  } catch (error) {
+    health.failure = describeError(error);
+    throw error;
+  }
+}
+
+/** True when a cached connection's embedded node is no longer running (killed, crashed, stopped). */
+function isEmbeddedNodeGone(connection: ChainConnection): boolean {
+  return connection.embedded && connection.node !== undefined && !isLocalNodeProcess(connection.node);
+}
+
+/**
+ * Drops the cached chain client and connection built on `connection`, so the next chain request
+ * reconnects (ensureLocalNode restarting the embedded node from its saved state). Entries already
+ * replaced by a newer connection are kept. Returns whether anything was dropped.
+ */
+export async function forgetChainConnection(ctx: Context, connection: Pick<ChainConnection, 'provider'>): Promise<boolean> {
+  let dropped = false;
+  const unsettled = Symbol('unsettled');
+  for (const key of [CHAIN_KEY, CONNECTION_KEY]) {
+    const pending = ctx.peek<ChainConnection>(key);
+    if (pending === undefined) continue;
+    // Only settled entries are examined: one still being created is a newer connection, or the
+    // very getChain that called us (awaiting it here would deadlock).
+    const current = await Promise.race([pending, Promise.resolve(unsettled)]).catch(() => undefined);
+    if (current !== unsettled && current?.provider === connection.provider && ctx.forget(key, pending)) dropped = true;
+  }
+  // Its node is gone: stop the provider's timers now rather than when the context closes.
+  if (dropped) await connection.provider.destroy();
+  return dropped;
+}
+
+/**
+ * After a failed call on the embedded chain: when the node is really gone or no longer answers,
+ * forget the connection so the next request restarts it, instead of failing for the lifetime of
+ * a long-running server. Returns whether the connection was dropped.
+ */
+export async function forgetConnectionIfNodeFailed(ctx: Context, connection: ChainConnection): Promise<boolean> {
+  if (!connection.embedded || connection.node === undefined) return false;
+  const answering = isLocalNodeProcess(connection.node) && (await probeChainId(connection.rpcUrl, 1_500)) === connection.chainId;
+  return answering ? false : forgetChainConnection(ctx, connection);
+}
+
 /**
  * The connection to the configured chain (starting the local node when needed), without making
- * sure the contracts exist. Most code wants getChain instead.
+ * sure the contracts exist. Most code wants getChain instead. A cached connection whose embedded
+ * node died is replaced (the node is restarted from its saved state).
  */
-export function connectChain(ctx: Context): Promise<ChainConnection> {
-  return ctx.lazy('chain.connection', () => createConnection(ctx));
+export async function connectChain(ctx: Context): Promise<ChainConnection> {
+  const connection = await ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
+  if (!isEmbeddedNodeGone(connection)) return connection;
+  await forgetChainConnection(ctx, connection);
+  return ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
 }
 
 /**
@@ -152,7 +224,7 @@ export function connectChain(ctx: Context): Promise<ChainConnection> {
  * was already running when we connected belongs to someone else and keeps running.
  */
 export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean> {
-  const pending = ctx.peek<ChainConnection>('chain.connection');
+  const pending = ctx.peek<ChainConnection>(CONNECTION_KEY);
   if (pending === undefined) return false;
   const connection = await pending.catch(() => undefined);
   if (connection?.node?.started !== true) return false;
@@ -161,15 +233,21 @@ export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean>
   return result.stopped;
 }
 
+async function createChainClient(ctx: Context): Promise<ChainClient> {
+  const connection = await connectChain(ctx);
+  const { ensureDeployed } = await import('./deploy.js');
+  const book = await ensureDeployed(ctx);
+  return { ...connection, addresses: book };
+}
+
 /**
  * The chain client: connection plus contract addresses. On the embedded chain the contracts are
  * deployed the first time; with RPC_URL they come from configuration (or an earlier `vc chain deploy`).
+ * A cached client whose embedded node died is rebuilt on a restarted node.
  */
-export function getChain(ctx: Context): Promise<ChainClient> {
-  return ctx.lazy('chain', async () => {
-    const connection = await connectChain(ctx);
-    const { ensureDeployed } = await import('./deploy.js');
-    const book = await ensureDeployed(ctx);
-    return { ...connection, addresses: book };
-  });
+export async function getChain(ctx: Context): Promise<ChainClient> {
+  const chain = await ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
+  if (!isEmbeddedNodeGone(chain)) return chain;
+  await forgetChainConnection(ctx, chain);
+  return ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
 }

@@ -213,11 +213,6 @@ export function readAddressBook(ctx: Context, chainId = ctx.config.chain.chainId
   return ctx.store.get<AddressBook>(ADDRESS_BOOK_NS, String(chainId));
 }
 
-/** Deletes the address book of a chain (used by `vc chain reset`). */
-export function deleteAddressBook(ctx: Context, chainId = ctx.config.chain.chainId): boolean {
-  return ctx.store.delete(ADDRESS_BOOK_NS, String(chainId));
-}
-
 /** The public addresses of a (complete) address book. */
 export function addressesOf(book: AddressBook): ChainAddresses {
   const all: Partial<Record<ContractKey, string>> = {};

@@ -3,6 +3,7 @@
  * whether the local node answers, reading its chain id, dumping its state. Everything richer
  * (contracts, signing) goes through the ethers provider of src/chain/client.ts.
  */
+import { randomInt } from 'node:crypto';
 import { describeError } from '../errors.js';
 
 /** A JSON-RPC call that failed: transport error, HTTP error or an error object in the reply. */
@@ -16,7 +17,13 @@ export class JsonRpcCallError extends Error {
   }
 }
 
-let requestId = 0;
+/**
+ * A fresh request id per call: the replies are matched within one HTTP exchange, so ids only
+ * need to differ inside a batch, and no counter is shared across the process.
+ */
+function newRequestId(count = 1): number {
+  return randomInt(1, 2 ** 31 - count);
+}
 
 /** Sends one JSON-RPC request and returns its result; throws JsonRpcCallError on any failure. */
 export async function jsonRpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 2_000): Promise<T> {
@@ -25,7 +32,7 @@ export async function jsonRpcCall<T>(url: string, method: string, params: unknow
     response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method, params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: newRequestId(), method, params }),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
@@ -62,8 +69,7 @@ export async function probeChainId(url: string, timeoutMs = 1_000): Promise<numb
 export async function jsonRpcBatch<T>(url: string, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<T[]> {
   if (calls.length === 0) return [];
   let response: Response;
-  const first = ++requestId;
-  requestId += calls.length;
+  const first = newRequestId(calls.length);
   try {
     response = await fetch(url, {
       method: 'POST',

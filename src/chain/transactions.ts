@@ -7,11 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Interface, InterfaceAbi, TransactionReceipt, TransactionRequest } from 'ethers';
 import type { Context } from '../core/context.js';
 import { ConfigError, NetworkError, VerificationError, describeError, type VcErrorOptions } from '../errors.js';
 import { checkpointLocalChain } from './anvil.js';
-import { connectChain, type ChainConnection } from './client.js';
+import { connectChain, forgetConnectionIfNodeFailed, type ChainConnection } from './client.js';
 
 /** A transaction rejected by a contract, with the decoded custom error when known. */
 export class TransactionRevertedError extends VerificationError {
@@ -68,27 +69,46 @@ export interface ContractCall {
   value?: bigint;
 }
 
-/** Reads the ABIs of every iden3 contract artifact once (only needed when decoding a failure). */
-function iden3ErrorInterface(ethers: typeof import('ethers'), extra: InterfaceAbi[]): Interface {
-  const require = createRequire(import.meta.url);
-  const dir = path.join(path.dirname(require.resolve('@iden3/contracts/package.json')), 'build', 'contracts');
+/** A custom error of a contract ABI: its 4-byte selector and full signature. */
+interface ErrorFragmentText {
+  selector: string;
+  text: string;
+}
+
+function errorFragmentsOf(ethers: typeof import('ethers'), abi: InterfaceAbi): ErrorFragmentText[] {
+  const found: ErrorFragmentText[] = [];
+  ethers.Interface.from(abi).forEachError((fragment) => found.push({ selector: fragment.selector, text: fragment.format('full') }));
+  return found;
+}
+
+/**
+ * The custom errors of every iden3 contract artifact (some eighty files), read on the first
+ * decoded failure of this context and kept for its lifetime: a server decodes many reverts.
+ */
+function iden3ErrorFragments(ctx: Context, ethers: typeof import('ethers')): Promise<ErrorFragmentText[]> {
+  return ctx.lazy('chain.iden3ErrorFragments', async () => {
+    const require = createRequire(import.meta.url);
+    const dir = path.join(path.dirname(require.resolve('@iden3/contracts/package.json')), 'build', 'contracts');
+    const fragments: ErrorFragmentText[] = [];
+    for (const file of readdirSync(dir)) {
+      if (!file.endsWith('.json')) continue;
+      const artifact = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { abi?: InterfaceAbi };
+      if (artifact.abi !== undefined) fragments.push(...errorFragmentsOf(ethers, artifact.abi));
+    }
+    return fragments;
+  });
+}
+
+/** One interface with the custom errors of the caller's ABIs first, then those of the iden3 artifacts. */
+async function errorInterface(ctx: Context, ethers: typeof import('ethers'), extra: InterfaceAbi[]): Promise<Interface> {
   const seen = new Set<string>();
-  const fragments: string[] = [];
-  const add = (abi: InterfaceAbi): void => {
-    const iface = ethers.Interface.from(abi);
-    iface.forEachError((fragment) => {
-      if (seen.has(fragment.selector)) return;
-      seen.add(fragment.selector);
-      fragments.push(fragment.format('full'));
-    });
-  };
-  for (const abi of extra) add(abi);
-  for (const file of readdirSync(dir)) {
-    if (!file.endsWith('.json')) continue;
-    const artifact = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { abi?: InterfaceAbi };
-    if (artifact.abi !== undefined) add(artifact.abi);
+  const texts: string[] = [];
+  for (const fragment of [...extra.flatMap((abi) => errorFragmentsOf(ethers, abi)), ...(await iden3ErrorFragments(ctx, ethers))]) {
+    if (seen.has(fragment.selector)) continue;
+    seen.add(fragment.selector);
+    texts.push(fragment.text);
   }
-  return new ethers.Interface(fragments);
+  return new ethers.Interface(texts);
 }
 
 function formatValue(value: unknown): string {
@@ -98,7 +118,7 @@ function formatValue(value: unknown): string {
 }
 
 /** Decodes revert data into a readable custom error, require string or panic. */
-export async function decodeRevertData(data: string | undefined, abis: InterfaceAbi[] = []): Promise<DecodedRevert> {
+export async function decodeRevertData(ctx: Context, data: string | undefined, abis: InterfaceAbi[] = []): Promise<DecodedRevert> {
   const ethers = await import('ethers');
   if (data === undefined || data === '0x' || data.length < 10) {
     return { name: undefined, args: {}, text: 'reverted without a reason', data };
@@ -114,7 +134,7 @@ export async function decodeRevertData(data: string | undefined, abis: Interface
       const [code] = coder.decode(['uint256'], ethers.dataSlice(data, 4));
       return { name: 'Panic', args: { code }, text: `Panic(0x${(code as bigint).toString(16)})`, data };
     }
-    const iface = iden3ErrorInterface(ethers, abis);
+    const iface = await errorInterface(ctx, ethers, abis);
     const parsed = iface.parseError(data);
     if (parsed !== null) {
       const args: Record<string, unknown> = {};
@@ -162,14 +182,16 @@ function isConnectionFailure(error: unknown): boolean {
 
 /**
  * Turns a failure of a call or transaction into our error: a decoded revert becomes a
- * TransactionRevertedError (exit 1), an unreachable RPC a NetworkError (exit 4).
+ * TransactionRevertedError (exit 1), an unreachable RPC a NetworkError (exit 4). A connection
+ * failure on the embedded chain whose node died also drops the cached connection, so the next
+ * request restarts the node.
  */
-export async function toChainError(error: unknown, description: string, connection: Pick<ChainConnection, 'rpcUrl' | 'signer'>, abis: InterfaceAbi[] = []): Promise<Error> {
+export async function toChainError(ctx: Context, error: unknown, description: string, connection: ChainConnection, abis: InterfaceAbi[] = []): Promise<Error> {
   if (error instanceof VerificationError || error instanceof NetworkError || error instanceof ConfigError) return error;
   const code = (error as { code?: unknown }).code;
   const data = revertDataOf(error);
   if (code === 'CALL_EXCEPTION' || data !== undefined) {
-    const decoded = await decodeRevertData(data, abis);
+    const decoded = await decodeRevertData(ctx, data, abis);
     const reason = data === undefined && typeof (error as { reason?: unknown }).reason === 'string' ? String((error as { reason: string }).reason) : decoded.text;
     return new TransactionRevertedError(`${description} was rejected by the contract: ${reason}`, decoded, { cause: error });
   }
@@ -177,13 +199,10 @@ export async function toChainError(error: unknown, description: string, connecti
     return new NetworkError(`${description}: wallet ${connection.signer.address} has insufficient funds on ${connection.rpcUrl}`, { cause: error, field: 'WALLET_KEY' });
   }
   if (isConnectionFailure(error)) {
+    await forgetConnectionIfNodeFailed(ctx, connection);
     return new NetworkError(`${description}: the chain RPC endpoint ${connection.rpcUrl} failed: ${chainErrorReason(error)}`, { cause: error });
   }
   return new NetworkError(`${description} failed: ${chainErrorReason(error)}`, { cause: error });
-}
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 async function waitForReceipt(connection: ChainConnection, hash: string, timeoutMs: number): Promise<TransactionReceipt> {
@@ -238,14 +257,14 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
         // Another program using the same key may have taken the nonce: one retry with a fresh one.
         const code = (error as { code?: unknown }).code;
         if (attempt === 1 && (code === 'NONCE_EXPIRED' || code === 'REPLACEMENT_UNDERPRICED')) continue;
-        throw await toChainError(error, options.description, connection, abis);
+        throw await toChainError(ctx, error, options.description, connection, abis);
       }
     }
     let receipt: TransactionReceipt;
     try {
       receipt = await waitForReceipt(connection, response.hash, options.receiptTimeoutMs ?? (connection.embedded ? 60_000 : 300_000));
     } catch (error) {
-      throw await toChainError(error, options.description, connection, abis);
+      throw await toChainError(ctx, error, options.description, connection, abis);
     }
     if (receipt.status !== 1) {
       // Mined but failed (state changed between estimate and inclusion): replay it for the reason.
@@ -255,7 +274,7 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
       } catch (error) {
         replayError = error;
       }
-      const decoded = await decodeRevertData(revertDataOf(replayError), abis);
+      const decoded = await decodeRevertData(ctx, revertDataOf(replayError), abis);
       throw new TransactionRevertedError(`${options.description} was rejected by the contract: ${decoded.text} (tx ${receipt.hash})`, decoded);
     }
     return receipt;
@@ -290,6 +309,6 @@ export async function readContract<T = unknown>(ctx: Context, call: Omit<Contrac
     const decoded = iface.decodeFunctionResult(call.method, raw);
     return (decoded.length === 1 ? decoded[0] : decoded) as T;
   } catch (error) {
-    throw await toChainError(error, description, connection, [call.abi]);
+    throw await toChainError(ctx, error, description, connection, [call.abi]);
   }
 }

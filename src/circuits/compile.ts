@@ -49,11 +49,6 @@ export function circomCliPath(): string {
   return require.resolve('circom2/cli.js');
 }
 
-/** Version of the circom2 npm package (it pins the compiler build). */
-export function circomPackageVersion(): string {
-  return (require('circom2/package.json') as { version: string }).version;
-}
-
 function statistic(output: string, label: string): number {
   const match = new RegExp(`${label}:\\s*(\\d+)`).exec(output);
   return match ? Number(match[1]) : 0;

@@ -184,15 +184,30 @@ async function extractCircuits(archive: string, dir: string): Promise<string[]> 
   return extracted;
 }
 
+/** The archive URL, checked before anything is created or downloaded (--url is user input). */
+function parseArchiveUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InputError(`--url: expected an http(s) URL of the circuits archive, got ${JSON.stringify(url)}`, { field: 'url' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InputError(`--url: expected an http(s) URL of the circuits archive, got the ${parsed.protocol.replace(/:$/, '')} URL ${JSON.stringify(url)}`, { field: 'url' });
+  }
+  return parsed;
+}
+
 /** Downloads (resuming) the official circuits archive, checks it and extracts vc's circuits. */
 export async function fetchOfficialCircuits(ctx: Context, options: FetchOptions): Promise<FetchResult> {
   const url = options.url ?? OFFICIAL_CIRCUITS_URL;
+  const parsedUrl = parseArchiveUrl(url);
   const dir = path.resolve(options.dir);
   if (options.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(options.sha256)) {
     throw new InputError(`--sha256: expected 64 hex characters, got ${JSON.stringify(options.sha256)}`, { field: 'sha256' });
   }
   await mkdir(dir, { recursive: true });
-  const archive = path.join(dir, path.basename(new URL(url).pathname) || 'circuits.zip');
+  const archive = path.join(dir, path.basename(parsedUrl.pathname) || 'circuits.zip');
   const bytes = existsSync(archive) ? (await stat(archive)).size : await download(ctx, url, archive);
   const sha256 = await sha256File(archive);
   const expected = options.sha256?.toLowerCase() ?? (await publishedChecksum(url));

@@ -110,8 +110,3 @@ export function compileVerifier(source: string, contractName: string, publicSign
     development,
   };
 }
-
-/** Version of the solc npm package (read without loading the 8 MB compiler). */
-export function solcPackageVersion(): string {
-  return (require('solc/package.json') as { version: string }).version;
-}

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { packageRoot } from '../paths.js';
 
 const require = createRequire(import.meta.url);
 
@@ -28,21 +28,12 @@ export interface CircuitSource {
   main: string;
 }
 
-/** The project root: the nearest ancestor of this module holding vc's package.json. */
-export function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'vc') return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new ConfigError('cannot locate the vc installation directory (package.json of vc)');
-    dir = parent;
-  }
-}
+/** The project root (holding circuits/): vc's package root, under the name the benchmarks use. */
+export const projectRoot = packageRoot;
 
 /** The circuits of the project: circuits/<id>.circom. */
 export function projectCircuits(): CircuitSource[] {
-  const root = projectRoot();
+  const root = packageRoot();
   return PROJECT_CIRCUIT_IDS.map((id) => ({ id, main: path.join(root, 'circuits', `${id}.circom`) }));
 }
 

@@ -6,11 +6,6 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import type { CliRuntime } from './runtime.js';
 
-async function openConf() {
-  const { default: Conf } = await import('conf');
-  return new Conf<{ home?: string }>({ projectName: 'vc', projectSuffix: '' });
-}
-
 /** Registers `vc config show|set-home|unset-home`. */
 export function registerConfigCommands(program: Command, rt: CliRuntime): void {
   const group = program.command('config').description('show the effective configuration, set the default wallet home')
@@ -35,6 +30,7 @@ export function registerConfigCommands(program: Command, rt: CliRuntime): void {
     .description('remember DIR as the default wallet home (VC_HOME and --home still override it)')
     .addHelpText('after', '\nExample:\n  $ vc config set-home ~/wallets/work')
     .action(async (dir: string) => {
+      const { openConf } = await import('../config/load.js');
       const conf = await openConf();
       const home = path.resolve(dir);
       conf.set('home', home);
@@ -44,6 +40,7 @@ export function registerConfigCommands(program: Command, rt: CliRuntime): void {
     .command('unset-home')
     .description('forget the default wallet home set with set-home')
     .action(async () => {
+      const { openConf } = await import('../config/load.js');
       const conf = await openConf();
       conf.delete('home');
       rt.output.result({ home: null, conf: conf.path });

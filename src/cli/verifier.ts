@@ -48,7 +48,7 @@ is unused (it is used up by a successful verification).`,
   group
     .command('nonce')
     .description('issue a one-time nonce for a holder to bind its selective-disclosure proof to')
-    .option('--ttl <seconds>', 'validity in seconds (default 600)', integerOption('--ttl'))
+    .option('--ttl <seconds>', 'validity in seconds, at most 86400 (default 600)', integerOption('--ttl'))
     .option('-o, --output <file>', 'write the result to this file instead of stdout')
     .addHelpText(
       'after',
@@ -60,9 +60,11 @@ Examples:
     )
     .action(async (options: { ttl?: number; output?: string }) => {
       const ctx = await rt.ctx();
-      const { createVerifierNonce } = await import('../core/sd/verify.js');
+      const { createVerifierNonce, MAX_NONCE_TTL_SECONDS } = await import('../core/sd/verify.js');
       const { InputError } = await import('../errors.js');
-      if (options.ttl !== undefined && options.ttl < 1) throw new InputError('--ttl expects a positive number of seconds', { field: 'ttl' });
+      if (options.ttl !== undefined && (options.ttl < 1 || options.ttl > MAX_NONCE_TTL_SECONDS)) {
+        throw new InputError(`--ttl expects a number of seconds from 1 to ${MAX_NONCE_TTL_SECONDS} (one day), got ${options.ttl}`, { field: 'ttl' });
+      }
       const result = createVerifierNonce(ctx, options.ttl === undefined ? {} : { ttlSeconds: options.ttl });
       rt.output.result(result, { outFile: options.output, summary: `nonce valid until ${result.expiresAt}` });
     });

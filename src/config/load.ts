@@ -6,8 +6,9 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type Conf from 'conf';
 import { parse as parseDotenv } from 'dotenv';
-import { ConfigError } from '../errors.js';
+import { ConfigError, describeError } from '../errors.js';
 import { parseConfig, type Config, type RawVariables } from './parse.js';
 
 export interface LoadConfigOptions {
@@ -40,10 +41,36 @@ export function defaultHome(env: NodeJS.ProcessEnv): string {
   return path.join(base, 'vc');
 }
 
-/** The home chosen by `vc config` (conf), if any; conf is loaded only when needed. */
+/** What `vc config` remembers between runs. */
+export interface VcPreferences {
+  home?: string;
+}
+
+/**
+ * Opens the preferences kept by conf (~/.config/vc/config.json on Linux); conf is loaded only
+ * when needed. An unreadable or corrupt file is a ConfigError (exit 3) naming it.
+ */
+export async function openConf(): Promise<Conf<VcPreferences>> {
+  const { default: ConfStore } = await import('conf');
+  const options = { projectName: 'vc', projectSuffix: '' };
+  try {
+    return new ConfStore<VcPreferences>(options);
+  } catch (error) {
+    // conf throws before its path is known to us; a lenient instance (it ignores the bad content
+    // and writes nothing) tells where the file is.
+    let file = 'of vc';
+    try {
+      file = new ConfStore<VcPreferences>({ ...options, clearInvalidConfig: true }).path;
+    } catch {
+      // keep the generic name
+    }
+    throw new ConfigError(`cannot read the preferences file ${file}: ${describeError(error)}; fix or delete it`, { field: 'conf', cause: error });
+  }
+}
+
+/** The home chosen by `vc config set-home`, if any. */
 async function confHome(): Promise<string | undefined> {
-  const { default: Conf } = await import('conf');
-  const conf = new Conf<{ home?: string }>({ projectName: 'vc', projectSuffix: '' });
+  const conf = await openConf();
   const home = conf.get('home');
   return typeof home === 'string' && home !== '' ? home : undefined;
 }

@@ -2,8 +2,7 @@
  * Parsing of configuration: pure. Takes the merged variables (environment over .env file) and
  * returns one typed Config with defaults, or throws one ConfigError listing every problem.
  */
-import { validateMnemonic } from '@scure/bip39';
-import { wordlist } from '@scure/bip39/wordlists/english';
+import { checkSeedPhrase } from '../bbs/seedPhrase.js';
 import { ConfigError } from '../errors.js';
 
 /** The chain id of the embedded local development network. */
@@ -64,30 +63,6 @@ export interface Config {
   };
   server: ServerConfig;
 }
-
-/** Every variable `vc` reads, with a one-line description (used by .env.sample and docs). */
-export const CONFIG_VARIABLES = [
-  'VC_HOME',
-  'POSEIDON_ADDRESS',
-  'MTP_ADDRESS',
-  'NETWORK_NAME',
-  'CHAIN_ID',
-  'RPC_URL',
-  'WALLET_KEY',
-  'PORT',
-  'RHS_URL',
-  'CIRCUITS_PATH',
-  'STATE_CONTRACT_ADDRESS',
-  'BSC_ADDRESS',
-  'IDP_BLS_SIGN_SEED_PHRASE',
-  'ISSUER_DID',
-  'VC_TRUSTED_ISSUERS',
-  'VC_HOST',
-  'VC_API_TOKEN',
-  'VC_BODY_LIMIT',
-  'VC_CORS_ORIGIN',
-] as const;
-export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
 export type RawVariables = Partial<Record<string, string | undefined>>;
 
@@ -174,14 +149,9 @@ export function parseConfig(vars: RawVariables, home: string): Config {
   const seedRaw = text(vars, 'IDP_BLS_SIGN_SEED_PHRASE');
   let blsSeedPhrase: string | undefined;
   if (seedRaw !== undefined) {
-    const words = seedRaw.split(/\s+/);
-    if (words.length !== 12 && words.length !== 24) {
-      problems.add('IDP_BLS_SIGN_SEED_PHRASE', seedRaw, `a BIP39 phrase of 12 or 24 words (got ${words.length})`, true);
-    } else if (!validateMnemonic(words.join(' '), wordlist)) {
-      problems.add('IDP_BLS_SIGN_SEED_PHRASE', seedRaw, 'a valid BIP39 English phrase (unknown word or bad checksum)', true);
-    } else {
-      blsSeedPhrase = words.join(' ');
-    }
+    const checked = checkSeedPhrase(seedRaw);
+    if (checked.phrase === undefined) problems.add('IDP_BLS_SIGN_SEED_PHRASE', seedRaw, checked.expected, true);
+    else blsSeedPhrase = checked.phrase;
   }
 
   const issuerDid = text(vars, 'ISSUER_DID');

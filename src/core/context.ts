@@ -64,11 +64,24 @@ export class Context {
   lazy<T>(key: string, factory: () => Promise<T>): Promise<T> {
     let instance = this.instances.get(key) as Promise<T> | undefined;
     if (instance === undefined) {
-      instance = factory();
-      this.instances.set(key, instance);
-      instance.catch(() => this.instances.delete(key));
+      const created = factory();
+      instance = created;
+      this.instances.set(key, created);
+      // Only this creation is dropped on failure, never a replacement registered after a forget.
+      created.catch(() => this.forget(key, created));
     }
     return instance;
+  }
+
+  /**
+   * Drops the instance registered under `key`, so the next `lazy` call creates a fresh one (a
+   * connection whose server died). With `instance`, only that very entry is dropped: a
+   * replacement another caller already started is kept. Returns whether an entry was dropped.
+   */
+  forget(key: string, instance?: Promise<unknown>): boolean {
+    const current = this.instances.get(key);
+    if (current === undefined || (instance !== undefined && current !== instance)) return false;
+    return this.instances.delete(key);
   }
 
   /** The instance registered under `key` if it was ever requested, without creating it. */

@@ -11,7 +11,8 @@ export interface HealthReport {
   status: 'ok' | 'degraded';
   role: string;
   version: string;
-  chain: { embedded: boolean; chainId: number; reachable: boolean; state: string };
+  /** `problem`: why the last attempt of this process to (re)start the embedded node failed. */
+  chain: { embedded: boolean; chainId: number; reachable: boolean; state: string; problem?: string };
   circuits: { present: boolean; path: string | undefined; problem?: string };
 }
 
@@ -22,8 +23,11 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
   let chain: HealthReport['chain'];
   if (embedded) {
     const { localNodeStatus, anvilBinaryPath } = await import('../chain/anvil.js');
+    const { lastConnectionFailure } = await import('../chain/client.js');
     const status = await localNodeStatus(ctx);
-    // A stopped embedded node is started on the first request that needs it: still ready.
+    // A stopped or dead embedded node is (re)started by the next request that needs it: still
+    // ready, unless this process already tried and failed to start it.
+    const failure = status.state === 'running' ? undefined : await lastConnectionFailure(ctx);
     const startable = (() => {
       try {
         return existsSync(anvilBinaryPath());
@@ -31,7 +35,9 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
         return false;
       }
     })();
-    chain = { embedded, chainId: ctx.config.chain.chainId, reachable: status.state === 'running' || (status.state !== 'unresponsive' && startable), state: status.state };
+    const reachable = status.state === 'running' || (status.state !== 'unresponsive' && startable && failure === undefined);
+    chain = { embedded, chainId: ctx.config.chain.chainId, reachable, state: status.state };
+    if (failure !== undefined) chain.problem = failure;
   } else {
     const chainId = await probeChainId(ctx.config.chain.rpcUrl!, 1_500);
     chain = { embedded, chainId: ctx.config.chain.chainId, reachable: chainId === ctx.config.chain.chainId, state: chainId === undefined ? 'unreachable' : chainId === ctx.config.chain.chainId ? 'running' : `wrong chain id ${chainId}` };

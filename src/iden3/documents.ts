@@ -11,8 +11,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UnprocessableError } from '../errors.js';
+import { packageRoot } from '../paths.js';
 import type { WalletStore } from '../store/store.js';
 import type { Sdk } from './modules.js';
 
@@ -36,15 +36,8 @@ interface JsonSchemaDocument {
   $metadata?: { type?: string; uris?: { jsonLdContext?: string } };
 }
 
-/** The package root (where package.json and fixtures/ live), from src/ or dist/src/. */
-export function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i += 1) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'fixtures'))) return dir;
-    dir = path.dirname(dir);
-  }
-  throw new Error('cannot locate the vc package root (fixtures/ directory)');
-}
+/** The package root (where package.json and fixtures/ live), shared with the rest of vc. */
+export { packageRoot };
 
 interface BundledDocuments {
   documents: Map<string, unknown>;

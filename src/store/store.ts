@@ -55,6 +55,7 @@ export class WalletStore {
     del: Database.Statement<[string, string]>;
     list: Database.Statement<[string, string, string], { key: string; value: string }>;
     count: Database.Statement<[string], { n: number }>;
+    deleteBefore: Database.Statement<[string, string, string, string | null, string | null]>;
   };
 
   private constructor(paths: HomePaths, db: Database.Database) {
@@ -69,6 +70,8 @@ export class WalletStore {
       del: db.prepare('DELETE FROM records WHERE ns = ? AND key = ?'),
       list: db.prepare("SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
       count: db.prepare('SELECT count(*) AS n FROM records WHERE ns = ?'),
+      // ISO-8601 UTC timestamps of one format (toISOString) compare correctly as text.
+      deleteBefore: db.prepare('DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
     };
   }
 
@@ -77,6 +80,9 @@ export class WalletStore {
     const paths = homePaths(home);
     try {
       ensurePrivateDir(paths.home);
+      // mkdir leaves an existing directory's mode alone: the home holds secrets, so it is the
+      // owner's only even when --home names a directory created beforehand.
+      if ((statSync(paths.home).mode & 0o077) !== 0) chmodSync(paths.home, 0o700);
       ensurePrivateDir(paths.locks);
       if (!existsSync(paths.database)) closeSync(openSync(paths.database, 'a', 0o600));
       if ((statSync(paths.database).mode & 0o077) !== 0) chmodSync(paths.database, 0o600);
@@ -115,6 +121,16 @@ export class WalletStore {
     return this.statements.list.all(ns, prefix, prefix).map((row) => ({ key: row.key, value: JSON.parse(row.value) as T }));
   }
 
+  /**
+   * Deletes the records of a namespace whose JSON value has an ISO-8601 UTC timestamp at `field`
+   * (e.g. expiresAt) at or before `instant`, in SQLite itself, keeping those where `unlessSet` is
+   * set; returns how many were deleted.
+   */
+  deleteWhereTimestampBefore(ns: string, field: string, instant: Date, options: { unlessSet?: string } = {}): number {
+    const keep = options.unlessSet === undefined ? null : `$.${options.unlessSet}`;
+    return this.statements.deleteBefore.run(ns, `$.${field}`, instant.toISOString(), keep, keep).changes;
+  }
+
   /** Number of records in a namespace. */
   count(ns: string): number {
     return this.statements.count.get(ns)?.n ?? 0;
@@ -134,17 +150,27 @@ export class WalletStore {
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
     const timeoutMs = options.timeoutMs ?? 120_000;
     let release: () => Promise<void>;
+    // proper-lockfile's default for a lost lock throws from a timer (an uncaught exception that
+    // kills the process): remember it and fail the critical section once it returns instead.
+    let compromised: Error | undefined;
     try {
       release = await lockfile.lock(file, {
         stale: 10_000,
         update: 2_000,
         retries: { retries: Math.ceil(timeoutMs / 250), factor: 1, minTimeout: 250, maxTimeout: 250 },
+        onCompromised: (error) => {
+          compromised = error;
+        },
       });
     } catch (error) {
       throw new StoreError(`wallet ${this.paths.home} is busy (lock "${name}" held by another vc process)`, { cause: error });
     }
     try {
-      return await fn();
+      const result = await fn();
+      if (compromised !== undefined) {
+        throw new StoreError(`the lock "${name}" of wallet ${this.paths.home} was lost while in use (${compromised.message}); run the command again`, { cause: compromised });
+      }
+      return result;
     } finally {
       await release().catch(() => undefined);
     }

@@ -4,7 +4,7 @@
  * pluggable verifiers and external-chain configuration. Each home is a fresh temp directory and
  * every node started here is stopped in afterAll.
  */
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,13 @@ import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/core/context.js';
 import { ConfigError, InputError } from '../../src/errors.js';
 import { ensureLocalNode, findFreePort, isProcessAlive, localNodeStatus, stopLocalNode } from '../../src/chain/anvil.js';
-import { connectChain, getChain, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/client.js';
+import { connectChain, forgetConnectionIfNodeFailed, getChain, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/client.js';
 import { deployContracts, ensureDeployed, readAddressBook } from '../../src/chain/deploy.js';
 import { didTypeFor } from '../../src/chain/didType.js';
 import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
 import { chainReset, chainStatus } from '../../src/chain/manage.js';
+import { checkHealth } from '../../src/core/health.js';
 
 const homes: string[] = [];
 const contexts: Context[] = [];
@@ -155,6 +156,61 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(status.blockNumber).toBe(blockBefore);
     expect(status.contracts.state).toBe(addresses.state);
     expect(await read<bigint>(next, addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(424242n);
+  });
+
+  it('a long-lived context reconnects after its node is killed, and health reports a node that cannot be restarted', async () => {
+    const killAndWait = async (pid: number): Promise<void> => {
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 100 && isProcessAlive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    // One context for the whole test, as `vc serve` keeps one for its lifetime.
+    const ctx = newContext(home);
+    const chain = await getChain(ctx);
+    const verifierId = await read<bigint>(ctx, chain.addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID');
+    const firstPid = chain.node!.pid;
+    await killAndWait(firstPid);
+
+    // The cached client is not reused: the next read restarts the node from its saved state.
+    expect(await read<bigint>(ctx, chain.addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(verifierId);
+    const restarted = await getChain(ctx);
+    expect(restarted.node!.pid).not.toBe(firstPid);
+    expect(restarted.node!.recovered).toBe(true);
+    expect(restarted.addresses).toEqual(chain.addresses);
+    expect((await checkHealth(ctx, 'verifier')).chain).toMatchObject({ state: 'running', reachable: true });
+
+    // After a failed call, a connection is dropped only when its node really stopped answering.
+    expect(await forgetConnectionIfNodeFailed(ctx, restarted)).toBe(false);
+    expect((await getChain(ctx)).provider).toBe(restarted.provider);
+
+    // A node that cannot be started again (its log path is now a directory): not ready, with the reason.
+    await killAndWait(restarted.node!.pid);
+    expect(await forgetConnectionIfNodeFailed(ctx, restarted)).toBe(true);
+    const logFile = restarted.node!.logFile;
+    rmSync(logFile, { force: true });
+    mkdirSync(logFile);
+    try {
+      await expect(read<bigint>(ctx, chain.addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).rejects.toThrow(/EISDIR|anvil\.log/);
+      const health = await checkHealth(ctx, 'verifier');
+      expect(health.status).toBe('degraded');
+      expect(health.chain.reachable).toBe(false);
+      expect(health.chain.problem).toMatch(/EISDIR|anvil\.log/);
+    } finally {
+      rmSync(logFile, { recursive: true, force: true });
+    }
+
+    // Once the cause is gone, the next request starts the node and health recovers.
+    expect(await read<bigint>(ctx, chain.addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(verifierId);
+    const health = await checkHealth(ctx, 'verifier');
+    expect(health.chain).toMatchObject({ state: 'running', reachable: true });
+    expect(health.chain.problem).toBeUndefined();
+
+    // A context that connected without the client (a transaction first), then asks for the client.
+    const other = newContext(home);
+    const connection = await connectChain(other);
+    await killAndWait(connection.node!.pid);
+    const rebuilt = await getChain(other);
+    expect(rebuilt.node!.pid).not.toBe(connection.node!.pid);
+    expect(await read<bigint>(other, rebuilt.addresses.universalVerifier, 'UniversalVerifier', 'getVerifierID')).toBe(verifierId);
   });
 
   it('transactions sent outside our helper are saved when the command context closes', async () => {

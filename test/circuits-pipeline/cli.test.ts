@@ -2,6 +2,7 @@
  * `vc circuits` as a user runs it (the built binary): status without building, and the errors a
  * user can cause. Building the project circuits is exercised by the proof tests that need them.
  */
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runVc, tempDir } from '../helpers.js';
 
@@ -33,6 +34,16 @@ describe('vc circuits', () => {
     const status = runVc(['--json', 'circuits', 'status'], { home: `${dir}/home`, env: { CIRCUITS_PATH: dir } });
     expect(status.status).toBe(0);
     expect(status.json<{ source: string; upToDate: boolean }>()).toMatchObject({ source: 'configured', upToDate: false });
+  });
+
+  it('rejects a --url that is not an http(s) URL before creating or downloading anything', () => {
+    for (const url of ['notaurl', 'ftp://example.org/latest.zip']) {
+      const run = runVc(['circuits', 'fetch', '--dir', `${dir}/bad-url`, '--url', url], { home: `${dir}/home` });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/--url: expected an http\(s\) URL/);
+      expect(run.stderr).toContain(url);
+    }
+    expect(existsSync(`${dir}/bad-url`)).toBe(false);
   });
 
   it('rejects a malformed --sha256 before downloading anything', () => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runVc, tempDir } from '../helpers.js';
@@ -68,6 +68,21 @@ describe('vc command line', () => {
     const run = runVc(['--env', path.join(tmp.dir, 'missing.env'), 'config', 'show'], { home });
     expect(run.status).toBe(3);
     expectOneLineError(run.stderr, /missing\.env: no such file/);
+  });
+
+  it('reports a corrupt preferences file by path with exit code 3, for config show and set-home', () => {
+    const configHome = path.join(tmp.dir, 'xdg-config');
+    const file = path.join(configHome, 'vc', 'config.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{"home": ');
+    // No --home and no VC_HOME: the default home is looked up in the preferences file.
+    const env = { XDG_CONFIG_HOME: configHome, XDG_DATA_HOME: path.join(tmp.dir, 'xdg-data') };
+    for (const args of [['config', 'show'], ['config', 'set-home', path.join(tmp.dir, 'elsewhere')]]) {
+      const run = runVc(args, { env });
+      expect(run.status, run.stderr).toBe(3);
+      expectOneLineError(run.stderr, new RegExp(`cannot read the preferences file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*JSON`));
+    }
+    expect(readFileSync(file, 'utf8')).toBe('{"home": ');
   });
 
   it('reports an unreadable input file with exit code 2', () => {

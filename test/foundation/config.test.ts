@@ -64,6 +64,12 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: badChecksum }, '/h')).not.toThrow(/abandon/);
   });
 
+  it('accepts the seed phrase in any letter case, as the BBS+ key derivation does, and stores it in lower case', () => {
+    const shouted = PHRASE.toUpperCase().replace(/ /g, '\t ');
+    expect(parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: shouted }, '/h').issuer.blsSeedPhrase).toBe(PHRASE);
+    expect(parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: 'Abandon ' + PHRASE.slice('abandon '.length) }, '/h').issuer.blsSeedPhrase).toBe(PHRASE);
+  });
+
   it('requires WALLET_KEY when an external RPC_URL is configured', () => {
     expect(() => parseConfig({ RPC_URL: 'http://127.0.0.1:8545' }, '/h')).toThrow(/WALLET_KEY: required/);
   });

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalletStore } from '../../src/store/store.js';
+import { StoreError } from '../../src/errors.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 const cleanups: Array<() => void> = [];
@@ -36,6 +37,45 @@ describe('WalletStore', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dir, 'wallet.db')).mode & 0o777).toBe(0o600);
   });
+
+  it('makes an existing home directory private (0700) when it opens the store there', () => {
+    const dir = home();
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755); // whatever the umask made of it
+    writeFileSync(path.join(dir, 'notes.txt'), 'the user put this here');
+    WalletStore.open(dir).close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('deletes records whose timestamp field is at or before an instant', () => {
+    const store = WalletStore.open(home());
+    store.put('n', 'old', { expiresAt: '2024-01-01T00:00:00.000Z' });
+    store.put('n', 'edge', { expiresAt: '2024-06-01T12:00:00.000Z' });
+    store.put('n', 'live', { expiresAt: '2030-01-01T00:00:00.000Z' });
+    store.put('n', 'none', { other: 1 });
+    store.put('other', 'old', { expiresAt: '2000-01-01T00:00:00.000Z' });
+    expect(store.deleteWhereTimestampBefore('n', 'expiresAt', new Date('2024-06-01T12:00:00.000Z'))).toBe(2);
+    expect(store.list('n').map((r) => r.key)).toEqual(['live', 'none']);
+    expect(store.get('other', 'old')).toBeDefined();
+    store.close();
+  });
+
+  it('a lock lost while held fails the critical section with a StoreError, not an uncaught exception', async () => {
+    const dir = home();
+    const store = WalletStore.open(dir);
+    const attempt = store.withLock('lost', async () => {
+      // Someone removes the lock; proper-lockfile notices at its next refresh (every 2 s).
+      rmSync(path.join(dir, 'locks', 'lost.lock.lock'), { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 2_600));
+      return 'done';
+    });
+    const error = await attempt.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(/lock "lost" .* was lost/);
+    // The lock is usable again afterwards.
+    expect(await store.withLock('lost', async () => 'again')).toBe('again');
+    store.close();
+  }, 10_000);
 
   it('rolls a failed transaction back entirely', () => {
     const store = WalletStore.open(home());

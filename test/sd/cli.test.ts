@@ -233,6 +233,13 @@ describe('vc verifier verify', () => {
     expect(failedCheck(replay.result)).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/already used/) });
   });
 
+  it('refuses a nonce validity beyond one day as a usage error naming --ttl', () => {
+    const run = runVc(['verifier', 'nonce', '--ttl', '9000000000000'], { home });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/--ttl expects a number of seconds from 1 to 86400/);
+    expect(run.stderr).not.toMatch(/RangeError|at /);
+  });
+
   it('with --require-nonce, rejects a proof whose nonce the verifier did not issue', () => {
     const run = runVc(['--json', 'verifier', 'verify', '--require-nonce', '--vc', file('disclosed.json')], { home });
     expect(run.status).toBe(1);

@@ -10,6 +10,8 @@ import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } f
 import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
 import { resolveBlsDidKey } from '../../src/bbs/didKey.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
+import { SD_NONCES_NAMESPACE } from '../../src/core/sd/store.js';
+import { InputError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -24,6 +26,8 @@ describe('issuer key from a BIP39 phrase', () => {
   it('is the BLS12-381 G2 key of the BIP39 seed, published as a did:key', async () => {
     const key = await deriveBlsKeyPair(FIXED_PHRASE);
     expect(key.did).toBe(FIXED_DID);
+    // The phrase is compared case-insensitively, as configuration parsing accepts it.
+    expect((await deriveBlsKeyPair(FIXED_PHRASE.toUpperCase())).did).toBe(FIXED_DID);
     expect(key.verificationMethod).toBe(`${FIXED_DID}#${FIXED_DID.slice('did:key:'.length)}`);
 
     // Independently: BIP39 seed -> bbs-signatures key generation -> multicodec 0xeb 0x01 + key.
@@ -94,6 +98,41 @@ describe('verifier nonces', () => {
       const results = await Promise.all([verifySelectiveDisclosure(ctx, { vc: second.vc }), verifySelectiveDisclosure(ctx, { vc: second.vc })]);
       // Two concurrent verifications of one proof: exactly one may use the nonce.
       expect(results.map((r) => r.verified).sort()).toEqual([false, true]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('are pruned once expired and unused, when the next one is issued; the validity is capped at one day', async () => {
+    let now = new Date('2030-01-01T00:00:00.000Z');
+    const ctx = new Context({ config: parseConfig({}, path.join(tmp.dir, 'nonce-pruning')), now: () => now });
+    try {
+      const short = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      const used = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      const long = createVerifierNonce(ctx, { ttlSeconds: 600 });
+      // A used nonce is kept past its expiry: a replayed proof bound to it stays recognisable.
+      ctx.store.put(SD_NONCES_NAMESPACE, used.nonce, { ...ctx.store.get<object>(SD_NONCES_NAMESPACE, used.nonce), usedAt: now.toISOString() });
+      expect(ctx.store.count(SD_NONCES_NAMESPACE)).toBe(3);
+      now = new Date('2030-01-01T00:01:00.000Z'); // `short` expires at this very instant
+      const next = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      const kept = ctx.store.list(SD_NONCES_NAMESPACE).map((r) => r.key);
+      expect(kept.sort()).toEqual([used.nonce, long.nonce, next.nonce].sort());
+      expect(kept).not.toContain(short.nonce);
+
+      for (const ttlSeconds of [9_000_000_000_000, 86_401, 0, 1.5]) {
+        const error = (() => {
+          try {
+            createVerifierNonce(ctx, { ttlSeconds });
+          } catch (e) {
+            return e;
+          }
+          return undefined;
+        })();
+        expect(error, String(ttlSeconds)).toBeInstanceOf(InputError);
+        expect((error as InputError).exitCode).toBe(2);
+        expect((error as Error).message).toMatch(/ttlSeconds: expected a whole number of seconds from 1 to 86400/);
+      }
+      expect(createVerifierNonce(ctx, { ttlSeconds: 86_400 }).expiresAt).toBe('2030-01-02T00:01:00.000Z');
     } finally {
       await ctx.close();
     }

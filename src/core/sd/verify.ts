@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
+import { InputError } from '../../errors.js';
 import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { verifyDerivedBbsProof, type JsonLdDocument } from '../../bbs/suite.js';
@@ -14,6 +15,8 @@ import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
 export const VERIFIED_MESSAGE = 'user has been verified successfully';
 /** How long an issued nonce stays usable. */
 export const DEFAULT_NONCE_TTL_SECONDS = 600;
+/** The longest validity a nonce may be given (one day, as the HTTP route allows). */
+export const MAX_NONCE_TTL_SECONDS = 86_400;
 
 export interface VerificationCheck {
   id: 'proof-type' | 'context' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'nonce';
@@ -39,12 +42,25 @@ export interface CreateVerifierNonceResult {
   expiresAt: string;
 }
 
-/** Issues a one-time nonce (32 random bytes, base64) for a holder to bind its derived proof to. */
+/**
+ * Issues a one-time nonce (32 random bytes, base64) for a holder to bind its derived proof to.
+ * Nonces that expired are deleted in the same transaction: an expired nonce, used or not, can no
+ * longer make a proof pass, so keeping it would only let the store grow with every request.
+ */
 export function createVerifierNonce(ctx: Context, options: { ttlSeconds?: number } = {}): CreateVerifierNonceResult {
+  const ttlSeconds = options.ttlSeconds ?? DEFAULT_NONCE_TTL_SECONDS;
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_NONCE_TTL_SECONDS) {
+    throw new InputError(`ttlSeconds: expected a whole number of seconds from 1 to ${MAX_NONCE_TTL_SECONDS}, got ${ttlSeconds}`, { field: 'ttlSeconds' });
+  }
   const now = ctx.now();
   const nonce = randomBytes(32).toString('base64');
-  const expiresAt = new Date(now.getTime() + (options.ttlSeconds ?? DEFAULT_NONCE_TTL_SECONDS) * 1000).toISOString();
-  ctx.store.put<StoredNonce>(SD_NONCES_NAMESPACE, nonce, { createdAt: now.toISOString(), expiresAt });
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+  ctx.store.transaction(() => {
+    // Unused expired nonces go (anyone may ask for nonces); used ones stay, so a captured proof
+    // bound to one is still recognised as a replay after the nonce expired.
+    ctx.store.deleteWhereTimestampBefore(SD_NONCES_NAMESPACE, 'expiresAt', now, { unlessSet: 'usedAt' });
+    ctx.store.put<StoredNonce>(SD_NONCES_NAMESPACE, nonce, { createdAt: now.toISOString(), expiresAt });
+  });
   return { nonce, expiresAt };
 }
 

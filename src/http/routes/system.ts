@@ -9,7 +9,7 @@ const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   role: z.string(),
   version: z.string(),
-  chain: z.object({ embedded: z.boolean(), chainId: z.number(), reachable: z.boolean(), state: z.string() }),
+  chain: z.object({ embedded: z.boolean(), chainId: z.number(), reachable: z.boolean(), state: z.string(), problem: z.string().optional() }),
   circuits: z.object({ present: z.boolean(), path: z.string().optional(), problem: z.string().optional() }),
 });
 
