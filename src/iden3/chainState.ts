@@ -1,21 +1,65 @@
 /**
- * The js-sdk state storage bound to our chain client: reads (latest state, GIST proofs, roots) go
- * through the js-sdk's EthStateStorage on the State contract of the address book; state
- * transitions are sent through the chain module's transaction path (wallet lock, decoded
+ * The js-sdk state storage bound to our chain client: reads (latest state, GIST proofs, roots) are
+ * calls to the State contract of the address book through the chain client's provider, and
+ * state transitions are sent through the chain module's transaction path (wallet lock, decoded
  * reverts, local chain checkpoint). The chain is connected on first use only, so creating DIDs
  * (which never reads the chain) does not start the local node.
+ *
+ * The js-sdk's own EthStateStorage is not used: it builds a new JsonRpcProvider for every call
+ * (no static network, never destroyed: ethers then retries a failed network detection forever,
+ * logging to stdout every second) and its raw ethers errors would reach the user as crashes.
+ * Here every read goes through readContract, whose failures are mapped by toChainError (a revert
+ * keeps its decoded reason in the message, so the js-sdk's isIdentityDoesNotExistError and
+ * friends still recognise "Identity does not exist"; an unreachable chain is a NetworkError).
  */
-import type { EthStateStorage, IStateStorage, RootInfo, StateInfo, StateProof, UserStateTransitionInfo } from '@0xpolygonid/js-sdk';
+import type { IStateStorage, RootInfo, StateInfo, StateProof, UserStateTransitionInfo } from '@0xpolygonid/js-sdk';
 import type { ZKProof } from '@iden3/js-jwz';
 import type { InterfaceAbi, JsonRpcApiProvider, JsonRpcPayload, JsonRpcProvider, JsonRpcResult } from 'ethers';
 import type { Context } from '../core/context.js';
+import { UnprocessableError } from '../errors.js';
 import { getChain } from '../chain/client.js';
-import { sendContractTransaction } from '../chain/transactions.js';
+import { readContract, sendContractTransaction } from '../chain/transactions.js';
 import type { Iden3Modules } from './modules.js';
 
-interface ConnectedState {
-  storage: EthStateStorage;
-  stateAddress: string;
+/** StateInfo as the State contract returns it (an ethers Result with named fields). */
+interface RawStateInfo {
+  id: bigint;
+  state: bigint;
+  replacedByState: bigint;
+  createdAtTimestamp: bigint;
+  replacedAtTimestamp: bigint;
+  createdAtBlock: bigint;
+  replacedAtBlock: bigint;
+}
+interface RawGistProof {
+  root: bigint;
+  existence: boolean;
+  siblings: bigint[];
+  index: bigint;
+  value: bigint;
+  auxExistence: boolean;
+  auxIndex: bigint;
+  auxValue: bigint;
+}
+interface RawRootInfo {
+  root: bigint;
+  replacedByRoot: bigint;
+  createdAtTimestamp: bigint;
+  replacedAtTimestamp: bigint;
+  createdAtBlock: bigint;
+  replacedAtBlock: bigint;
+}
+
+function toStateInfo(raw: RawStateInfo): StateInfo {
+  return {
+    id: BigInt(raw.id),
+    state: BigInt(raw.state),
+    replacedByState: BigInt(raw.replacedByState),
+    createdAtTimestamp: BigInt(raw.createdAtTimestamp),
+    replacedAtTimestamp: BigInt(raw.replacedAtTimestamp),
+    createdAtBlock: BigInt(raw.createdAtBlock),
+    replacedAtBlock: BigInt(raw.replacedAtBlock),
+  };
 }
 
 /** IStateStorage over the configured chain, connected lazily. */
@@ -45,43 +89,74 @@ export class ChainStateStorage implements IStateStorage {
         return inner._send(payload);
       }
     }
-    return new ChainStateStorage(ctx, modules, new DeferredProvider());
+    const provider = new DeferredProvider();
+    ctx.onClose(() => provider.destroy());
+    return new ChainStateStorage(ctx, modules, provider);
   }
 
-  private connected(): Promise<ConnectedState> {
-    return this.ctx.lazy('iden3.stateStorage', async () => {
-      const chain = await getChain(this.ctx);
-      const { sdk } = this.modules;
-      const storage = new sdk.EthStateStorage(
-        { ...sdk.defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.addresses.state, chainId: chain.chainId },
-        // No caching: a `vc` process publishes states and reads them back within seconds.
-        { disableCache: true },
-      );
-      return { storage, stateAddress: chain.addresses.state };
-    });
+  /** Calls a view function of the State contract; failures are VcErrors (see the module comment). */
+  private async readState<T>(id: bigint, method: string, args: unknown[], description: string): Promise<T> {
+    const chain = await getChain(this.ctx);
+    this.requireSameChain(id, chain.chainId);
+    const { iden3Artifact } = await import('../chain/artifacts.js');
+    return readContract<T>(this.ctx, { address: chain.addresses.state, abi: iden3Artifact('State').abi as InterfaceAbi, method, args }, description);
+  }
+
+  /** Refuses identities of another chain: their state is not on this State contract. */
+  private requireSameChain(id: bigint, chainId: number): void {
+    const { core } = this.modules;
+    const typed = core.Id.fromBigInt(id);
+    let idChainId: number | undefined;
+    try {
+      idChainId = core.getChainId(core.DID.blockchainFromId(typed), core.DID.networkIdFromId(typed));
+    } catch {
+      idChainId = undefined;
+    }
+    if (idChainId !== chainId) {
+      const did = core.DID.parseFromId(typed).string();
+      throw new UnprocessableError(`identity ${did} does not belong to the configured chain ${chainId}: its state cannot be read from this State contract`);
+    }
   }
 
   async getLatestStateById(id: bigint): Promise<StateInfo> {
-    return (await this.connected()).storage.getLatestStateById(id);
+    return toStateInfo(await this.readState<RawStateInfo>(id, 'getStateInfoById', [id], `read the latest state of identity ${id} from the State contract`));
   }
 
   async getStateInfoByIdAndState(id: bigint, state: bigint): Promise<StateInfo> {
-    return (await this.connected()).storage.getStateInfoByIdAndState(id, state);
+    return toStateInfo(await this.readState<RawStateInfo>(id, 'getStateInfoByIdAndState', [id, state], `read state ${state} of identity ${id} from the State contract`));
   }
 
   async getGISTProof(id: bigint): Promise<StateProof> {
-    return (await this.connected()).storage.getGISTProof(id);
+    const raw = await this.readState<RawGistProof>(id, 'getGISTProof', [id], `read the GIST proof of identity ${id} from the State contract`);
+    return {
+      root: BigInt(raw.root),
+      existence: raw.existence,
+      siblings: Array.from(raw.siblings, (sibling) => BigInt(sibling)),
+      index: BigInt(raw.index),
+      value: BigInt(raw.value),
+      auxExistence: raw.auxExistence,
+      auxIndex: BigInt(raw.auxIndex),
+      auxValue: BigInt(raw.auxValue),
+    };
   }
 
   async getGISTRootInfo(root: bigint, userId: bigint): Promise<RootInfo> {
-    return (await this.connected()).storage.getGISTRootInfo(root, userId);
+    const raw = await this.readState<RawRootInfo>(userId, 'getGISTRootInfo', [root], `read GIST root ${root} from the State contract`);
+    return {
+      root: BigInt(raw.root),
+      replacedByRoot: BigInt(raw.replacedByRoot),
+      createdAtTimestamp: BigInt(raw.createdAtTimestamp),
+      replacedAtTimestamp: BigInt(raw.replacedAtTimestamp),
+      createdAtBlock: BigInt(raw.createdAtBlock),
+      replacedAtBlock: BigInt(raw.replacedAtBlock),
+    };
   }
 
   /** Publishes a state transition proven by the stateTransition circuit; returns the tx hash. */
   async publishState(proof: ZKProof | undefined): Promise<string> {
     if (proof === undefined) throw new Error('a state transition proof is required');
     const { sdk } = this.modules;
-    const { stateAddress } = await this.connected();
+    const stateAddress = (await getChain(this.ctx)).addresses.state;
     const { iden3Artifact } = await import('../chain/artifacts.js');
     const signals = new sdk.StateTransitionPubSignals();
     signals.pubSignalsUnmarshal(new TextEncoder().encode(JSON.stringify(proof.pub_signals)));

@@ -25,10 +25,91 @@ import type { Iden3Modules } from './modules.js';
 const RHS_NODES_NS = 'iden3.rhs.nodes';
 
 /**
- * Base URL written into credentialStatus.id when RHS_URL is unset: the default address of the
- * issuer service (`vc serve --role issuer`), which serves the embedded RHS at /node.
+ * Base URL written into credentialStatus.id when RHS_URL is unset: the issuer service's DEFAULT
+ * address (`vc serve --role issuer` on port 3000), which serves the embedded RHS at /node. It is
+ * fixed on purpose: credentials are issued by the CLI as well, which cannot know where (or
+ * whether) an issuer service will run. When the issuer is served on another port or host (PORT,
+ * --port, a proxy), set RHS_URL to its public base URL before issuing, or holders outside this
+ * wallet home cannot resolve the status (holders sharing the home read the nodes locally).
  */
 export const EMBEDDED_RHS_URL = 'http://127.0.0.1:3000';
+
+/** Time allowed for one reverse hash service request (connect, answer and body). */
+export const RHS_TIMEOUT_MS = 10_000;
+/** Largest reverse hash service response read (a node is ~200 bytes; anything bigger is refused). */
+export const RHS_MAX_RESPONSE_BYTES = 1 << 20;
+
+/** Limits of one reverse hash service request (tests shorten them). */
+export interface RhsFetchLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+const DEFAULT_LIMITS: RhsFetchLimits = { timeoutMs: RHS_TIMEOUT_MS, maxBytes: RHS_MAX_RESPONSE_BYTES };
+
+/** Reads at most `maxBytes` of a response body as text; NetworkError naming the URL beyond that. */
+async function readBoundedText(response: Response, url: string, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new NetworkError(`${url} announced ${declared} bytes, more than the ${maxBytes} bytes accepted from a reverse hash service`);
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new NetworkError(`${url} answered with more than the ${maxBytes} bytes accepted from a reverse hash service`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * GETs a JSON document from a reverse hash service with a timeout and a size limit: the URL comes
+ * from a credential (possibly from an HTTP body), so a slow or endless answer must not hold the
+ * caller. Returns the HTTP status and, for 2xx answers, the parsed body; every failure is a
+ * NetworkError naming the URL.
+ */
+export async function fetchRhsJson(url: string, limits: RhsFetchLimits = DEFAULT_LIMITS): Promise<{ status: number; body: unknown }> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (error) {
+    throw new NetworkError(`reverse hash service request ${url} failed: ${describeFetchError(error, limits.timeoutMs)}`, { cause: error });
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    return { status: response.status, body: undefined };
+  }
+  let text: string;
+  try {
+    text = await readBoundedText(response, url, limits.maxBytes);
+  } catch (error) {
+    if (error instanceof NetworkError) throw error;
+    throw new NetworkError(`reverse hash service request ${url} failed while reading the answer: ${describeFetchError(error, limits.timeoutMs)}`, { cause: error });
+  }
+  try {
+    return { status: response.status, body: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new NetworkError(`reverse hash service ${url} did not answer with JSON: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/** A fetch failure in words, saying so when it was our timeout. */
+function describeFetchError(error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: unknown }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no complete answer within ${timeoutMs} ms`;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause === undefined ? describeError(error) : `${describeError(error)} (${describeError(cause)})`;
+}
 
 /** A node as the RHS API exchanges it: hex hashes (64 hex digits, little-endian field elements). */
 export interface RhsNode {
@@ -84,18 +165,30 @@ export class StoreRhsPublisher {
   constructor(
     private readonly nodes: RhsNodeStore,
     private readonly remoteUrl: string | undefined,
+    private readonly timeoutMs: number = RHS_TIMEOUT_MS,
   ) {}
 
+  /** Saves the nodes locally, then (RHS_URL set) posts them there within the RHS timeout. */
   async publish(params: { nodes: Array<{ toJSON(): RhsNode }> }): Promise<void> {
     const json = params.nodes.map((n) => n.toJSON());
     this.nodes.saveNodes(json);
     if (this.remoteUrl === undefined) return;
     let response: Response;
     try {
-      response = await fetch(`${this.remoteUrl}/node`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+      response = await fetch(`${this.remoteUrl}/node`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (error) {
-      throw new NetworkError(`cannot publish tree nodes to the reverse hash service RHS_URL=${this.remoteUrl}: ${describeError(error)}`, { field: 'RHS_URL', cause: error });
+      throw new NetworkError(`cannot publish tree nodes to the reverse hash service RHS_URL=${this.remoteUrl}: ${describeFetchError(error, this.timeoutMs)}`, {
+        field: 'RHS_URL',
+        cause: error,
+      });
     }
+    // Only the status matters; release the connection instead of reading an answer of any size.
+    await response.body?.cancel().catch(() => undefined);
     if (!response.ok) {
       throw new NetworkError(`the reverse hash service RHS_URL=${this.remoteUrl} refused the tree nodes (HTTP ${response.status})`, { field: 'RHS_URL' });
     }
@@ -112,6 +205,7 @@ export class RhsStatusResolver implements CredentialStatusResolver {
     private readonly nodes: RhsNodeStore,
     private readonly states: IStateStorage,
     private readonly modules: Iden3Modules,
+    private readonly limits: RhsFetchLimits = DEFAULT_LIMITS,
   ) {}
 
   async resolve(credentialStatus: CredentialStatus, options?: CredentialStatusResolveOptions): Promise<RevocationStatus> {
@@ -154,18 +248,19 @@ export class RhsStatusResolver implements CredentialStatusResolver {
   private async fetchNode(rhsBase: string, hash: Hash): Promise<RhsNode> {
     const local = this.nodes.getNode(hash.hex());
     if (local !== undefined) return local;
-    let response: Response;
-    try {
-      response = await fetch(`${rhsBase}/node/${hash.hex()}`);
-    } catch (error) {
-      throw new NetworkError(`reverse hash service ${rhsBase} unreachable while resolving node ${hash.hex()}: ${describeError(error)}`, { cause: error });
+    const url = `${rhsBase}/node/${hash.hex()}`;
+    const { status, body } = await fetchRhsJson(url, this.limits);
+    if (status < 200 || status > 299) throw new NetworkError(`reverse hash service ${rhsBase} has no node ${hash.hex()} (HTTP ${status} from ${url})`);
+    const node = (body as Partial<RhsNodeResponse> | null)?.node;
+    if (node === undefined || node === null || !Array.isArray(node.children) || !node.children.every((c) => typeof c === 'string')) {
+      throw new NetworkError(`reverse hash service ${rhsBase} returned a malformed node for ${hash.hex()} (${url})`);
     }
-    if (!response.ok) throw new NetworkError(`reverse hash service ${rhsBase} has no node ${hash.hex()} (HTTP ${response.status})`);
-    const body = (await response.json()) as Partial<RhsNodeResponse>;
-    const node = body.node;
-    if (node === undefined || !Array.isArray(node.children)) throw new NetworkError(`reverse hash service ${rhsBase} returned a malformed node for ${hash.hex()}`);
     // Content addressing: a remote node is only used when its children hash to what we asked for.
-    this.nodes.saveNodes([{ hash: hash.hex(), children: node.children }]);
+    try {
+      this.nodes.saveNodes([{ hash: hash.hex(), children: node.children }]);
+    } catch (error) {
+      throw new NetworkError(`reverse hash service ${rhsBase} returned a wrong node for ${hash.hex()}: ${describeError(error)}`, { cause: error });
+    }
     return { hash: hash.hex(), children: node.children };
   }
 

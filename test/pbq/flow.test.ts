@@ -15,6 +15,8 @@ import { Context } from '../../src/core/context.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';
+import { NetworkError, UnprocessableError, isVcError } from '../../src/errors.js';
+import { getIden3 } from '../../src/iden3/wallet.js';
 import { ROOT, childEnv, runVc, tempDir } from '../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -184,6 +186,11 @@ describe('rejections', () => {
     const second = vc(['issuer', 'issue', '--holder', holderDid, '-o', file('revoked.json')]);
     expect(second.status, second.stderr).toBe(0);
     const nonce = (readJson<{ credential: { credentialStatus: { revocationNonce: number } } }>('revoked.json').credential.credentialStatus.revocationNonce);
+    // A publication that fails (the reverse hash service is down) leaves the nonce in the local
+    // tree but not on chain: the retry must publish it instead of answering "already revoked".
+    const failed = vc(['issuer', 'revoke', '--nonce', String(nonce)], { RHS_URL: 'http://127.0.0.1:1' });
+    expect(failed.status, failed.stderr).toBe(4);
+    expect(failed.stderr).toMatch(/RHS_URL=http:\/\/127.0.0.1:1/);
     const revoked = vc(['issuer', 'revoke', '--nonce', String(nonce)]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json<Json>()).toMatchObject({ nonce, txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
@@ -198,6 +205,19 @@ describe('rejections', () => {
     try {
       const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('revoked.json').credential);
       await expect(generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('fresh.json'), sender: DEV_ADDRESS, precheck: false })).rejects.toThrow(/the circuit refused the inputs/);
+    } finally {
+      await ctx.close();
+    }
+  }, LONG);
+
+  it('an unreachable chain while resolving the revocation status is a network failure (exit 4), not a verdict', async () => {
+    const ctx = context({ RPC_URL: 'http://127.0.0.1:1', WALLET_KEY: OTHER_KEY });
+    try {
+      const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('credential.json').credential);
+      const error = await generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('request.json'), sender: DEV_ADDRESS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as NetworkError).exitCode).toBe(4);
+      expect((error as Error).message).toMatch(/127\.0\.0\.1:1/);
     } finally {
       await ctx.close();
     }
@@ -232,6 +252,36 @@ describe('rejections', () => {
       const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('credential.json').credential);
       const { response } = await generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('allowed.json'), sender: DEV_ADDRESS, precheck: false });
       await expect(submitQueryProof(ctx, response)).rejects.toMatchObject({ exitCode: 1, revertName: 'IssuerIsNotOnTheAllowedIssuersList' });
+    } finally {
+      await ctx.close();
+    }
+  }, LONG);
+});
+
+describe('state reads on the State contract', () => {
+  it('go through the chain client: revert reasons stay recognisable, failures are vc errors', async () => {
+    const ctx = context();
+    try {
+      const iden3 = await getIden3(ctx);
+      const { core, sdk } = iden3.modules;
+      const idOf = (did: string): bigint => core.DID.idFromDID(core.DID.parse(did)).bigInt();
+      const issuerState = await iden3.states.getLatestStateById(idOf(issuerDid));
+      expect(issuerState.id).toBe(idOf(issuerDid));
+      const state = issuerState.state ?? 0n;
+      expect(state).toBeGreaterThan(0n);
+      expect(await iden3.states.getStateInfoByIdAndState(idOf(issuerDid), state)).toEqual(issuerState);
+      const gist = await iden3.states.getGISTProof(idOf(issuerDid));
+      expect(gist.existence).toBe(true);
+      expect((await iden3.states.getGISTRootInfo(gist.root, idOf(issuerDid))).root).toBe(gist.root);
+
+      // The holder never published a state: the contract reverts "Identity does not exist".
+      const missing = await iden3.states.getLatestStateById(idOf(holderDid)).catch((e: unknown) => e);
+      expect(isVcError(missing)).toBe(true);
+      expect(sdk.isIdentityDoesNotExistError(missing)).toBe(true);
+
+      // An identity of another chain is not read from this State contract.
+      const foreign = core.DID.idFromDID(core.DID.parse('did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR')).bigInt();
+      await expect(iden3.states.getLatestStateById(foreign)).rejects.toBeInstanceOf(UnprocessableError);
     } finally {
       await ctx.close();
     }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialRequestSchema, issueBodySchema, requestOptionsSchema } from '../../src/core/pbq/schemas.js';
+import { credentialRequestSchema, issueBodySchema, requestOptionsSchema, requestStatusSchema } from '../../src/core/pbq/schemas.js';
 import { parseInput } from '../../src/core/validate.js';
 import { InputError } from '../../src/errors.js';
 import { ROOT } from '../helpers.js';
@@ -35,5 +35,14 @@ describe('issue and request options', () => {
     expect(parseInput(issueBodySchema, { did: 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b' }, 'request body').did).toMatch(/^did:polygonid/);
     expect(() => parseInput(requestOptionsSchema, { op: '$lte' }, 'options')).toThrow(/field op/);
     expect(parseInput(requestOptionsSchema, { field: 'nationality', op: '$in', value: 'NLD,BEL' }, 'options')).toEqual({ field: 'nationality', op: '$in', value: 'NLD,BEL' });
+  });
+});
+
+describe('request-status query', () => {
+  it('accepts a safe integer request id and refuses ids beyond it (a 1e300 id is a bad request, not a chain failure)', () => {
+    const address = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+    expect(parseInput(requestStatusSchema, { request: '42', address }, 'query')).toEqual({ request: 42, address });
+    expect(() => parseInput(requestStatusSchema, { request: '1e300', address }, 'query')).toThrow(/field request/);
+    expect(() => parseInput(requestStatusSchema, { request: String(2 ** 60), address }, 'query')).toThrow(/field request/);
   });
 });

@@ -6,15 +6,14 @@
  * transition proof), and attaches the Iden3SparseMerkleTreeProof carrying the transaction id.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { Context } from '../context.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
-import { PASSPORT_TYPE, packageRoot } from '../../iden3/documents.js';
+import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { samplePassportSubject } from '../sd/issue.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './did.js';
-import { publishIdentityState } from './issuerState.js';
+import { currentTreeState, isPublishedState, publishIdentityState } from './issuerState.js';
 import type { IssueOptions } from './schemas.js';
 
 /** Spec 2.3 response. */
@@ -45,12 +44,11 @@ async function submitterAddress(ctx: Context): Promise<string> {
 }
 
 /**
- * The sample PassportCredential subject (fixtures/subjects/passport.json) with a fresh customer
- * reference and the holder's submitting address as publicAddress.
+ * The sample PassportCredential subject (fixtures/subjects/passport.json, shared with selective
+ * disclosure) with a fresh customer reference and the holder's submitting address as publicAddress.
  */
-async function samplePassportSubject(ctx: Context): Promise<Record<string, unknown>> {
-  const sample = JSON.parse(readFileSync(path.join(packageRoot(), 'fixtures', 'subjects', 'passport.json'), 'utf8')) as Record<string, unknown>;
-  return { ...sample, customerReference: randomUUID(), publicAddress: await submitterAddress(ctx) };
+async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, unknown>> {
+  return { ...samplePassportSubject(), customerReference: randomUUID(), publicAddress: await submitterAddress(ctx) };
 }
 
 /** `vc issuer issue --holder DID` / POST /generate-pbq-credentials: spec 2.3 `{message, credential}`. */
@@ -70,7 +68,7 @@ export async function issuePbqCredential(ctx: Context, options: IssueOptions): P
 
   let subject: Record<string, unknown>;
   if (options.subject !== undefined) subject = { ...options.subject };
-  else if (typeName === PASSPORT_TYPE) subject = await samplePassportSubject(ctx);
+  else if (typeName === PASSPORT_TYPE) subject = await samplePbqPassportSubject(ctx);
   else throw new InputError(`a subject is required for type ${typeName} (--subject FILE)`, { field: 'subject' });
   delete subject.type;
   subject.id = holder.string();
@@ -106,7 +104,12 @@ export async function issuePbqCredential(ctx: Context, options: IssueOptions): P
   });
 }
 
-/** `vc issuer revoke --nonce N`: adds the nonce to the revocation tree and publishes the new state. */
+/**
+ * `vc issuer revoke --nonce N`: adds the nonce to the revocation tree and publishes the new state.
+ * A nonce already in the tree whose state was never published (the publication failed: RHS or
+ * chain down) is published now, so a failed revocation can be retried; only a revocation that is
+ * already on chain is a conflict.
+ */
 export async function revokePbqCredential(ctx: Context, options: { nonce: number }): Promise<RevokeResult> {
   const iden3 = await getIden3(ctx);
   const { core, sdk } = iden3.modules;
@@ -120,8 +123,14 @@ export async function revokePbqCredential(ctx: Context, options: { nonce: number
   return ctx.store.withLock('iden3.issuer', async () => {
     const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
     const present = (await model.revocationTree.generateProof(BigInt(options.nonce))).proof.existence;
-    if (present) throw new ConflictError(`revocation nonce ${options.nonce} is already revoked by ${issuerDidString}`, { field: 'nonce' });
-    await iden3.dataStorage.mt.addToMerkleTree(issuerDidString, sdk.MerkleTreeType.Revocations, BigInt(options.nonce), 0n);
+    if (present) {
+      const current = await currentTreeState(iden3, issuerDid);
+      if (isPublishedState(ctx, issuerDidString, current.state)) {
+        throw new ConflictError(`revocation nonce ${options.nonce} is already revoked by ${issuerDidString}`, { field: 'nonce' });
+      }
+    } else {
+      await iden3.dataStorage.mt.addToMerkleTree(issuerDidString, sdk.MerkleTreeType.Revocations, BigInt(options.nonce), 0n);
+    }
     const { txId, state } = await publishIdentityState(ctx, issuerDid, [options.nonce]);
     return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId, state: state.state };
   });

@@ -53,6 +53,11 @@ export async function recordGenesisState(ctx: Context, did: string): Promise<voi
   ctx.store.put<TreeStateRecord>(TREE_STATES_NS, `${did}/${record.state}`, { ...record, at: ctx.now().toISOString() });
 }
 
+/** True when `state` (hex) of `did` was published on chain by this wallet (a record with its transaction). */
+export function isPublishedState(ctx: Context, did: string, state: string): boolean {
+  return ctx.store.get<TreeStateRecord>(TREE_STATES_NS, `${did}/${state}`)?.txId !== undefined;
+}
+
 function toTreeState(iden3: Iden3, record: TreeStateRecord): TreeState {
   const { Hash } = iden3.modules.mt;
   return {

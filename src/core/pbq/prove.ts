@@ -7,7 +7,7 @@
  */
 import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../context.js';
-import { NotFoundError, UnprocessableError, VerificationError, describeError } from '../../errors.js';
+import { NotFoundError, UnprocessableError, VerificationError, describeError, isVcError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
 import { readContract, sendContractTransaction } from '../../chain/transactions.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
@@ -113,6 +113,8 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   try {
     revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
   } catch (error) {
+    // An unreachable chain or reverse hash service is a network failure (exit 4), not a verdict.
+    if (isVcError(error) && !(error instanceof VerificationError)) throw error;
     throw new VerificationError(`cannot resolve the revocation status of the credential: ${describeError(error)}`, { field: 'verifiableCredential.credentialStatus', cause: error });
   }
   if (options.precheck !== false && revocation.mtp.existence) {
@@ -122,7 +124,7 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   }
 
   const { proofService, prover } = await getIden3Prover(ctx);
-  const before = prover.timings.length;
+  const before = prover.proofsGenerated;
   const step = ctx.progress.start(`generating the ${options.request.circuitId} proof`);
   try {
     const response = await proofService.generateProof(
@@ -131,7 +133,7 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
       { credential, credentialRevocationStatus: revocation, skipRevocation: false, challenge: sdk.getChallengeFromEthAddress(options.sender) },
     );
     step.succeed('proof generated');
-    return { response, timing: prover.timings[before] };
+    return { response, timing: prover.timingOf(before) };
   } catch (error) {
     step.fail();
     const message = describeError(error);

@@ -120,6 +120,15 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     throw new InputError('--value is required with --field/--op', { field: 'value' });
   }
   const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
+  const query: CredentialRequest['query'] = {
+    allowedIssuers: options.allowedIssuers ?? ['*'],
+    type,
+    context,
+    credentialSubject: { [field]: { [op]: value as never } },
+  };
+  // The encoding depends on the query only, not on the id: computing it first refuses a field,
+  // value or issuer that does not fit before the circuits, the chain and the id search are waited for.
+  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId: MTP_ON_CHAIN_CIRCUIT, query });
 
   await proofCircuitsDir(ctx);
   const chain = await getChain(ctx);
@@ -135,12 +144,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   }
   if (id === 0) throw new UnprocessableError('could not find a free request id on the UniversalVerifier');
 
-  const request: CredentialRequest = {
-    id,
-    circuitId: MTP_ON_CHAIN_CIRCUIT,
-    query: { allowedIssuers: options.allowedIssuers ?? ['*'], type, context, credentialSubject: { [field]: { [op]: value as never } } },
-  };
-  const { params, queryHash } = await encodeRequestParams(ctx, request);
+  const request: CredentialRequest = { id, circuitId: MTP_ON_CHAIN_CIRCUIT, query };
   const sent = await sendContractTransaction(
     ctx,
     {

@@ -92,7 +92,7 @@ export const revokeBodySchema = z.object({ nonce: z.number().int().nonnegative()
 
 /** GET /request-status query (verifier). */
 export const requestStatusSchema = z.object({
-  request: z.coerce.number().int().positive(),
+  request: z.coerce.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer'),
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address'),
 });
 

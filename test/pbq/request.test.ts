@@ -1,0 +1,32 @@
+/**
+ * `vc verifier request` checks the query against the type's JSON-LD context before it waits for
+ * anything heavy: a field the context does not define is refused at once, without building or
+ * loading circuits, starting the local chain or searching for a request id.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/core/context.js';
+import { createCredentialRequest } from '../../src/core/pbq/request.js';
+import { UnprocessableError } from '../../src/errors.js';
+import { tempDir } from '../helpers.js';
+
+const tmp = tempDir('vc-pbq-request-');
+afterAll(() => tmp.cleanup());
+
+describe('createCredentialRequest', () => {
+  it('refuses a field the context does not define before touching the circuits or the chain', async () => {
+    const ctx = new Context({ config: parseConfig({}, `${tmp.dir}/home`) });
+    try {
+      const started = Date.now();
+      const error = await createCredentialRequest(ctx, { field: 'birthDat', op: '$lt', value: 20010101 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnprocessableError);
+      expect((error as Error).message).toMatch(/does not fit type PassportCredential/);
+      expect(ctx.peek('iden3.circuitsDir')).toBeUndefined();
+      expect(ctx.peek('chain')).toBeUndefined();
+      expect(ctx.peek('chain.connection')).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      await ctx.close();
+    }
+  }, 60_000);
+});
