@@ -5,6 +5,7 @@
  * behaviours run against both and the CLI and `vc serve` cannot drift apart.
  */
 import { expect } from 'vitest';
+import type { DidObject } from '../../src/iden3/did.js';
 
 export type Json = Record<string, unknown>;
 
@@ -38,16 +39,7 @@ export interface DiscloseResult {
   vc: Json;
 }
 
-export interface DidObject {
-  method: string;
-  id: string;
-  idStrings: string[];
-  params: unknown[];
-  path: string;
-  pathSegments: string[];
-  query: string;
-  fragment: string;
-}
+export type { DidObject } from '../../src/iden3/did.js';
 
 /** The operations behind the spec routes, with the spec's request and response bodies. */
 export interface Driver {

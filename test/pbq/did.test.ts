@@ -5,17 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { runVc, runVcAsync, tempDir } from '../helpers.js';
+import type { DidObject } from '../../src/iden3/did.js';
 
-interface DidObject {
-  method: string;
-  id: string;
-  idStrings: string[];
-  params: unknown[];
-  path: string;
-  pathSegments: string[];
-  query: string;
-  fragment: string;
-}
 interface HolderRecord {
   message: string;
   did: DidObject;

@@ -1,0 +1,2 @@
+// snarkjs ships no type declarations; tests use it untyped.
+declare module 'snarkjs';
