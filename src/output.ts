@@ -4,8 +4,7 @@
  * progress and errors go to stderr. --json silences summaries and progress (warnings and errors
  * stay); --quiet silences everything but errors.
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { writeFileAtomicSync } from './store/atomicFile.js';
 import { InputError, isVcError, type VcError } from './errors.js';
 import type { ProgressReporter, ProgressStep } from './core/context.js';
 
@@ -18,25 +17,11 @@ export interface OutputOptions {
 
 type Chalk = typeof import('chalk').default;
 
-/** Writes a file atomically: temp file in the same directory, fsync, rename. */
+/** Writes an output file (-o) atomically; a failure is the user's input error naming the file. */
 export function writeFileAtomic(file: string, data: string, mode = 0o644): void {
-  const target = path.resolve(file);
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
-  let fd: number | undefined;
   try {
-    fd = openSync(tmp, 'wx', mode);
-    writeSync(fd, data);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, target);
+    writeFileAtomicSync(file, data, mode);
   } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // the temp file may not exist
-    }
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new InputError(`cannot write output file ${file}: ${reason}`, { field: 'output', cause: error });
   }

@@ -16,7 +16,7 @@
  * directory (guards against pid reuse) and its RPC answers with the expected chain id.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Context } from '../core/context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
 import { jsonRpcCall, probeChainId } from './jsonRpc.js';
+import { writeFileAtomicSync } from '../store/atomicFile.js';
 
 /** Store namespace of the node record and the checkpoint marks. */
 const NODE_NS = 'chain.node';
@@ -338,28 +339,6 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
       throw error;
     }
   });
-}
-
-/** Writes a file atomically: temp file, fsync, rename (a crash leaves the old or the new file). */
-function writeFileAtomicSync(file: string, data: Buffer): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, file);
-  } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing to clean
-    }
-    throw error;
-  }
 }
 
 async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ blockNumber: number; written: boolean }> {

@@ -7,7 +7,7 @@ import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/core/context.js';
 import type { Role } from '../../src/http/route.js';
 import { startServer, type ErrorBody, type RunningServer } from '../../src/http/server.js';
-import { DriverCallError, type Driver, type Json } from './driver.js';
+import { DriverCallError, type Driver } from './driver.js';
 import { stopEmbeddedChain } from './inProcessDriver.js';
 
 export interface HttpDriver extends Driver {
