@@ -9,13 +9,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { anvilBinaryPath, findFreePort, stopLocalNode } from '../src/chain/anvil.js';
 import { getChain } from '../src/chain/client.js';
 import { probeChainId } from '../src/chain/jsonRpc.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
-import { median, round } from './stats.js';
+import { median, round, runIfMain } from './stats.js';
 
 export interface Stats {
   medianMs: number;
@@ -112,8 +111,4 @@ export async function runChainBench(runs = 5): Promise<ChainBenchResult> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const runs = Number(process.argv[2] ?? 5);
-  const result = await runChainBench(Number.isInteger(runs) && runs > 0 ? runs : 5);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-}
+runIfMain(import.meta.url, (runs) => runChainBench(runs !== undefined && Number.isInteger(runs) && runs > 0 ? runs : 5));

@@ -15,7 +15,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ensureCircuits, type CircuitFiles } from '../src/circuits/build.js';
 import { compileCircuit } from '../src/circuits/compile.js';
 import { loadBn128, releaseBn128 } from '../src/circuits/curve.js';
@@ -24,7 +23,7 @@ import { snarkjsPackageDir } from '../src/circuits/solidity.js';
 import { PROJECT_CIRCUIT_IDS, circomLibraryDir, projectRoot } from '../src/circuits/sources.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
-import { median, round, timeRuns } from './stats.js';
+import { median, round, timeRuns, runIfMain } from './stats.js';
 
 export interface CircuitBenchResult {
   circuitId: string;
@@ -203,12 +202,4 @@ export async function runCircuitsBench(options: CircuitsBenchOptions = {}): Prom
   return report;
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const runs = process.argv[2] !== undefined ? Number(process.argv[2]) : undefined;
-  runCircuitsBench(runs !== undefined ? { runs } : {})
-    .then((report) => process.stdout.write(`${JSON.stringify(report, null, 2)}\n`))
-    .catch((error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+runIfMain(import.meta.url, (runs) => runCircuitsBench(runs !== undefined ? { runs } : {}));

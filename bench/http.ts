@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
-import { median, percentile, round, timeRuns } from './stats.js';
+import { median, percentile, round, timeRuns, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const REVEALED_KEYS = ['id', 'name', 'nationality'];
@@ -283,15 +283,8 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
   }
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const seconds = process.argv[2] !== undefined ? Number(process.argv[2]) : undefined;
-  runHttpBench(seconds !== undefined && seconds > 0 ? { durationSeconds: seconds } : {})
-    .then((report) => {
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      if (!report.zeroFailedRequests) process.exitCode = 1;
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+runIfMain(
+  import.meta.url,
+  (seconds) => runHttpBench(seconds !== undefined && seconds > 0 ? { durationSeconds: seconds } : {}),
+  (report) => !report.zeroFailedRequests,
+);

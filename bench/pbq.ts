@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
 import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/did.js';
@@ -17,7 +16,7 @@ import { proveAndSubmit } from '../src/core/pbq/prove.js';
 import { createCredentialRequest } from '../src/core/pbq/request.js';
 import { pbqCredentialSchema } from '../src/core/pbq/schemas.js';
 import { getIden3Prover } from '../src/iden3/wallet.js';
-import { median, round } from './stats.js';
+import { median, round, runIfMain } from './stats.js';
 
 interface PhaseStats {
   witnessMs: number;
@@ -85,12 +84,4 @@ export async function runPbqBench(options: { runs?: number; circuitsPath?: strin
   }
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const runs = process.argv[2] !== undefined ? Number(process.argv[2]) : undefined;
-  runPbqBench(runs === undefined ? {} : { runs })
-    .then((report) => process.stdout.write(`${JSON.stringify(report, null, 2)}\n`))
-    .catch((error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+runIfMain(import.meta.url, (runs) => runPbqBench(runs === undefined ? {} : { runs }));

@@ -20,7 +20,7 @@ import { createStaticDocumentLoader } from '../src/bbs/documentLoader.js';
 import { deriveBlsKeyPair } from '../src/bbs/keys.js';
 import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/bbs/suite.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
-import { median, round, timeRuns } from './stats.js';
+import { median, round, timeRuns, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const REVEALED_KEYS = ['id', 'name', 'nationality'];
@@ -165,12 +165,4 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
   }
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const runs = process.argv[2] !== undefined ? Number(process.argv[2]) : undefined;
-  runSdBench(runs === undefined ? {} : { runs })
-    .then((report) => process.stdout.write(`${JSON.stringify(report, null, 2)}\n`))
-    .catch((error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
-}
+runIfMain(import.meta.url, (runs) => runSdBench(runs === undefined ? {} : { runs }));

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, round, timeRuns } from './stats.js';
+import { median, round, timeRuns, runIfMain } from './stats.js';
 
 const VC_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'vc.js');
 
@@ -30,6 +30,4 @@ export async function runStartupBench(options: { runs?: number } = {}): Promise<
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  process.stdout.write(`${JSON.stringify(await runStartupBench({ runs: Number(process.argv[2] ?? 15) }), null, 2)}\n`);
-}
+runIfMain(import.meta.url, (runs) => runStartupBench({ runs: runs ?? 15 }));

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 /**
  * Small statistics helpers shared by the benchmarks.
  */
@@ -32,4 +34,23 @@ export async function timeRuns(fn: () => Promise<unknown> | unknown, runs: numbe
 export function round(value: number, digits = 3): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/**
+ * Runs a benchmark module as a script (`node dist/bench/<name>.js [N]`): when `moduleUrl` is the
+ * entry point, calls `run` with the optional numeric argument, prints the JSON report on stdout,
+ * and sets exit code 1 when it throws or when `failed(report)` says it missed its criterion.
+ */
+export function runIfMain<R>(moduleUrl: string, run: (arg: number | undefined) => Promise<R>, failed?: (report: R) => boolean): void {
+  if (process.argv[1] === undefined || path.resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  const arg = process.argv[2] !== undefined ? Number(process.argv[2]) : undefined;
+  run(arg)
+    .then((report) => {
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (failed?.(report) === true) process.exitCode = 1;
+    })
+    .catch((error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
 }
