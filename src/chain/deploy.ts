@@ -98,6 +98,8 @@ export const CONTRACT_KEYS = [
   'authV2Validator',
 ] as const;
 export type ContractKey = (typeof CONTRACT_KEYS)[number];
+/** Contracts deployed behind a proxy: those with a `<key>Implementation` step. */
+type ProxiedContractKey = { [K in ContractKey]: `${K}Implementation` extends ContractKey ? K : never }[ContractKey];
 
 export interface DeployedContract {
   address: string;
@@ -360,6 +362,18 @@ class Deployment {
     return this.plan(key, label, proxy.bytecode, ['address', 'address', 'bytes'], [implementation, owner, initData], fingerprintParts);
   }
 
+  /**
+   * Deploys the linked implementation of an @iden3/contracts artifact (step `<key>Implementation`)
+   * and a transparent proxy initialised with `initialize(...initArgs)` (step `key`); returns the
+   * proxy address.
+   */
+  async behindProxy(key: ProxiedContractKey, artifactName: string, initArgs: unknown[]): Promise<string> {
+    const artifact = iden3Artifact(artifactName);
+    const implementationKey: ContractKey = `${key}Implementation`;
+    const implementation = await this.run(this.plan(implementationKey, `${artifactName} implementation`, this.link(artifact)));
+    return this.run(this.proxy(key, `${artifactName} proxy`, implementation, this.encode(artifact, 'initialize', initArgs)));
+  }
+
   encode(artifact: Artifact, method: string, args: unknown[]): string {
     return this.ethers.Interface.from(artifact.abi as InterfaceAbi).encodeFunctionData(method, args);
   }
@@ -469,57 +483,24 @@ export async function deployContracts(ctx: Context, options: DeployOptions = {})
       // UniversalVerifier, behind a transparent proxy.
       await deployment.run(deployment.plan('verifierLib', 'VerifierLib', deployment.link(iden3Artifact('VerifierLib'))));
       const universal = iden3Artifact('UniversalVerifier');
-      const universalImplementation = await deployment.run(
-        deployment.plan('universalVerifierImplementation', 'UniversalVerifier implementation', deployment.link(universal)),
-      );
-      const universalAddress = await deployment.run(
-        deployment.proxy('universalVerifier', 'UniversalVerifier proxy', universalImplementation, deployment.encode(universal, 'initialize', [stateAddress, owner])),
-      );
+      const universalAddress = await deployment.behindProxy('universalVerifier', 'UniversalVerifier', [stateAddress, owner]);
 
       // The MTP v2 query validator with its Groth16 verifier.
       const mtpVerifier = verifiers.credentialAtomicQueryMTPV2OnChain;
       const mtpVerifierAddress = await deployment.run(
         deployment.plan('mtpVerifier', `${mtpVerifier.record.source} MTP query verifier`, mtpVerifier.artifact.bytecode),
       );
-      const validator = iden3Artifact('CredentialAtomicQueryMTPV2Validator');
-      const validatorImplementation = await deployment.run(
-        deployment.plan('mtpValidatorImplementation', 'CredentialAtomicQueryMTPV2Validator implementation', deployment.link(validator)),
-      );
-      const validatorAddress = await deployment.run(
-        deployment.proxy(
-          'mtpValidator',
-          'CredentialAtomicQueryMTPV2Validator proxy',
-          validatorImplementation,
-          deployment.encode(validator, 'initialize', [stateAddress, mtpVerifierAddress, owner]),
-        ),
-      );
+      const validatorAddress = await deployment.behindProxy('mtpValidator', 'CredentialAtomicQueryMTPV2Validator', [stateAddress, mtpVerifierAddress, owner]);
 
       // IdentityTreeStore: the on-chain reverse hash service (for RHS_URL-less setups using it).
-      const treeStore = iden3Artifact('IdentityTreeStore');
-      const treeStoreImplementation = await deployment.run(
-        deployment.plan('identityTreeStoreImplementation', 'IdentityTreeStore implementation', deployment.link(treeStore)),
-      );
-      await deployment.run(
-        deployment.proxy('identityTreeStore', 'IdentityTreeStore proxy', treeStoreImplementation, deployment.encode(treeStore, 'initialize', [stateAddress])),
-      );
+      await deployment.behindProxy('identityTreeStore', 'IdentityTreeStore', [stateAddress]);
 
       // AuthV2Validator (official verifier): the 'authV2' auth method of the UniversalVerifier,
       // for clients that authenticate with a separate auth proof instead of embeddedAuth.
       const authVerifierAddress = await deployment.run(
         deployment.plan('authV2Verifier', 'official authV2 verifier', iden3Artifact('Groth16VerifierAuthV2Wrapper').bytecode),
       );
-      const authValidator = iden3Artifact('AuthV2Validator');
-      const authValidatorImplementation = await deployment.run(
-        deployment.plan('authV2ValidatorImplementation', 'AuthV2Validator implementation', deployment.link(authValidator)),
-      );
-      const authValidatorAddress = await deployment.run(
-        deployment.proxy(
-          'authV2Validator',
-          'AuthV2Validator proxy',
-          authValidatorImplementation,
-          deployment.encode(authValidator, 'initialize', [stateAddress, authVerifierAddress, owner]),
-        ),
-      );
+      const authValidatorAddress = await deployment.behindProxy('authV2Validator', 'AuthV2Validator', [stateAddress, authVerifierAddress, owner]);
 
       // Configuration, checked and applied idempotently.
       step.update('configuring the contracts', 0.97);
