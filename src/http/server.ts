@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../core/context.js';
 import { parseInput } from '../core/validate.js';
 import { InputError, isVcError, describeError, redactUrls } from '../errors.js';
+import { parseJsonText } from '../jsonInput.js';
 import { DEFAULT_PORTS, type Role, type RouteDefinition } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -90,7 +91,7 @@ function fastifyErrorStatus(error: { code?: string; statusCode?: number }): { st
 }
 
 async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
-  const { default: Fastify } = await import('fastify');
+  const { default: Fastify, errorCodes } = await import('fastify');
   const { server: serverConfig } = ctx.config;
   const app = Fastify({
     bodyLimit: serverConfig.bodyLimit,
@@ -105,6 +106,25 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
   // Bodies are JSON only: fastify's default text/plain parser would turn a text body into a
   // string that then fails the schema with a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies go through the strict parser of CLI input files: a duplicated key, nesting deeper
+  // than MAX_JSON_DEPTH or an unsafe integer is a 400 naming its path (an InvalidJsonError), like
+  // a syntax error. `application/json; charset=utf-8` and other parameters match this parser too.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: serverConfig.bodyLimit }, (_request, body, done) => {
+    // As before: an empty body with a JSON content type is fastify's own 400 (invalid_json).
+    if (body.length === 0) {
+      done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = parseJsonText(body as string, 'request body');
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    done(null, value);
+  });
   // While shutting down, responses to in-flight requests close their connection, so clients'
   // keep-alive sockets do not hold the server open until their idle timeout.
   let closing = false;
@@ -221,6 +241,9 @@ function matchesPath(pattern: string, path: string): boolean {
 
 /** Starts the services of the given roles; resolves once every port is listening. */
 export async function startServer(ctx: Context, options: StartServerOptions): Promise<RunningServer> {
+  // Every role signs, derives or verifies BBS+: its randomness self-test runs before the first request.
+  const { prepareSelectiveDisclosure } = await import('../core/sd/ready.js');
+  await prepareSelectiveDisclosure();
   const host = options.host ?? ctx.config.server.host;
   const single = options.roles.length === 1;
   const apps: FastifyInstance[] = [];
