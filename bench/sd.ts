@@ -18,6 +18,7 @@ import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/core/context.js';
 import { createStaticDocumentLoader } from '../src/bbs/documentLoader.js';
 import { deriveBlsKeyPair } from '../src/bbs/keys.js';
+import { bbsLibraries } from '../src/bbs/library.js';
 import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/bbs/suite.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
@@ -45,6 +46,77 @@ export interface SdBenchReport {
   library: StepMedians;
   /** vc / library and suite / library: the cost of JSON-LD canonicalisation and our checks. */
   ratios: { vcToLibrary: StepMedians; suiteToLibrary: StepMedians };
+  /**
+   * The cost of fresh randomness: the raw calls with the random source of src/bbs/library.ts
+   * (node:crypto) against the same calls in a worker thread that loads the library without it (the
+   * old behaviour: an all-zero seed), interleaved call by call.
+   */
+  randomness: { fresh: StepMedians; zeroSeed: StepMedians; freshToZeroSeed: StepMedians };
+}
+
+interface RawInputs {
+  keyPair: { secretKey: Uint8Array; publicKey: Uint8Array };
+  publicKey: Uint8Array;
+  messages: Uint8Array[];
+  signature: Uint8Array;
+  revealed: number[];
+  nonce: Uint8Array;
+  proof: Uint8Array;
+  revealedMessages: Uint8Array[];
+}
+
+/** The worker: loads the library by its path without vc's door and times one raw call per message. */
+const ZERO_SEED_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+process.env.BBS_SIGNATURES_MODE = 'WASM';
+const bbs = require(workerData.library);
+const i = workerData.inputs;
+const ops = {
+  sign: () => bbs.blsSign({ keyPair: i.keyPair, messages: i.messages }),
+  derive: () => bbs.blsCreateProof({ signature: i.signature, publicKey: i.publicKey, messages: i.messages, nonce: i.nonce, revealed: i.revealed }),
+  verify: () => bbs.blsVerifyProof({ proof: i.proof, publicKey: i.publicKey, messages: i.revealedMessages, nonce: i.nonce }),
+};
+parentPort.on('message', async (step) => {
+  const start = process.hrtime.bigint();
+  await ops[step]();
+  parentPort.postMessage(Number(process.hrtime.bigint() - start) / 1e6);
+});`;
+
+async function timeRandomnessCost(library: string, inputs: RawInputs, runs: number): Promise<SdBenchReport['randomness']> {
+  const { Worker } = await import('node:worker_threads');
+  const { raw: bbs } = await bbsLibraries();
+  const worker = new Worker(ZERO_SEED_WORKER, { eval: true, workerData: { library, inputs } });
+  let failure: unknown;
+  worker.on('error', (error) => (failure = error));
+  const inWorker = (step: keyof StepMedians) =>
+    new Promise<number>((resolve, reject) => {
+      if (failure !== undefined) reject(failure);
+      worker.once('message', resolve);
+      worker.postMessage(step);
+    });
+  const local: Operations = {
+    sign: () => bbs.blsSign({ keyPair: inputs.keyPair, messages: inputs.messages }),
+    derive: () => bbs.blsCreateProof({ signature: inputs.signature, publicKey: inputs.publicKey, messages: inputs.messages, nonce: inputs.nonce, revealed: inputs.revealed }),
+    verify: () => bbs.blsVerifyProof({ proof: inputs.proof, publicKey: inputs.publicKey, messages: inputs.revealedMessages, nonce: inputs.nonce }),
+  };
+  const fresh = { sign: [] as number[], derive: [] as number[], verify: [] as number[] };
+  const zero = { sign: [] as number[], derive: [] as number[], verify: [] as number[] };
+  try {
+    for (let pass = -2; pass < runs; pass++) {
+      for (const step of ['sign', 'derive', 'verify'] as const) {
+        const [duration] = await timeRuns(local[step], 1, 0);
+        const zeroDuration = await inWorker(step);
+        if (pass >= 0) {
+          fresh[step].push(duration!);
+          zero[step].push(zeroDuration);
+        }
+      }
+    }
+  } finally {
+    await worker.terminate();
+  }
+  const medians = (s: typeof fresh): StepMedians => ({ sign: round(median(s.sign), 2), derive: round(median(s.derive), 2), verify: round(median(s.verify), 2) });
+  return { fresh: medians(fresh), zeroSeed: medians(zero), freshToZeroSeed: ratio(medians(fresh), medians(zero)) };
 }
 
 function ratio(a: StepMedians, b: StepMedians): StepMedians {
@@ -78,11 +150,13 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE }, home) });
   try {
     // vc: the operations as the CLI and the server run them.
-    const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:bench', store: false });
-    const disclosed = (await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: REVEALED_KEYS, credential })).vc;
+    // The holder discloses its stored credential (the spec's path; a credential given as a file is
+    // first checked like an import, signature included).
+    const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:bench' });
+    const disclosed = (await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: REVEALED_KEYS })).vc;
     const vcOps: Operations = {
       sign: () => issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:bench', store: false }),
-      derive: () => deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: REVEALED_KEYS, credential }),
+      derive: () => deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: REVEALED_KEYS }),
       verify: async () => {
         if (!(await verifySelectiveDisclosure(ctx, { vc: disclosed })).verified) throw new Error('bench: verification failed');
       },
@@ -110,11 +184,11 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
       },
     };
 
-    // library: the raw BBS+ calls on the canonical statements the suite signs.
-    // The very copy of bbs-signatures the suite calls (jsonld-signatures-bbs pins its own version).
+    // library: the raw BBS+ calls on the canonical statements the suite signs, through the door
+    // (the very copy of bbs-signatures the suite calls, with its random source from node:crypto).
     const suiteRequire = createRequire(fileURLToPath(import.meta.resolve('@mattrglobal/jsonld-signatures-bbs')));
-    const bbs = suiteRequire('@mattrglobal/bbs-signatures') as typeof import('@mattrglobal/bbs-signatures');
-    const { BbsBlsSignature2020 } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+    const { raw: bbs, bbs: suites } = await bbsLibraries();
+    const { BbsBlsSignature2020 } = suites;
     const signedProof = credential.proof as Record<string, unknown>;
     const statements: string[] = await new BbsBlsSignature2020().createVerifyData({
       document: unsigned,
@@ -141,6 +215,7 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
       },
     };
     const [vc, suite, library] = (await timeInterleaved([vcOps, suiteOps, libraryOps], runs)) as [StepMedians, StepMedians, StepMedians];
+    const randomness = await timeRandomnessCost(suiteRequire.resolve('@mattrglobal/bbs-signatures'), { keyPair, publicKey, messages, signature, revealed, nonce, proof, revealedMessages }, runs);
 
     return {
       benchmark: 'sd',
@@ -158,6 +233,7 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
       suite,
       library,
       ratios: { vcToLibrary: ratio(vc, library), suiteToLibrary: ratio(suite, library) },
+      randomness,
     };
   } finally {
     await ctx.close();

@@ -89,12 +89,15 @@ export class VerificationError extends VcError {
   override readonly code: string = 'verification_failed';
 }
 
-/** The wallet store is locked by another process for too long, or unreadable. */
+/** The wallet store is locked by another process for too long or unreadable, or a file cannot be written (full disk, I/O error). */
 export class StoreError extends VcError {
   override readonly exitCode = ExitCode.config;
   override readonly httpStatus: number = 503;
   override readonly code: string = 'store_error';
 }
+
+/** A fault of vc itself or of its environment, not of the input (exit 70, HTTP 500): e.g. a failed self-test. */
+export class InternalError extends VcError {}
 
 /** True when the value is one of our errors (as opposed to a bug or a library failure). */
 export function isVcError(error: unknown): error is VcError {

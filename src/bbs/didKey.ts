@@ -4,6 +4,7 @@
  * the identifier carries the key itself.
  */
 import { UnprocessableError } from '../errors.js';
+import { bbsLibraries } from './library.js';
 import { BBS_V1_URL } from './contextUrls.js';
 
 const DID_KEY_PREFIX = 'did:key:';
@@ -35,7 +36,7 @@ export function isBlsDidKeyUrl(url: string): boolean {
 
 /** The did:key identifiers of a public key given in base58 (as Bls12381G2KeyPair exposes it). */
 export async function blsDidKeyFromPublicKey(publicKeyBase58: string): Promise<BlsDidKey> {
-  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   const fingerprint = Bls12381G2KeyPair.fingerprintFromPublicKey({ publicKeyBase58 });
   const did = `${DID_KEY_PREFIX}${fingerprint}`;
   return { did, verificationMethod: `${did}#${fingerprint}`, publicKeyBase58 };
@@ -48,7 +49,7 @@ export async function blsDidKeyFromPublicKey(publicKeyBase58: string): Promise<B
 export async function resolveBlsDidKey(url: string): Promise<BlsDidDocument> {
   const [did, fragment] = url.split('#', 2) as [string, string | undefined];
   const fingerprint = did.slice(DID_KEY_PREFIX.length);
-  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   let publicKeyBase58: string;
   try {
     publicKeyBase58 = Bls12381G2KeyPair.fromFingerprint({ fingerprint }).publicKey;

@@ -6,6 +6,7 @@
  */
 import type { Context } from '../core/context.js';
 import { blsDidKeyFromPublicKey } from './didKey.js';
+import { bbsLibraries } from './library.js';
 import { normaliseSeedPhrase } from './seedPhrase.js';
 
 /** Store namespace of the BBS+ key material. */
@@ -37,7 +38,7 @@ export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSou
   const normalised = normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
   const { mnemonicToSeed } = await import('@scure/bip39');
   const seed = await mnemonicToSeed(normalised);
-  const { Bls12381G2KeyPair } = (await import('@mattrglobal/jsonld-signatures-bbs')).default;
+  const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   const generated = await Bls12381G2KeyPair.generate({ seed });
   const ids = await blsDidKeyFromPublicKey(generated.publicKey);
   // Rebuild with id and controller so the suite puts the did:key URL in proof.verificationMethod.

@@ -4,6 +4,9 @@
  * every call gets the static document loader, so nothing here reaches the network.
  */
 import type { DocumentLoader } from './documentLoader.js';
+import { isVcError } from '../errors.js';
+import { bbsLibraries } from './library.js';
+import { checkDerivedProofValue, checkG2PublicKey, checkSignatureValue, decodeCanonicalBase64, MalformedProofValueError } from './proofValue.js';
 import type { BlsIssuerKey } from './keys.js';
 
 /** A JSON-LD object as the libraries see it. */
@@ -15,9 +18,10 @@ export interface ProofCheckResult {
   reason?: string;
 }
 
+/** The libraries through their one door (randomness given and self-tested first). */
 async function libraries() {
-  const [jsigs, bbs] = await Promise.all([import('jsonld-signatures'), import('@mattrglobal/jsonld-signatures-bbs')]);
-  return { jsigs: jsigs.default, bbs: bbs.default };
+  const { jsigs, bbs } = await bbsLibraries();
+  return { jsigs, bbs };
 }
 
 /** Deep copy, so libraries that edit their input (MATTR rewrites proof.type) cannot touch ours. */
@@ -28,24 +32,65 @@ function copy<T>(value: T): T {
 /** Signs `credential` with the issuer's key; `created` becomes the proof's creation time. */
 export async function signBbsCredential(credential: JsonLdDocument, key: BlsIssuerKey, documentLoader: DocumentLoader, created: Date): Promise<JsonLdDocument> {
   const { jsigs, bbs } = await libraries();
-  const suite = new bbs.BbsBlsSignature2020({ key: key.keyPair, date: created.toISOString() });
+  const suite = new bbs.BbsBlsSignature2020({ key: key.keyPair });
+  // The suite turns a `date` option into a Date, which its w3cDate() then ignores (it honours only
+  // strings and numbers) and stamps the current time instead: hand it the final string.
+  (suite as unknown as { date: string }).date = created.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return jsigs.sign(copy(credential), { suite, purpose: new jsigs.purposes.AssertionProofPurpose(), documentLoader });
+}
+
+/** The reason given when the library finds that the proof does not match the document. */
+export const PROOF_MISMATCH_REASON =
+  'the BBS+ proof does not match the disclosed statements (a value, the issuer, a date, the nonce or the proof value differs from what was signed)';
+/** The reason given when the library cannot process the document or proof at all. */
+export const PROOF_UNPROCESSABLE_REASON = 'the BBS+ proof could not be checked: the document is not in the form its proof was made for';
+
+/** The issuer key of a proof's verificationMethod, checked to be a valid G2 point (the library traps on some invalid ones). */
+async function checkVerificationKey(document: JsonLdDocument, documentLoader: DocumentLoader): Promise<string | undefined> {
+  const proof = document.proof as Record<string, unknown> | undefined;
+  const method = proof?.verificationMethod;
+  if (typeof method !== 'string') return 'the proof has no verificationMethod';
+  let resolved: unknown;
+  try {
+    resolved = (await documentLoader(method)).document;
+  } catch (error) {
+    return describeProofError(error);
+  }
+  const key = (resolved as { verificationMethod?: Array<{ publicKeyBase58?: unknown }> }).verificationMethod?.[0]?.publicKeyBase58;
+  if (typeof key !== 'string') return `${method} does not name a BLS12-381 G2 key`;
+  const { bbs } = await libraries();
+  try {
+    const publicKey = bbs.Bls12381G2KeyPair.fromFingerprint({ fingerprint: method.split('#', 2)[1] ?? method.slice('did:key:'.length) }).publicKeyBuffer;
+    await checkG2PublicKey(publicKey);
+  } catch (error) {
+    return error instanceof MalformedProofValueError ? error.message : `${method} is not a valid BLS12-381 G2 did:key`;
+  }
+  return undefined;
 }
 
 /**
  * Derives a BbsBlsSignatureProof2020 revealing what `revealFrame` (a JSON-LD frame) selects, bound
- * to `nonce`.
+ * to `nonce`. The signature value is checked first: the library traps on malformed ones.
  */
 export async function deriveBbsProof(signed: JsonLdDocument, revealFrame: JsonLdDocument, nonce: Uint8Array, documentLoader: DocumentLoader): Promise<JsonLdDocument> {
   const { bbs } = await libraries();
+  const proof = signed.proof as Record<string, unknown> | undefined;
+  await checkSignatureValue(proof?.proofValue);
+  const keyProblem = await checkVerificationKey(signed, documentLoader);
+  if (keyProblem !== undefined) throw new MalformedProofValueError(keyProblem);
   const suite = new bbs.BbsBlsSignatureProof2020();
   return (await bbs.deriveProof(copy(signed), copy(revealFrame), { suite, documentLoader, nonce })) as JsonLdDocument;
 }
 
-/** The message of a verification error from jsonld-signatures (which nests arrays and causes). */
+/**
+ * vc's sentence for a failure inside the libraries: our own errors (an unknown context, an
+ * invalid did:key) keep their message; anything the libraries raise becomes one fixed sentence,
+ * since their messages ("Object.defineProperty called on non-object") say nothing to a user.
+ */
 export function describeProofError(error: unknown): string {
   let current: unknown = error;
-  for (let depth = 0; depth < 6; depth++) {
+  for (let depth = 0; depth < 8; depth++) {
+    if (isVcError(current) || current instanceof MalformedProofValueError) return current.message.split('\n')[0] ?? current.name;
     if (Array.isArray(current)) {
       current = current[0];
       continue;
@@ -57,29 +102,62 @@ export function describeProofError(error: unknown): string {
         current = nested[0];
         continue;
       }
-      const details = (current as Error & { details?: { cause?: unknown } }).details;
-      // jsonld wraps loader failures ("loading remote context failed"); the cause names the URL.
-      if (details?.cause instanceof Error) {
+      // jsonld wraps loader failures ("loading remote context failed"); the cause is ours.
+      const details = (current as Error & { details?: { cause?: unknown; code?: unknown } }).details;
+      if (details?.cause !== undefined) {
         current = details.cause;
         continue;
       }
-      return current.message.split('\n')[0] ?? current.name;
+      // jsonld's own errors carry a JSON-LD error code from its specification.
+      if (typeof details?.code === 'string' && /^[a-z @]+$/.test(details.code)) return `the credential is not valid JSON-LD: ${details.code}`;
+      if (current.cause !== undefined) {
+        current = current.cause;
+        continue;
+      }
+      // The suites report a signature or proof that does not verify as an error.
+      if (/invalid signature|invalid proof|did not verify/i.test(current.message)) return PROOF_MISMATCH_REASON;
     }
     break;
   }
-  return current === undefined ? 'proof did not verify' : String(current);
+  return PROOF_UNPROCESSABLE_REASON;
 }
 
 async function verifyWith(document: JsonLdDocument, derived: boolean, documentLoader: DocumentLoader): Promise<ProofCheckResult> {
+  const proof = document.proof as Record<string, unknown> | undefined;
+  try {
+    if (derived) {
+      await checkDerivedProofValue(proof?.proofValue);
+      decodeCanonicalBase64(proof?.nonce, 'the proof nonce');
+    } else {
+      await checkSignatureValue(proof?.proofValue);
+    }
+  } catch (error) {
+    if (error instanceof MalformedProofValueError) return { verified: false, reason: `the proof value is malformed: ${error.message}` };
+    throw error;
+  }
+  const keyProblem = await checkVerificationKey(document, documentLoader);
+  if (keyProblem !== undefined) return { verified: false, reason: keyProblem };
+
   const { jsigs, bbs } = await libraries();
   const suite = derived ? new bbs.BbsBlsSignatureProof2020() : new bbs.BbsBlsSignature2020();
-  const result = await jsigs.verify(copy(document), { suite, purpose: new jsigs.purposes.AssertionProofPurpose(), documentLoader });
+  let result: Awaited<ReturnType<typeof jsigs.verify>>;
+  try {
+    result = await jsigs.verify(copy(document), { suite, purpose: new jsigs.purposes.AssertionProofPurpose(), documentLoader });
+  } catch (error) {
+    return { verified: false, reason: verificationReason(error) };
+  }
   if (result.verified) return { verified: true };
   const error = result.error ?? result.results?.find((r) => r.error !== undefined)?.error;
-  if (error === undefined) {
-    return { verified: false, reason: 'the BBS+ proof does not match the disclosed statements (a value, the issuer, a date, the nonce or the proof value differs from what was signed)' };
-  }
-  return { verified: false, reason: describeProofError(error) };
+  return { verified: false, reason: error === undefined ? PROOF_MISMATCH_REASON : verificationReason(error) };
+}
+
+/**
+ * Once vc's own checks passed (proof value shape, key, nonce), a failure inside the suites means the
+ * statements do not match what the proof was made for (a statement added, removed or changed).
+ */
+function verificationReason(error: unknown): string {
+  const reason = describeProofError(error);
+  return reason === PROOF_UNPROCESSABLE_REASON ? PROOF_MISMATCH_REASON : reason;
 }
 
 /** Verifies the holder's derived proof (BbsBlsSignatureProof2020). A failure is a result. */

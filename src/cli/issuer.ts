@@ -11,6 +11,7 @@ interface IssueOptions {
   type: string;
   subject?: string;
   holder?: string;
+  expires?: string;
   output?: string;
   context?: string;
   schema?: string;
@@ -28,6 +29,7 @@ export function registerIssuerCommands(program: Command, rt: CliRuntime): Comman
     .option('--type <type>', 'credential type', 'PassportCredential')
     .option('--subject <file>', 'JSON file with the credentialSubject fields (default: the sample passport, fixtures/subjects/passport.json)')
     .option('--holder <did>', "the holder's DID (credentialSubject.id)")
+    .option('--expires <date>', 'bbs: expirationDate of the credential (ISO 8601, e.g. 2030-12-31)')
     .option('--context <file>', 'iden3: JSON-LD context file of a type that is not bundled (with --schema)')
     .option('--schema <file>', 'iden3: JSON schema file (iden3 JsonSchema2023 with $metadata) of that type (with --context)')
     .option('-o, --output <file>', 'write the credential to this file instead of stdout')
@@ -51,6 +53,7 @@ Every subject field must be defined by a bundled JSON-LD context, otherwise issu
           type: options.type,
           subject,
           holder: options.holder,
+          expirationDate: options.expires,
           subjectSource: options.subject === undefined ? undefined : `--subject ${options.subject}`,
         });
         rt.output.result(credential, { outFile: options.output, summary: `issued ${options.type} (BbsBlsSignature2020) by ${String(credential.issuer).slice(0, 32)}...; kept by the holder` });

@@ -15,7 +15,7 @@ export function registerVerifierCommands(program: Command, rt: CliRuntime): Comm
     .command('verify')
     .description('verify a selectively disclosed BBS+ credential (exit code 1 when not verified)')
     .requiredOption('--vc <file>', 'the derived credential, or the whole `vc holder disclose` response ({message, vc})')
-    .option('--require-nonce', 'reject proofs whose nonce this verifier did not issue')
+    .option('--require-nonce', 'reject proofs whose nonce this verifier did not issue (always on with VC_REQUIRE_NONCE=true)')
     .option('-o, --output <file>', 'write the result to this file instead of stdout')
     .addHelpText(
       'after',
@@ -26,7 +26,8 @@ Examples:
 
 Checks: the derived proof, bundled contexts only, every field defined, the key belongs to the issuer,
 the issuer is trusted (VC_TRUSTED_ISSUERS, * for any), and a nonce issued by \`vc verifier nonce\`
-is unused (it is used up by a successful verification).`,
+is unused and unexpired (it is used up by a successful verification). A nonce the verifier did not
+issue is accepted unless --require-nonce or VC_REQUIRE_NONCE=true.`,
     )
     .action(async (options: { vc: string; requireNonce?: boolean; output?: string }) => {
       const ctx = await rt.ctx();

@@ -60,6 +60,8 @@ export interface Config {
   verifier: {
     /** VC_TRUSTED_ISSUERS: issuer DIDs / verification methods trusted for BBS+ credentials, or ['*']. */
     trustedIssuers: string[];
+    /** VC_REQUIRE_NONCE: every verification requires a nonce this verifier issued (a request cannot lift it). */
+    requireNonce: boolean;
   };
   server: ServerConfig;
 }
@@ -93,6 +95,17 @@ function integer(vars: RawVariables, name: string, problems: Problems, min: numb
     return undefined;
   }
   return Number(value);
+}
+
+function boolean(vars: RawVariables, name: string, problems: Problems): boolean | undefined {
+  const value = text(vars, name);
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') {
+    problems.add(name, value, 'true or false');
+    return undefined;
+  }
+  return lower === 'true';
 }
 
 function address(vars: RawVariables, name: string, problems: Problems): string | undefined {
@@ -189,7 +202,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
     rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
     circuitsPath: text(vars, 'CIRCUITS_PATH'),
     issuer: { blsSeedPhrase, did: issuerDid },
-    verifier: { trustedIssuers },
+    verifier: { trustedIssuers, requireNonce: boolean(vars, 'VC_REQUIRE_NONCE', problems) ?? false },
     server: {
       port: integer(vars, 'PORT', problems, 0, 65535),
       host: text(vars, 'VC_HOST') ?? '127.0.0.1',

@@ -6,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput } from '../validate.js';
-import { deriveBbsProof, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
+import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
+import { deriveBbsProof, describeProofError, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
+import { checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
+import { checkContexts } from './verify.js';
 import { sdDocumentLoader } from './loader.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
 import { readHolderCredential, storeHolderCredential } from './store.js';
@@ -77,8 +80,11 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
  */
 export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
   const credential = loadCredential(ctx, options);
-  if (!['BbsBlsSignature2020', 'sec:BbsBlsSignature2020'].includes(credential.proof.type)) {
-    throw new UnprocessableError(`${options.credentialSource ?? 'credential'}: proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`, { field: 'proof.type' });
+  // A stored credential passed these checks when it was issued or imported; a file has not yet.
+  if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.credentialSource ?? 'credential');
+  else {
+    const shape = checkSubjectShape(credential.credentialSubject);
+    if (shape !== undefined) throw new UnprocessableError(`the stored ${options.type} credential cannot be disclosed: ${shape}`, { field: 'credentialType' });
   }
   const subject = credential.credentialSubject;
   const revealed = [...new Set(options.keys)].filter((key) => Object.hasOwn(subject, key));
@@ -104,7 +110,7 @@ export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSel
     derived = await deriveBbsProof(credential as JsonLdDocument, frame, nonce, documentLoader);
   } catch (error) {
     progress.fail();
-    throw new UnprocessableError(`cannot derive a proof from the ${options.type} credential: ${(error as Error).message}`, { cause: error });
+    throw new UnprocessableError(`cannot derive a proof from the ${options.type} credential: ${describeProofError(error)}`, { cause: error });
   }
   progress.succeed('derived BbsBlsSignatureProof2020');
 
@@ -134,16 +140,44 @@ export interface StoreSelectiveDisclosureCredentialResult {
 }
 
 /**
+ * Refuses a credential the holder could not later disclose and have verified: a proof other than
+ * BbsBlsSignature2020, contexts a verifier refuses (inline, unknown, a keyword inside the
+ * document), undefined terms, a subject field disclosure cannot handle, dates that make it invalid
+ * now, or an issuer signature that does not verify. The same checks as the verifier's, up front.
+ */
+export async function checkDisclosableCredential(ctx: Context, credential: BbsCredential, source: string): Promise<void> {
+  if (!['BbsBlsSignature2020', 'sec:BbsBlsSignature2020'].includes(credential.proof.type)) {
+    throw new UnprocessableError(`${source}: proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`, { field: 'proof.type' });
+  }
+  const keyword = findEmbeddedKeyword(credential);
+  if (keyword !== undefined) {
+    throw new UnprocessableError(`${source}: ${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`, { field: keyword });
+  }
+  const contexts = checkContexts(credential);
+  if (!contexts.valid) throw new UnprocessableError(`${source}: ${contexts.reason}`, { field: '@context' });
+  const shape = checkSubjectShape(credential.credentialSubject);
+  if (shape !== undefined) throw new UnprocessableError(`${source}: ${shape}`, { field: shape.split(':', 1)[0]! });
+  const documentLoader = await sdDocumentLoader(ctx);
+  const { proof: _proof, ...document } = credential;
+  const undefinedTerm = await findUndefinedJsonLdTerms(document, documentLoader);
+  if (undefinedTerm !== undefined) throw new UnprocessableError(`${source}: ${undefinedTerm}`, { field: 'credentialSubject' });
+  const validity = checkValidityDates(credential, ctx.now());
+  if (validity !== undefined) throw new UnprocessableError(`${source}: ${validity}`, { field: validity.split(' ', 1)[0]! });
+  const check = await verifyBbsSignature(credential as JsonLdDocument, documentLoader);
+  if (!check.verified) throw new UnprocessableError(`${source}: the issuer's BBS+ signature does not verify: ${check.reason}`, { field: 'proof' });
+}
+
+/**
  * Keeps a BBS+ credential received from an issuer as the holder's credential of its type, after
- * checking the issuer's signature (a holder should not keep what it cannot later prove).
+ * every check a later disclosure and verification would make (a holder should not keep what it
+ * cannot later prove). A refused credential never replaces the stored one.
  */
 export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; source?: string }): Promise<StoreSelectiveDisclosureCredentialResult> {
   const source = options.source ?? 'credential';
   const credential = parseInput(BbsCredentialSchema, options.credential, source);
   const type = typesOf(credential).find((t) => t !== 'VerifiableCredential');
   if (type === undefined) throw new UnprocessableError(`${source}: type lists no credential type besides VerifiableCredential`, { field: 'type' });
-  const check = await verifyBbsSignature(credential as JsonLdDocument, await sdDocumentLoader(ctx));
-  if (!check.verified) throw new UnprocessableError(`${source}: the issuer's BBS+ signature does not verify: ${check.reason}`, { field: 'proof' });
+  await checkDisclosableCredential(ctx, credential, source);
   storeHolderCredential(ctx, type, options.credential as BbsCredential);
   const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
   return { stored: true, type, id: credential.id, issuer };

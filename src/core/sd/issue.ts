@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../context.js';
-import { NotFoundError, UnprocessableError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput } from '../validate.js';
 import {
   BBS_V1_URL,
@@ -18,6 +18,7 @@ import {
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { loadIssuerBlsKey } from '../../bbs/keys.js';
 import { signBbsCredential, type JsonLdDocument } from '../../bbs/suite.js';
+import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdDocumentLoader } from './loader.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
 import { storeHolderCredential } from './store.js';
@@ -31,6 +32,8 @@ export interface IssueSelectiveDisclosureOptions {
   holder?: string | undefined;
   /** Where the subject came from, for error messages (a file name, "request body"). */
   subjectSource?: string | undefined;
+  /** When the credential stops being valid (ISO 8601); none by default. */
+  expirationDate?: string | undefined;
   /** Keep the credential in the holder's store of this wallet (default true). */
   store?: boolean | undefined;
 }
@@ -54,6 +57,9 @@ function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions):
   } else {
     throw new NotFoundError(`no sample subject for credential type ${type}: pass the credentialSubject fields (--subject FILE)`, { field: 'subject' });
   }
+  // The shape first: a nested value is refused for what it is, not as a wrong type of one field.
+  const shape = checkSubjectShape(subject);
+  if (shape !== undefined) throw new InputError(`${source}: ${shape}`, { field: shape.split(':', 1)[0]! });
   if (type === PASSPORT_CREDENTIAL_TYPE) subject = { ...parseInput(PassportSubjectSchema, subject, source) };
   if ('type' in subject) {
     throw new UnprocessableError(`${source}: field type is not part of a selective-disclosure subject (the credential carries the type)`, { field: 'type' });
@@ -63,6 +69,16 @@ function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions):
   // an empty @id is a relative IRI that JSON-LD would drop together with every field of the subject.
   if (subject.id === '' || subject.id === undefined) delete subject.id;
   return subject;
+}
+
+/** An expiration date as the credential carries it (ISO 8601 UTC), later than the issuance. */
+function checkExpirationDate(value: string, issuedAt: Date): string {
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(time)) {
+    throw new InputError(`expirationDate: expected an ISO 8601 date such as 2030-12-31 or 2030-12-31T23:59:59Z, got "${value.slice(0, 40)}"`, { field: 'expirationDate' });
+  }
+  if (time <= issuedAt.getTime()) throw new InputError(`expirationDate: ${value} is not after the issuance (${issuedAt.toISOString()})`, { field: 'expirationDate' });
+  return new Date(time).toISOString();
 }
 
 /**
@@ -82,9 +98,14 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
     type: ['VerifiableCredential', type],
     issuer: key.did,
     issuanceDate: issuedAt.toISOString(),
+    ...(options.expirationDate !== undefined ? { expirationDate: checkExpirationDate(options.expirationDate, issuedAt) } : {}),
     ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema2023' } } : {}),
     credentialSubject: subject,
   };
+  const keyword = findEmbeddedKeyword(unsigned);
+  if (keyword !== undefined) {
+    throw new InputError(`${options.subjectSource ?? 'credentialSubject'}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
+  }
   const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, documentLoader);
   if (undefinedTerm !== undefined) {
     throw new UnprocessableError(`${options.subjectSource ?? 'credentialSubject'}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });

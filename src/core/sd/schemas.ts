@@ -75,6 +75,7 @@ export type BbsCredential = z.output<typeof BbsCredentialSchema>;
 export const IssueSdRequestSchema = z.strictObject({
   type: CredentialTypeSchema.optional(),
   credentialSubject: CredentialSubjectSchema.optional(),
+  expirationDate: z.string().optional(),
 });
 
 /** Holder HTTP body (POST /generate-selective-disclosure-vc), as the spec, plus an optional verifier nonce. */
@@ -89,9 +90,14 @@ export const StoreSdCredentialRequestSchema = z.strictObject({
   credential: BbsCredentialSchema,
 });
 
-/** Verifier HTTP body (POST /verify-vc). The vc is checked by the verifier, not by this schema. */
+/**
+ * Verifier HTTP body (POST /verify-vc). The vc is checked by the verifier, not by this schema.
+ * `requireNonce` refuses proofs whose nonce this verifier did not issue; with VC_REQUIRE_NONCE=true
+ * the server requires one whatever the body says.
+ */
 export const VerifyRequestSchema = z.strictObject({
   vc: z.record(z.string(), z.unknown()),
+  requireNonce: z.boolean().optional(),
 });
 
 /** One check of a verification. */

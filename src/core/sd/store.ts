@@ -6,16 +6,26 @@ import type { BbsCredential } from './schemas.js';
 
 /** Holder credentials, keyed by credential type (the latest one of a type wins, spec rule 3). */
 export const SD_CREDENTIALS_NAMESPACE = 'sd.credentials';
-/** Verifier nonces, keyed by the nonce (base64). */
+/**
+ * Verifier nonces, keyed by the nonce (canonical base64): the used self-authenticating nonces
+ * until they expire, and the records of nonces of the older stored format (32 random bytes).
+ */
 export const SD_NONCES_NAMESPACE = 'sd.nonces';
+/** The verifier's secrets (the MAC key of its nonces); never printed. */
+export const SD_VERIFIER_NAMESPACE = 'sd.verifier';
 
 export interface StoredSdCredential {
   credential: BbsCredential;
   storedAt: string;
 }
 
+/**
+ * A nonce record. Records of the older format were written at issuance and carry `createdAt`;
+ * a self-authenticating nonce is recorded only once used, without `createdAt` (which is how the
+ * cleanup tells the two apart: only records of the newer format may go once expired).
+ */
 export interface StoredNonce {
-  createdAt: string;
+  createdAt?: string;
   expiresAt: string;
   usedAt?: string;
 }

@@ -2,24 +2,25 @@
  * The verifier side of selective disclosure: one-time nonces, and the verification of a derived
  * credential (spec 2.5) as a list of checks. A failed verification is a result, not an exception.
  */
-import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import { InputError } from '../../errors.js';
 import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { verifyDerivedBbsProof, type JsonLdDocument } from '../../bbs/suite.js';
+import { checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { sdDocumentLoader } from './loader.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
+import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
+
+export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 
 /** The verifier's message for a valid credential (spec section 4, verifier). */
 export const VERIFIED_MESSAGE = 'user has been verified successfully';
 /** How long an issued nonce stays usable. */
 export const DEFAULT_NONCE_TTL_SECONDS = 600;
-/** The longest validity a nonce may be given (one day, as the HTTP route allows). */
-export const MAX_NONCE_TTL_SECONDS = 86_400;
 
 export interface VerificationCheck {
-  id: 'proof-type' | 'context' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'nonce';
+  id: 'proof-type' | 'context' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce';
   valid: boolean;
   reason?: string;
 }
@@ -33,7 +34,7 @@ export interface VerifySelectiveDisclosureResult {
 export interface VerifySelectiveDisclosureOptions {
   /** The holder's derived credential (spec 2.5 `vc`). */
   vc: Record<string, unknown>;
-  /** Require the proof's nonce to be one this verifier issued (default false: such a nonce is then merely checked when present). */
+  /** Require the proof's nonce to be one this verifier issued (default false: such a nonce is then merely checked when present); VC_REQUIRE_NONCE=true requires it whatever this says. */
   requireNonce?: boolean | undefined;
 }
 
@@ -43,32 +44,26 @@ export interface CreateVerifierNonceResult {
 }
 
 /**
- * Issues a one-time nonce (32 random bytes, base64) for a holder to bind its derived proof to.
- * Nonces that expired are deleted in the same transaction: an expired nonce, used or not, can no
- * longer make a proof pass, so keeping it would only let the store grow with every request.
+ * Issues a one-time nonce for a holder to bind its derived proof to. The nonce authenticates
+ * itself and carries its expiry (see nonce.ts), so issuing one writes nothing: anyone may ask for
+ * nonces without growing the store, and an expired one stays refused without any record of it.
  */
 export function createVerifierNonce(ctx: Context, options: { ttlSeconds?: number } = {}): CreateVerifierNonceResult {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_NONCE_TTL_SECONDS;
   if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_NONCE_TTL_SECONDS) {
     throw new InputError(`ttlSeconds: expected a whole number of seconds from 1 to ${MAX_NONCE_TTL_SECONDS}, got ${ttlSeconds}`, { field: 'ttlSeconds' });
   }
-  const now = ctx.now();
-  const nonce = randomBytes(32).toString('base64');
-  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
-  ctx.store.transaction(() => {
-    // Unused expired nonces go (anyone may ask for nonces); used ones stay, so a captured proof
-    // bound to one is still recognised as a replay after the nonce expired.
-    ctx.store.deleteWhereTimestampBefore(SD_NONCES_NAMESPACE, 'expiresAt', now, { unlessSet: 'usedAt' });
-    ctx.store.put<StoredNonce>(SD_NONCES_NAMESPACE, nonce, { createdAt: now.toISOString(), expiresAt });
-  });
-  return { nonce, expiresAt };
+  const expiresAtMs = ctx.now().getTime() + ttlSeconds * 1000;
+  const nonce = mintVerifierNonce(verifierNonceSecret(ctx), expiresAtMs);
+  return { nonce, expiresAt: new Date(expiresAtMs).toISOString() };
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function checkContexts(vc: Record<string, unknown>): VerificationCheck {
+/** The @context list: credentials v1 first, bundled URLs only, no inline objects. */
+export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
   const contexts = vc['@context'];
   const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
   if (list[0] !== CREDENTIALS_V1_URL) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V1_URL}` };
@@ -94,36 +89,62 @@ function checkTrust(ctx: Context, verificationMethod: string): VerificationCheck
   return { id: 'trusted-issuer', valid: false, reason: `issuer key ${controllerOf(verificationMethod)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS)` };
 }
 
-/**
- * Reads the state of a nonce without changing it: unknown (not issued here), usable, or the reason
- * it cannot be used.
- */
-function inspectNonce(ctx: Context, nonce: string | undefined, requireNonce: boolean): { check: VerificationCheck; issuedHere: boolean } {
-  if (nonce === undefined) {
-    return { check: { id: 'nonce', valid: false, reason: 'the proof carries no nonce' }, issuedHere: false };
-  }
-  const stored = ctx.store.get<StoredNonce>(SD_NONCES_NAMESPACE, nonce);
-  if (stored === undefined) {
-    return requireNonce
-      ? { check: { id: 'nonce', valid: false, reason: 'the proof nonce was not issued by this verifier (get one with `vc verifier nonce`)' }, issuedHere: false }
-      : { check: { id: 'nonce', valid: true }, issuedHere: false };
-  }
-  if (stored.usedAt !== undefined) {
-    return { check: { id: 'nonce', valid: false, reason: `nonce already used at ${stored.usedAt} (replayed proof)` }, issuedHere: true };
-  }
-  if (Date.parse(stored.expiresAt) <= ctx.now().getTime()) {
-    return { check: { id: 'nonce', valid: false, reason: `nonce expired at ${stored.expiresAt}` }, issuedHere: true };
-  }
-  return { check: { id: 'nonce', valid: true }, issuedHere: true };
+/** A nonce this verifier issued: self-authenticating, or a record of the older stored format. */
+interface IssuedNonce {
+  /** Canonical base64, the key of its record. */
+  key: string;
+  expiresAt: string;
+  /** An older-format nonce (32 random bytes), known only by its record written at issuance. */
+  stored: boolean;
 }
 
-/** Marks an issued nonce used, atomically; false when another verification used it first. */
-function consumeNonce(ctx: Context, nonce: string): boolean {
+/**
+ * Reads the state of a nonce without changing it: unknown (not issued here), usable, or the reason
+ * it cannot be used. A nonce of ours is recognised from the nonce itself; one of the older format
+ * from its record, kept for good so that it too stays refused once expired.
+ */
+function inspectNonce(ctx: Context, nonce: string | undefined, requireNonce: boolean): { check: VerificationCheck; issued?: IssuedNonce } {
+  if (nonce === undefined) {
+    return { check: { id: 'nonce', valid: false, reason: 'the proof carries no nonce' } };
+  }
+  const opened = openVerifierNonce(existingVerifierNonceSecret(ctx), nonce);
+  const stored = ctx.store.get<StoredNonce>(SD_NONCES_NAMESPACE, opened.key);
+  if (!opened.ours && stored === undefined) {
+    return requireNonce
+      ? { check: { id: 'nonce', valid: false, reason: `the proof nonce was not issued by this verifier (${opened.reason}; get one with \`vc verifier nonce\`)` } }
+      : { check: { id: 'nonce', valid: true } };
+  }
+  const issued: IssuedNonce = opened.ours
+    ? { key: opened.key, expiresAt: opened.expiresAt.toISOString(), stored: false }
+    : { key: opened.key, expiresAt: stored!.expiresAt, stored: true };
+  if (stored?.usedAt !== undefined) {
+    return { check: { id: 'nonce', valid: false, reason: `nonce already used at ${stored.usedAt} (replayed proof)` }, issued };
+  }
+  if (Date.parse(issued.expiresAt) <= ctx.now().getTime()) {
+    return { check: { id: 'nonce', valid: false, reason: `nonce expired at ${issued.expiresAt}` }, issued };
+  }
+  return { check: { id: 'nonce', valid: true }, issued };
+}
+
+/**
+ * Marks an issued nonce used, atomically; returns the failed check when it cannot be used (another
+ * verification used it first, or it expired meanwhile). Used self-authenticating nonces are
+ * recorded until they expire; then their records go, as the embedded expiry refuses them anyway.
+ */
+function consumeNonce(ctx: Context, issued: IssuedNonce): VerificationCheck | undefined {
   return ctx.store.transaction(() => {
-    const stored = ctx.store.get<StoredNonce>(SD_NONCES_NAMESPACE, nonce);
-    if (stored === undefined || stored.usedAt !== undefined) return false;
-    ctx.store.put<StoredNonce>(SD_NONCES_NAMESPACE, nonce, { ...stored, usedAt: ctx.now().toISOString() });
-    return true;
+    const now = ctx.now();
+    if (Date.parse(issued.expiresAt) <= now.getTime()) return { id: 'nonce', valid: false, reason: `nonce expired at ${issued.expiresAt}` };
+    // Only records without createdAt (used self-authenticating nonces) may go: an older-format
+    // record is the only thing that refuses its nonce, used or not.
+    ctx.store.deleteWhereTimestampBefore(SD_NONCES_NAMESPACE, 'expiresAt', now, { unlessSet: 'createdAt' });
+    const stored = ctx.store.get<StoredNonce>(SD_NONCES_NAMESPACE, issued.key);
+    if (stored?.usedAt !== undefined || (issued.stored && stored === undefined)) {
+      return { id: 'nonce', valid: false, reason: `nonce already used${stored?.usedAt === undefined ? '' : ` at ${stored.usedAt}`} (replayed proof)` };
+    }
+    const usedAt = now.toISOString();
+    ctx.store.put<StoredNonce>(SD_NONCES_NAMESPACE, issued.key, stored === undefined ? { expiresAt: issued.expiresAt, usedAt } : { ...stored, usedAt });
+    return undefined;
   });
 }
 
@@ -149,7 +170,11 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   }
   checks.push({ id: 'proof-type', valid: true });
 
-  const contextCheck = checkContexts(vc);
+  const embedded = findEmbeddedKeyword(vc);
+  const contextCheck: VerificationCheck =
+    embedded === undefined
+      ? checkContexts(vc)
+      : { id: 'context', valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
   checks.push(contextCheck);
   const documentLoader = await sdDocumentLoader(ctx);
   if (contextCheck.valid) {
@@ -168,15 +193,15 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
       : { id: 'issuer', valid: false, reason: `the proof's key belongs to ${controllerOf(verificationMethod)}, not to the credential's issuer ${String(issuer)}` },
   );
   checks.push(checkTrust(ctx, verificationMethod));
+  const validity = checkValidityDates(vc, ctx.now());
+  checks.push(validity === undefined ? { id: 'validity', valid: true } : { id: 'validity', valid: false, reason: validity });
 
   const nonce = typeof proof.nonce === 'string' ? proof.nonce : undefined;
-  const inspected = inspectNonce(ctx, nonce, options.requireNonce === true);
+  // VC_REQUIRE_NONCE requires a nonce of ours for every verification; a caller cannot lift it.
+  const inspected = inspectNonce(ctx, nonce, options.requireNonce === true || ctx.config.verifier.requireNonce);
   const othersValid = checks.every((check) => check.valid);
-  if (othersValid && inspected.check.valid && inspected.issuedHere && !consumeNonce(ctx, nonce!)) {
-    checks.push({ id: 'nonce', valid: false, reason: 'nonce already used (replayed proof)' });
-  } else {
-    checks.push(inspected.check);
-  }
+  const refused = othersValid && inspected.check.valid && inspected.issued !== undefined ? consumeNonce(ctx, inspected.issued) : undefined;
+  checks.push(refused ?? inspected.check);
   return finish(checks);
 }
 

@@ -1,11 +1,11 @@
 /**
  * Selective disclosure over HTTP: each route is a thin adapter over src/core/sd.
- * issuer   POST /generate-sd-credentials          {type?, credentialSubject?} -> credential (spec 2.4)
+ * issuer   POST /generate-sd-credentials          {type?, credentialSubject?, expirationDate?} -> credential (spec 2.4)
  * issuer   GET  /bbs-key                          -> the issuer's BBS+ public key (did:key)
  * holder   POST /generate-selective-disclosure-vc {credentialType, selectiveDisclosureKeys, nonce?} -> spec 2.5
  * holder   POST /sd-credentials                   {credential} -> keeps an issuer's BBS+ credential
  * verifier POST /nonce                            -> {nonce, expiresAt}
- * verifier POST /verify-vc                        {vc} -> {verified, message, checks} (200 either way)
+ * verifier POST /verify-vc                        {vc, requireNonce?} -> {verified, message, checks} (200 either way)
  */
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../route.js';
@@ -19,6 +19,7 @@ import {
   VerifyRequestSchema,
   VerifyResultSchema,
 } from '../../core/sd/schemas.js';
+import { MAX_NONCE_TTL_SECONDS } from '../../core/sd/nonce.js';
 
 /** The selective-disclosure routes of every role. */
 export const sdRoutes: RouteDefinition[] = [
@@ -35,6 +36,7 @@ export const sdRoutes: RouteDefinition[] = [
       const credential = await issueSelectiveDisclosureCredential(ctx, {
         type: body.type,
         subject: body.credentialSubject,
+        expirationDate: body.expirationDate,
         subjectSource: body.credentialSubject === undefined ? undefined : 'request body: credentialSubject',
       });
       return { body: credential };
@@ -82,7 +84,7 @@ export const sdRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/nonce',
     summary: 'issue a one-time nonce for a selective-disclosure proof',
-    body: z.strictObject({ ttlSeconds: z.number().int().min(1).max(86_400).optional() }),
+    body: z.strictObject({ ttlSeconds: z.number().int().min(1).max(MAX_NONCE_TTL_SECONDS).optional() }),
     response: NonceResultSchema,
     mutating: true,
     handler: async (ctx, { body }) => {
@@ -94,12 +96,12 @@ export const sdRoutes: RouteDefinition[] = [
     role: 'verifier',
     method: 'POST',
     path: '/verify-vc',
-    summary: 'verify a selectively disclosed credential; verified is false with a reason when any check fails',
+    summary: 'verify a selectively disclosed credential; verified is false with a reason when any check fails (requireNonce, or VC_REQUIRE_NONCE on the server: the nonce must be one this verifier issued)',
     body: VerifyRequestSchema,
     response: VerifyResultSchema,
     handler: async (ctx, { body }) => {
       const { verifySelectiveDisclosure } = await import('../../core/sd/verify.js');
-      return { body: await verifySelectiveDisclosure(ctx, { vc: body.vc }) };
+      return { body: await verifySelectiveDisclosure(ctx, { vc: body.vc, requireNonce: body.requireNonce === true }) };
     },
   }),
 ];

@@ -1,0 +1,84 @@
+/**
+ * Checks of a BBS+ credential document that do not need the proof: JSON-LD keywords that could
+ * change what a signed term means, the validity dates against the injected clock, and the shape
+ * of a credential subject that selective disclosure can handle. Shared by issuance, import,
+ * disclosure and verification, so a credential vc accepts at one step is never refused later.
+ */
+
+/** How far in the future an issuanceDate may lie, for clocks that differ a little. */
+export const CLOCK_SKEW_SECONDS = 60;
+
+/** A JSON path for messages: `credentialSubject.address[0]`. */
+function join(path: string, key: string | number): string {
+  return typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+}
+
+/**
+ * The path of the first JSON-LD keyword (`@context`, `@id`, `@graph`...) below the document's top
+ * level, or of a top-level keyword other than `@context`. Such a keyword could alias a signed term
+ * or reshape the graph, so the JSON a reader sees would not be what was signed.
+ */
+export function findEmbeddedKeyword(document: Record<string, unknown>): string | undefined {
+  const stack: Array<{ value: unknown; path: string; top: boolean }> = [{ value: document, path: '', top: true }];
+  while (stack.length > 0) {
+    const { value, path, top } = stack.pop()!;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => stack.push({ value: item, path: join(path, index), top: false }));
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.startsWith('@') && !(top && key === '@context')) return join(path, key);
+        // The top-level @context is checked on its own (bundled URLs only).
+        if (!(top && key === '@context')) stack.push({ value: child, path: join(path, key), top: false });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Why the validity dates of a credential fail at `now`, or undefined when they hold. */
+export function checkValidityDates(credential: Record<string, unknown>, now: Date): string | undefined {
+  const issuanceDate = credential.issuanceDate;
+  if (typeof issuanceDate !== 'string' || Number.isNaN(Date.parse(issuanceDate))) {
+    return `issuanceDate ${JSON.stringify(issuanceDate ?? null)} is not a date (expected ISO 8601, e.g. 2026-01-31T12:00:00Z)`;
+  }
+  if (Date.parse(issuanceDate) > now.getTime() + CLOCK_SKEW_SECONDS * 1000) {
+    return `issuanceDate ${issuanceDate} is in the future (now ${now.toISOString()})`;
+  }
+  const expirationDate = credential.expirationDate;
+  if (expirationDate !== undefined) {
+    if (typeof expirationDate !== 'string' || Number.isNaN(Date.parse(expirationDate))) {
+      return `expirationDate ${JSON.stringify(expirationDate)} is not a date (expected ISO 8601)`;
+    }
+    if (Date.parse(expirationDate) <= now.getTime()) return `expirationDate ${expirationDate} has passed (now ${now.toISOString()})`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a credential subject cannot be issued or disclosed, or undefined. Selective disclosure here
+ * reveals whole subject fields, so each value must be a plain JSON value: a string, a boolean or a
+ * number JSON carries exactly (an integer within 2^53). A nested object or an array would become
+ * further JSON-LD nodes that a field-level disclosure cannot reveal consistently.
+ */
+export function checkSubjectShape(subject: Record<string, unknown>): string | undefined {
+  for (const [key, value] of Object.entries(subject)) {
+    const field = `credentialSubject.${key}`;
+    if (key.startsWith('@')) return `${field}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`;
+    if (key === 'id') {
+      if (typeof value !== 'string') return `${field}: expected the subject's identifier as a string`;
+      continue;
+    }
+    if (Array.isArray(value)) return `${field}: an array cannot be selectively disclosed (use one plain value per field)`;
+    if (value === null) return `${field}: null is not a value (leave the field out)`;
+    if (typeof value === 'object') return `${field}: a nested object cannot be selectively disclosed (use one plain value per field)`;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return `${field}: expected a finite number`;
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+        return `${field}: the integer ${value} is beyond 2^53 and would not be signed exactly (write it as a string)`;
+      }
+    } else if (typeof value !== 'string' && typeof value !== 'boolean') {
+      return `${field}: expected a string, number or boolean`;
+    }
+  }
+  return undefined;
+}
