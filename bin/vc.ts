@@ -6,7 +6,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from '../src/cli/program.js';
 import { CliRuntime } from '../src/cli/runtime.js';
-import { ExitCode, isVcError } from '../src/errors.js';
+import { ExitCode, asConnectionFailure, isVcError } from '../src/errors.js';
 
 async function main(argv: string[]): Promise<number> {
   const rt = new CliRuntime();
@@ -20,8 +20,10 @@ async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.ok;
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    rt.output.error(error);
-    return isVcError(error) ? error.exitCode : ExitCode.internal;
+    // A lost connection raised inside a library (a node killed mid-command) is exit 4, not a bug.
+    const reported = asConnectionFailure(error) ?? error;
+    rt.output.error(reported);
+    return isVcError(reported) ? reported.exitCode : ExitCode.internal;
   } finally {
     await rt.close();
   }

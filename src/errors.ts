@@ -99,6 +99,28 @@ export class StoreError extends VcError {
 /** A fault of vc itself or of its environment, not of the input (exit 70, HTTP 500): e.g. a failed self-test. */
 export class InternalError extends VcError {}
 
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'NETWORK_ERROR', 'TIMEOUT']);
+
+/**
+ * A NetworkError for a failure that is a lost connection (a node that died mid-command, a socket
+ * closed under a library call), whatever library raised it; undefined for anything else. Used by
+ * the entry points so such failures exit 4 / answer 502 with the reason, never as internal bugs.
+ */
+export function asConnectionFailure(error: unknown): NetworkError | undefined {
+  if (isVcError(error)) return undefined;
+  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 6; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) {
+      return new NetworkError(`lost the connection to the chain or a service (${redactUrls(describeError(current))})`, { cause: error });
+    }
+    current = (current as { cause?: unknown }).cause ?? (current as { error?: unknown }).error;
+  }
+  if (error instanceof Error && /\b(ECONNREFUSED|ECONNRESET|socket hang up)\b/.test(error.message)) {
+    return new NetworkError(`lost the connection to the chain or a service (${redactUrls(describeError(error))})`, { cause: error });
+  }
+  return undefined;
+}
+
 /** True when the value is one of our errors (as opposed to a bug or a library failure). */
 export function isVcError(error: unknown): error is VcError {
   return error instanceof VcError;

@@ -4,8 +4,8 @@
  * progress and errors go to stderr. --json silences summaries and progress (warnings and errors
  * stay); --quiet silences everything but errors.
  */
-import { writeFileAtomicSync } from './store/atomicFile.js';
-import { InputError, isVcError, type VcError } from './errors.js';
+import { PATH_ERROR_CODES, writeFailureCode, writeFileAtomicSync } from './store/atomicFile.js';
+import { InputError, isVcError, redactUrls, type VcError } from './errors.js';
 import type { ProgressReporter, ProgressStep } from './core/context.js';
 
 export interface OutputOptions {
@@ -17,14 +17,32 @@ export interface OutputOptions {
 
 type Chalk = typeof import('chalk').default;
 
-/** Writes an output file (-o) atomically; a failure is the user's input error naming the file. */
-export function writeFileAtomic(file: string, data: string, mode = 0o644): void {
+/**
+ * Writes an output file (-o) atomically. A path that cannot be written (missing directory, no
+ * permission) is the user's input error (exit 2); a full disk or an I/O error stays the writer's
+ * StoreError (exit 3). Either way the message names the file and the previous file is unchanged.
+ */
+export function writeFileAtomic(file: string, data: string, mode = 0o600): void {
   try {
-    writeFileAtomicSync(file, data, mode);
+    writeFileAtomicSync(file, data, { mode });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new InputError(`cannot write output file ${file}: ${reason}`, { field: 'output', cause: error });
+    const code = writeFailureCode(error);
+    if (code !== undefined && PATH_ERROR_CODES.has(code)) {
+      throw new InputError((error as Error).message, { field: 'output', cause: error });
+    }
+    throw error;
   }
+}
+
+/**
+ * One line of text that is safe on a terminal: control characters (escape sequences, carriage
+ * returns, newlines) from untrusted input are shown escaped, and overlong text is cut, so what a
+ * credential or request contains can neither redraw the screen nor fake another line.
+ */
+export function terminalSafe(text: string, max = 2_000, keepNewlines = false): string {
+  let escaped = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (!keepNewlines) escaped = escaped.replace(/\n/g, '\\n');
+  return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
 
 export class Output {
@@ -70,7 +88,8 @@ export class Output {
 
   /** A green line on stderr. */
   success(text: string): void {
-    if (this.chatty) this.stderr.write(`${this.c ? this.c.green('✔') : '✔'} ${text}\n`);
+    // Summaries are vc's own text (several lines at times); control characters are still escaped.
+    if (this.chatty) this.stderr.write(`${this.c ? this.c.green('✔') : '✔'} ${terminalSafe(text, 2_000, true)}\n`);
   }
 
   /** A plain informational line on stderr. */
@@ -78,32 +97,36 @@ export class Output {
     if (this.chatty) this.stderr.write(`${this.c ? this.c.dim(text) : text}\n`);
   }
 
-  /** A warning on stderr (shown even with --json, never with --quiet). */
+  /** A warning on stderr (shown even with --json, never with --quiet); URLs show their origin only. */
   warn(text: string): void {
-    if (!this.quiet) this.stderr.write(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${text}\n`);
+    if (!this.quiet) this.stderr.write(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${terminalSafe(redactUrls(text))}\n`);
   }
 
   /** A failed verification: red summary line (the result itself is on stdout). */
   failure(text: string): void {
-    if (this.chatty) this.stderr.write(`${this.c ? this.c.red('✘') : '✘'} ${text}\n`);
+    if (this.chatty) this.stderr.write(`${this.c ? this.c.red('✘') : '✘'} ${terminalSafe(text)}\n`);
   }
 
-  /** Reports an error: one line for user errors, the stack for internal bugs (always shown). */
+  /**
+   * Reports an error: one line for user errors, the stack for internal bugs (always shown). Every
+   * URL in it is cut to its origin (RPC_URL and RHS_URL often carry an API key in the path, the
+   * query or the user info, and library errors quote them).
+   */
   error(error: unknown): void {
     const prefix = this.c ? this.c.red('error:') : 'error:';
     if (isVcError(error)) {
       const vcError = error as VcError;
-      this.stderr.write(`${prefix} ${vcError.message}\n`);
-      if (vcError.details && !this.json) this.stderr.write(`  ${vcError.details}\n`);
+      this.stderr.write(`${prefix} ${terminalSafe(redactUrls(vcError.message))}\n`);
+      if (vcError.details && !this.json) this.stderr.write(`  ${terminalSafe(redactUrls(vcError.details))}\n`);
       return;
     }
     const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    this.stderr.write(`${prefix} internal error (this is a bug in vc, please report it):\n${stack}\n`);
+    this.stderr.write(`${prefix} internal error (this is a bug in vc, please report it):\n${redactUrls(stack)}\n`);
   }
 
-  /** A structured log line (server request logs) on stderr as compact JSON; silenced by --quiet. */
+  /** A structured log line (server request logs) on stderr as compact JSON, URLs cut to their origin; silenced by --quiet. */
   log(line: object): void {
-    if (!this.quiet) this.stderr.write(`${JSON.stringify(line)}\n`);
+    if (!this.quiet) this.stderr.write(`${redactUrls(JSON.stringify(line))}\n`);
   }
 
   /** Raw stderr text for usage messages. */
@@ -122,11 +145,13 @@ export class Output {
     const enabled = this.chatty && this.stderr.isTTY === true && (this.stderr.columns ?? 0) >= 20;
     const stderr = this.stderr;
     const info = (text: string): void => this.info(text);
+    const warn = (text: string): void => this.warn(text);
     if (!enabled) {
-      return { start: () => ({ update: () => undefined, succeed: () => undefined, fail: () => undefined }), info };
+      return { start: () => ({ update: () => undefined, succeed: () => undefined, fail: () => undefined }), info, warn };
     }
     return {
       info,
+      warn,
       start(text: string): ProgressStep {
         let spinner: import('ora').Ora | undefined;
         let label = text;

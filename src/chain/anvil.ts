@@ -6,9 +6,14 @@
  * Persistence: the chain state lives under <home>/chain/<chainId>/. Two snapshots are kept:
  * - state.json: our checkpoint, written atomically (temp file + fsync + rename) from the
  *   anvil_dumpState RPC after our own transactions and when a command that used the chain ends,
- *   so a kill -9 of the node never loses anything a finished command recorded;
- * - autosave.json: anvil's own --dump-state file, rewritten every few seconds and on a graceful
- *   exit (covers transactions sent by other tools to the RPC).
+ *   so a kill -9 of the node never loses anything a finished command recorded; the dump is
+ *   checked (complete JSON of an anvil state) before it replaces the previous checkpoint;
+ * - autosave.json: the last complete dump anvil made itself (covers transactions sent by other
+ *   tools to the RPC). anvil's --dump-state rewrites its file in place every few seconds and on a
+ *   graceful exit, so a crash or a full disk can leave it cut short: anvil therefore dumps to
+ *   autosave.anvil.json, and only while no node runs (before a start, after a stop) does vc move
+ *   that file over autosave.json, once it parsed as a complete snapshot newer than the one there.
+ *   An incomplete dump is reported and dropped; it never replaces a good snapshot.
  * A start loads whichever valid snapshot is newest (highest block).
  *
  * Two `vc` processes never start two nodes: starting and stopping run under the store lock
@@ -16,14 +21,15 @@
  * directory (guards against pid reuse) and its RPC answers with the expected chain id.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { Context } from '../core/context.js';
-import { ConfigError, NetworkError, describeError } from '../errors.js';
+import { crashPoint } from '../faults.js';
+import { ConfigError, NetworkError, StoreError, describeError } from '../errors.js';
 import { jsonRpcCall, probeChainId } from './jsonRpc.js';
 import { writeFileAtomicSync } from '../store/atomicFile.js';
 
@@ -89,12 +95,20 @@ export function localStateDir(ctx: Context, chainId = ctx.config.chain.chainId):
   return path.join(ctx.store.paths.chain, String(chainId));
 }
 
-function stateFiles(stateDir: string): { checkpoint: string; autosave: string; log: string } {
+function stateFiles(stateDir: string): { checkpoint: string; autosave: string; anvilDump: string; log: string } {
   return {
     checkpoint: path.join(stateDir, 'state.json'),
     autosave: path.join(stateDir, 'autosave.json'),
+    // anvil's --dump-state target, rewritten in place by anvil: never trusted before it is checked.
+    anvilDump: path.join(stateDir, 'autosave.anvil.json'),
     log: path.join(stateDir, 'anvil.log'),
   };
+}
+
+/** Reports a problem that does not fail the command (shown even with --json). */
+function warn(ctx: Context, text: string): void {
+  if (ctx.progress.warn !== undefined) ctx.progress.warn(text);
+  else ctx.progress.info(`warning: ${text}`);
 }
 
 function checkpointKey(chainId: number): string {
@@ -166,6 +180,21 @@ export function findFreePort(preferred?: number): Promise<number> {
   })();
 }
 
+/**
+ * The block number of an anvil state dump, or undefined when the text is not a complete one (cut
+ * short by a crash or a full disk: a truncated JSON document never parses).
+ */
+export function snapshotTextBlock(text: string): number | undefined {
+  try {
+    const parsed = JSON.parse(text) as { accounts?: unknown; best_block_number?: string | number; block?: { number?: string | number } } | null;
+    if (typeof parsed !== 'object' || parsed === null || typeof parsed.accounts !== 'object' || parsed.accounts === null) return undefined;
+    const value = parsed.best_block_number ?? parsed.block?.number;
+    return value === undefined ? 0 : Number(BigInt(value));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a snapshot's block number; undefined when the file is missing or not a complete dump. */
 function snapshotBlock(file: string): number | undefined {
   let text: string;
@@ -174,21 +203,73 @@ function snapshotBlock(file: string): number | undefined {
   } catch {
     return undefined;
   }
+  return snapshotTextBlock(text);
+}
+
+export interface SettledDump {
+  /** What happened to anvil's own dump file. */
+  outcome: 'none' | 'promoted' | 'stale' | 'incomplete';
+  blockNumber?: number;
+}
+
+/**
+ * While no node runs: moves anvil's own dump (autosave.anvil.json) over autosave.json when it is a
+ * complete snapshot newer than the one there, by a rename (atomic, and needs no free space), and
+ * drops it when it is stale or incomplete. An incomplete dump is returned as such for the caller to
+ * report; autosave.json and state.json are never touched by a partial dump.
+ */
+export function settleAnvilDump(stateDir: string): SettledDump {
+  const { anvilDump, autosave } = stateFiles(stateDir);
+  let text: string;
   try {
-    const parsed = JSON.parse(text) as { best_block_number?: string | number; block?: { number?: string | number } };
-    const value = parsed.best_block_number ?? parsed.block?.number;
-    return value === undefined ? 0 : Number(BigInt(value));
+    text = readFileSync(anvilDump, 'utf8');
   } catch {
-    // A snapshot cut short by a crash mid-write: ignore it, the other one is still good.
-    return undefined;
+    return { outcome: 'none' };
+  }
+  const blockNumber = snapshotTextBlock(text);
+  const current = snapshotBlock(autosave);
+  if (blockNumber !== undefined && (current === undefined || blockNumber >= current)) {
+    renameSync(anvilDump, autosave);
+    try {
+      const dirFd = openSync(stateDir, 'r');
+      try {
+        fsyncSync(dirFd);
+      } finally {
+        closeSync(dirFd);
+      }
+    } catch {
+      // Durability of the rename is best effort; the checkpoint (state.json) is fsynced.
+    }
+    return { outcome: 'promoted', blockNumber };
+  }
+  unlinkSync(anvilDump);
+  return blockNumber === undefined ? { outcome: 'incomplete' } : { outcome: 'stale', blockNumber };
+}
+
+/** settleAnvilDump, reporting an incomplete dump and any failure instead of failing the caller. */
+function settleAnvilDumpReporting(ctx: Context, stateDir: string): void {
+  const { anvilDump } = stateFiles(stateDir);
+  try {
+    const settled = settleAnvilDump(stateDir);
+    if (settled.outcome === 'incomplete') {
+      const kept = newestSnapshot(stateDir);
+      warn(
+        ctx,
+        `the local chain node's last state dump ${anvilDump} was cut short (full disk or crash) and was dropped; ` +
+          (kept === undefined ? 'no complete snapshot is left' : `the last complete snapshot ${kept.file} (block ${kept.blockNumber}) is kept`),
+      );
+    }
+  } catch (error) {
+    warn(ctx, `cannot keep the local chain node's state dump ${anvilDump}: ${describeError(error)}`);
   }
 }
 
 /** The newest valid snapshot of a state directory, if any. */
 export function newestSnapshot(stateDir: string): { file: string; blockNumber: number } | undefined {
-  const { checkpoint, autosave } = stateFiles(stateDir);
+  const { checkpoint, autosave, anvilDump } = stateFiles(stateDir);
   let best: { file: string; blockNumber: number } | undefined;
-  for (const file of [checkpoint, autosave]) {
+  // anvil's own dump counts too when it could not be moved (it is checked like the others).
+  for (const file of [checkpoint, autosave, anvilDump]) {
     const blockNumber = snapshotBlock(file);
     if (blockNumber !== undefined && (best === undefined || blockNumber > best.blockNumber)) best = { file, blockNumber };
   }
@@ -209,6 +290,8 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
   const stateDir = localStateDir(ctx, chainId);
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const files = stateFiles(stateDir);
+  // No node runs here (we hold the 'chain' lock): anvil's last own dump can be checked and kept.
+  settleAnvilDumpReporting(ctx, stateDir);
   const snapshot = newestSnapshot(stateDir);
 
   let lastFailure = '';
@@ -218,7 +301,7 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
       '--host', '127.0.0.1',
       '--port', String(port),
       '--chain-id', String(chainId),
-      '--dump-state', files.autosave,
+      '--dump-state', files.anvilDump,
       '--state-interval', String(AUTOSAVE_INTERVAL_SECONDS),
       '--silent',
     ];
@@ -315,8 +398,11 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
     if (record !== undefined) {
       if (status.state === 'running') {
         // A node of another chain id (CHAIN_ID changed): persist it and make room.
-        await checkpointNode(ctx, record).catch(() => undefined);
+        await checkpointNode(ctx, record).catch((error: unknown) => {
+          warn(ctx, `the state of the local chain ${record.chainId} was not saved before stopping it: ${describeError(error)}`);
+        });
         await terminate(record.pid);
+        settleAnvilDumpReporting(ctx, record.stateDir);
       } else if (status.state === 'unresponsive') {
         ctx.progress.info(`the local chain node (pid ${record.pid}) stopped answering on ${record.rpcUrl}; restarting it`);
         killQuietly(record.pid, 'SIGKILL');
@@ -345,14 +431,25 @@ async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ 
   return ctx.store.withLock('chain-state', async () => {
     const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
     const hex = await jsonRpcCall<string>(record.rpcUrl, 'anvil_dumpState', [], 30_000);
-    const json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+    let json: Buffer;
+    try {
+      // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here.
+      json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+    } catch (error) {
+      throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${stateFiles(record.stateDir).checkpoint} is unchanged`, { cause: error });
+    }
     const text = json.toString('utf8');
-    const match = /"best_block_number"\s*:\s*"?(0x[0-9a-fA-F]+|\d+)"?/.exec(text.slice(text.lastIndexOf('"best_block_number"')));
-    const blockNumber = match?.[1] === undefined ? 0 : Number(BigInt(match[1]));
+    // Only a complete snapshot may replace the previous checkpoint.
+    const parsedBlock = snapshotTextBlock(text);
+    if (parsedBlock === undefined) {
+      throw new StoreError(`the local chain node's state dump is not a complete snapshot; ${stateFiles(record.stateDir).checkpoint} is unchanged`);
+    }
+    const blockNumber = parsedBlock;
     // A concurrent process may already have saved a later block: never go backwards.
     if (mark !== undefined && mark.blockNumber > blockNumber && existsSync(stateFiles(record.stateDir).checkpoint)) {
       return { blockNumber: mark.blockNumber, written: false };
     }
+    crashPoint('checkpoint:dumped');
     mkdirSync(record.stateDir, { recursive: true, mode: 0o700 });
     writeFileAtomicSync(stateFiles(record.stateDir).checkpoint, json);
     ctx.store.put<CheckpointMark>(NODE_NS, checkpointKey(record.chainId), { blockNumber, at: ctx.now().toISOString() });
@@ -392,6 +489,8 @@ export async function stopLocalNode(ctx: Context, options: { persist?: boolean }
     }
     await terminate(record.pid);
     ctx.store.delete(NODE_NS, NODE_KEY);
+    // anvil dumped its state on exit: keep it if complete, report it if cut short.
+    if (options.persist !== false) settleAnvilDumpReporting(ctx, record.stateDir);
     return { stopped: true, pid: record.pid };
   });
 }

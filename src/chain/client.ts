@@ -130,7 +130,14 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
     // Registered after the provider's closer so it runs before it (closers run in reverse):
     // whatever this command changed on the local chain is saved before the process ends.
     ctx.onClose(async () => {
-      await checkpointLocalChain(ctx);
+      try {
+        await checkpointLocalChain(ctx);
+      } catch (error) {
+        // The command's own outcome stands, but an unsaved chain state must not pass unnoticed.
+        const text = `the local chain's state was not saved: ${describeError(error)}`;
+        if (ctx.progress.warn !== undefined) ctx.progress.warn(text);
+        else ctx.progress.info(`warning: ${text}`);
+      }
     });
   }
   return { rpcUrl, chainId: chain.chainId, embedded, provider, signer, node, txQueue: { tail: Promise.resolve() } };

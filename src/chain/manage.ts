@@ -3,7 +3,7 @@
  * and a Context in, plain result objects out.
  */
 import type { Context } from '../core/context.js';
-import { InputError, NetworkError } from '../errors.js';
+import { InputError, NetworkError, redactUrls } from '../errors.js';
 import { localNodeStatus, resetLocalChainState, stopLocalNode, type LocalNodeState } from './anvil.js';
 import { getChain } from './client.js';
 import { ADDRESS_BOOK_NS, deployContracts, readAddressBook, type AddressBook, type ChainAddresses, type DeployOptions, type VerifierRecord } from './deploy.js';
@@ -12,6 +12,7 @@ import { chainErrorReason } from './transactions.js';
 export interface ChainStatusResult {
   chainId: number;
   blockNumber: number;
+  /** The RPC endpoint, origin only when it has a path, query or user info (API keys live there). */
   rpcUrl: string;
   embedded: boolean;
   /** The account that signs transactions. */
@@ -36,7 +37,8 @@ export async function chainStatus(ctx: Context): Promise<ChainStatusResult> {
   return {
     chainId: chain.chainId,
     blockNumber,
-    rpcUrl: chain.rpcUrl,
+    // A display value: an external RPC URL often carries an API key, so only its origin is shown.
+    rpcUrl: redactUrls(chain.rpcUrl),
     embedded: chain.embedded,
     signer: chain.signer.address,
     node:
@@ -102,7 +104,7 @@ export async function chainDeploy(ctx: Context, options: DeployOptions): Promise
   const result = await deployContracts(ctx, options);
   return {
     chainId: result.chainId,
-    rpcUrl: result.rpcUrl,
+    rpcUrl: redactUrls(result.rpcUrl),
     embedded: result.embedded,
     deployed: result.deployed,
     configured: result.configured,

@@ -5,14 +5,15 @@
  * it checks against `--sha256` when given, else against a checksum file published next to the
  * archive (URL + ".sha256") when there is one, and otherwise says the archive is unverified.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, open, rename, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import type { Context } from '../core/context.js';
-import { InputError, NetworkError, VerificationError, describeError } from '../errors.js';
+import { InputError, NetworkError, StoreError, VerificationError, describeError } from '../errors.js';
+import { describeWriteError } from '../store/atomicFile.js';
 import { PROJECT_CIRCUIT_IDS } from './sources.js';
 
 /** The official circuits archive, as referenced by @0xpolygonid/js-sdk's README. */
@@ -60,19 +61,29 @@ async function download(ctx: Context, url: string, target: string): Promise<numb
   const length = Number(response.headers.get('content-length') ?? 0);
   const total = (resumed ? have : 0) + length;
   const out = createWriteStream(part, { flags: resumed ? 'a' : 'w' });
+  // A failed write (full disk) is an 'error' event: keep it for the loop instead of crashing.
+  let writeError: Error | undefined;
+  out.on('error', (error) => {
+    writeError ??= error;
+  });
   const step = ctx.progress.start(`downloading ${url}`);
   let received = resumed ? have : 0;
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (writeError !== undefined) throw writeError;
       received += chunk.length;
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       if (total > 0) step.update(`downloading ${url} (${(received / 1e6).toFixed(0)} MB)`, received / total);
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    if (writeError !== undefined) throw writeError;
   } catch (error) {
     // Keep what arrived: the next run resumes from the end of the .part file.
-    await new Promise<void>((resolve) => out.end(() => resolve()));
+    if (!out.destroyed) await new Promise<void>((resolve) => out.end(() => resolve()));
     step.fail('download interrupted; run the command again to resume');
+    if (error === writeError) {
+      throw new StoreError(`cannot write ${part}: ${describeWriteError(error)}; free some space and run the command again to resume`, { field: 'dir', cause: error });
+    }
     throw new NetworkError(`download of ${url} interrupted: ${describeError(error)}`, { cause: error });
   }
   if (length > 0 && received !== total) {
@@ -156,6 +167,34 @@ async function readZipEntries(file: string): Promise<ZipEntry[]> {
   }
 }
 
+/**
+ * Extracts one entry next to its target, flushes it and renames it over the target: a full disk
+ * or a crash leaves the previous circuit file (or none), never a truncated one.
+ */
+async function extractEntryAtomically(archive: string, dataStart: number, entry: ZipEntry, target: string): Promise<void> {
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const source = createReadStream(archive, { start: dataStart, end: dataStart + entry.compressedSize - 1 });
+    const sink = createWriteStream(tmp, { flags: 'wx', mode: 0o644 });
+    if (entry.method === 8) await pipeline(source, createInflateRaw(), sink);
+    else await pipeline(source, sink);
+    const handle = await open(tmp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, target);
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    // File system failures carry the system call; a corrupt entry (zlib) is the archive's fault.
+    if (typeof (error as NodeJS.ErrnoException).syscall === 'string') {
+      throw new StoreError(`cannot write ${target}: ${describeWriteError(error)}; ${existsSync(target) ? 'the previous file is unchanged' : 'no file was written'}`, { field: 'dir', cause: error });
+    }
+    throw new InputError(`${archive}: cannot extract ${entry.name}: ${describeError(error)}`, { cause: error });
+  }
+}
+
 /** Extracts `<...>/<circuitId>/<file>` entries of the project's circuits into `<dir>/<circuitId>/<file>`. */
 async function extractCircuits(archive: string, dir: string): Promise<string[]> {
   const extracted: string[] = [];
@@ -172,10 +211,8 @@ async function extractCircuits(archive: string, dir: string): Promise<string[]> 
       const dataStart = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
       await mkdir(path.join(dir, id), { recursive: true });
       const target = path.join(dir, id, file);
-      const source = createReadStream(archive, { start: dataStart, end: dataStart + entry.compressedSize - 1 });
-      if (entry.method === 0) await pipeline(source, createWriteStream(target));
-      else if (entry.method === 8) await pipeline(source, createInflateRaw(), createWriteStream(target));
-      else throw new InputError(`${archive}: ${entry.name} uses zip compression method ${entry.method}; unzip it by hand`);
+      if (entry.method !== 0 && entry.method !== 8) throw new InputError(`${archive}: ${entry.name} uses zip compression method ${entry.method}; unzip it by hand`);
+      await extractEntryAtomically(archive, dataStart, entry, target);
       extracted.push(path.join(id, file));
     }
   } finally {

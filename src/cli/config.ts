@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
+import { redactUrls } from '../errors.js';
 import type { CliRuntime } from './runtime.js';
 
 /** Registers `vc config show|set-home|unset-home`. */
@@ -18,9 +19,12 @@ export function registerConfigCommands(program: Command, rt: CliRuntime): void {
       const ctx = await rt.ctx();
       const { config } = ctx;
       const mask = (value: string | undefined): string | null => (value === undefined ? null : '(set, hidden)');
+      // RPC and RHS URLs often carry an API key (path, query or user info): show the origin only.
+      const maskUrl = (value: string | undefined): string | null => (value === undefined ? null : redactUrls(value));
       rt.output.result({
         ...config,
-        chain: { ...config.chain, walletKey: mask(config.chain.walletKey) },
+        chain: { ...config.chain, rpcUrl: maskUrl(config.chain.rpcUrl), walletKey: mask(config.chain.walletKey) },
+        rhsUrl: maskUrl(config.rhsUrl),
         issuer: { ...config.issuer, blsSeedPhrase: mask(config.issuer.blsSeedPhrase) },
         server: { ...config.server, apiToken: mask(config.server.apiToken) },
       });

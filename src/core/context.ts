@@ -18,6 +18,8 @@ export interface ProgressReporter {
   start(text: string): ProgressStep;
   /** A short informational line (stderr on the CLI, a log line on the server). */
   info(text: string): void;
+  /** Something went wrong without failing the operation (a state file not saved...): shown even with --json. */
+  warn?(text: string): void;
 }
 
 /** A reporter that shows nothing (tests, servers, non-TTY). */

@@ -4,7 +4,7 @@
  * pluggable verifiers and external-chain configuration. Each home is a fresh temp directory and
  * every node started here is stopped in afterAll.
  */
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -288,7 +288,8 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(stopped.stopped).toBe(true);
     // Simulate a lost chain (snapshots deleted) behind an intact address book.
     const stateDir = path.join(home, 'chain', '152');
-    for (const file of ['state.json', 'autosave.json']) unlinkSync(path.join(stateDir, file));
+    // Every snapshot: ours, the last complete one of anvil, and anvil's own dump file.
+    for (const file of ['state.json', 'autosave.json', 'autosave.anvil.json']) rmSync(path.join(stateDir, file), { force: true });
     const next = newContext(home);
     const addresses = await ensureDeployed(next);
     const after = readAddressBook(next)!;

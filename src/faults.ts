@@ -1,0 +1,39 @@
+/**
+ * Named crash points for fault tests. Multi-step operations that touch the chain or the wallet
+ * call `crashPoint(name)` between their steps; with `VC_CRASH_AT=name[,name...]` in the
+ * environment the process kills itself there with SIGKILL (no cleanup, no exit handlers: exactly
+ * what a kill -9 or a power cut leaves behind), and with `VC_KILL_NODE_AT=name` it kills the
+ * embedded chain node instead and carries on. Tests use them to show that the next command
+ * recovers from each step; without those variables they do nothing.
+ */
+import { readFileSync } from 'node:fs';
+
+function named(variable: string, name: string): boolean {
+  const spec = process.env[variable];
+  return spec !== undefined && spec !== '' && spec.split(',').some((entry) => entry.trim() === name);
+}
+
+/** Kills this process at `name` when VC_CRASH_AT names it. */
+export function crashPoint(name: string): void {
+  if (named('VC_CRASH_AT', name)) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Kills the embedded chain node (process `pid`) at `name` when VC_KILL_NODE_AT names it, and waits until it is gone. */
+export async function killNodePoint(name: string, pid: number | undefined): Promise<void> {
+  if (!named('VC_KILL_NODE_AT', name) || pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+      // A zombie still answers signal 0 until reaped; its status line says so.
+      if (/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) return;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
