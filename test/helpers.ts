@@ -12,6 +12,8 @@ export const VC_BIN = path.join(ROOT, 'dist', 'bin', 'vc.js');
 
 export interface VcRun {
   status: number;
+  /** The signal that ended the process (SIGKILL for a crash point), if any. */
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   /** stdout parsed as JSON (throws when it is not JSON). */
@@ -37,6 +39,7 @@ function wrap(result: SpawnSyncReturns<string>): VcRun {
   const stdout = result.stdout ?? '';
   return {
     status: result.status ?? -1,
+    signal: result.signal,
     stdout,
     stderr: result.stderr ?? '',
     json<T>() {

@@ -49,6 +49,13 @@ export interface SendTransactionOptions {
   checkpoint?: boolean;
   /** How long to wait for the receipt (default 60 s embedded, 300 s external). */
   receiptTimeoutMs?: number;
+  /**
+   * Called once the transaction is broadcast, before waiting for its receipt, with its hash and the
+   * block the chain was at: lets a caller journal it, so a crash while waiting can be reconciled.
+   */
+  onSent?: (sent: { hash: string; fromBlock: number }) => void;
+  /** Called (and awaited) once the receipt shows success, before the local chain is saved. */
+  onMined?: (receipt: TransactionReceipt) => void | Promise<void>;
 }
 
 export interface SentTransaction {
@@ -251,7 +258,9 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
     for (let attempt = 1; ; attempt++) {
       try {
         // ethers estimates gas first, which surfaces a revert (and its data) before anything is sent.
+        const fromBlock = options.onSent === undefined ? 0 : await connection.provider.getBlockNumber();
         response = await connection.signer.sendTransaction(request);
+        options.onSent?.({ hash: response.hash, fromBlock });
         break;
       } catch (error) {
         // Another program using the same key may have taken the nonce: one retry with a fresh one.
@@ -277,6 +286,7 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
       const decoded = await decodeRevertData(ctx, revertDataOf(replayError), abis);
       throw new TransactionRevertedError(`${options.description} was rejected by the contract: ${decoded.text} (tx ${receipt.hash})`, decoded);
     }
+    await options.onMined?.(receipt);
     return receipt;
   });
   if (connection.embedded && options.checkpoint !== false) await checkpointLocalChain(ctx);

@@ -49,6 +49,18 @@ export function registerPbqIssuerCommands(group: Command, rt: CliRuntime): void 
     });
 
   group
+    .command('credentials')
+    .description('list the iden3 credentials this issuer issued (completing one an interrupted command left), or print one whole')
+    .option('--id <id>', 'print this credential (urn:uuid:...) with its proofs')
+    .option('-o, --output <file>', 'write the result to this file instead of stdout')
+    .addHelpText('after', '\nExamples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json')
+    .action(async (options: { id?: string; output?: string }) => {
+      const { listIssuedCredentials } = await import('../core/pbq/issue.js');
+      const result = await listIssuedCredentials(await rt.ctx(), { id: options.id });
+      rt.output.result(result, { outFile: options.output });
+    });
+
+  group
     .command('revoke')
     .description('revoke an iden3 credential by its revocation nonce and publish the new state on chain')
     .requiredOption('--nonce <n>', 'credentialStatus.revocationNonce of the credential', integerOption('--nonce'))

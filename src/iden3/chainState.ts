@@ -18,7 +18,7 @@ import type { InterfaceAbi, JsonRpcApiProvider, JsonRpcPayload, JsonRpcProvider,
 import type { Context } from '../core/context.js';
 import { UnprocessableError } from '../errors.js';
 import { getChain } from '../chain/client.js';
-import { readContract, sendContractTransaction } from '../chain/transactions.js';
+import { readContract, sendContractTransaction, type SendTransactionOptions } from '../chain/transactions.js';
 import type { Iden3Modules } from './modules.js';
 
 /** StateInfo as the State contract returns it (an ethers Result with named fields). */
@@ -152,6 +152,23 @@ export class ChainStateStorage implements IStateStorage {
     };
   }
 
+  /** Told about the next state transition as soon as it is broadcast and mined (see withPublicationJournal). */
+  private journalHooks: Pick<SendTransactionOptions, 'onSent' | 'onMined'> | undefined;
+
+  /**
+   * Runs `fn` (which publishes one state transition) with `hooks` told the transaction's hash the
+   * moment it is broadcast and its receipt when mined. Callers hold the issuer's lock, so one
+   * publication runs at a time.
+   */
+  async withPublicationJournal<T>(hooks: Pick<SendTransactionOptions, 'onSent' | 'onMined'>, fn: () => Promise<T>): Promise<T> {
+    this.journalHooks = hooks;
+    try {
+      return await fn();
+    } finally {
+      this.journalHooks = undefined;
+    }
+  }
+
   /** Publishes a state transition proven by the stateTransition circuit; returns the tx hash. */
   async publishState(proof: ZKProof | undefined): Promise<string> {
     if (proof === undefined) throw new Error('a state transition proof is required');
@@ -169,7 +186,7 @@ export class ChainStateStorage implements IStateStorage {
         method: 'transitState',
         args: [signals.userId.bigInt(), signals.oldUserState.bigInt(), signals.newUserState.bigInt(), signals.isOldStateGenesis, a, b, c],
       },
-      { description: `publish the new state of identity ${signals.userId.string()} on the State contract` },
+      { description: `publish the new state of identity ${signals.userId.string()} on the State contract`, ...this.journalHooks },
     );
     return sent.hash;
   }

@@ -13,7 +13,8 @@ import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { samplePassportSubject } from '../sd/issue.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './did.js';
-import { currentTreeState, isPublishedState, publishIdentityState } from './issuerState.js';
+import { currentTreeState, isPublishedState } from './issuerState.js';
+import { publishRecoverably, recoverPendingPublication } from './publication.js';
 import type { IssueOptions } from './schemas.js';
 
 /** Spec 2.3 response. */
@@ -21,6 +22,9 @@ export interface IssueResult {
   message: string;
   credential: Record<string, unknown>;
 }
+
+/** The type of an identity's own auth credential (its BJJ key claim). */
+const AUTH_CREDENTIAL_TYPE = 'AuthBJJCredential';
 
 /** Result of a revocation. */
 export interface RevokeResult {
@@ -79,6 +83,8 @@ export async function issuePbqCredential(ctx: Context, options: IssueOptions): P
 
   // One issuance at a time per wallet: each one moves the issuer's trees and on-chain state.
   return ctx.store.withLock('iden3.issuer', async () => {
+    // An earlier command interrupted mid-publication is completed (or published again) first.
+    await recoverPendingPublication(ctx, issuerDid);
     let credential: W3CCredential;
     try {
       credential = await iden3.identityWallet.issueCredential(
@@ -95,43 +101,105 @@ export async function issuePbqCredential(ctx: Context, options: IssueOptions): P
       // Schema validation and merklization failures are about the subject the caller gave.
       throw new UnprocessableError(`cannot issue ${type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field: 'subject', cause: error });
     }
-    await iden3.dataStorage.credential.saveCredential(credential);
-    await iden3.identityWallet.addCredentialsToMerkleTree([credential], issuerDid);
-    const { txId } = await publishIdentityState(ctx, issuerDid);
-    const [withMtp] = await iden3.identityWallet.generateIden3SparseMerkleTreeProof(issuerDid, [credential], txId);
-    await iden3.dataStorage.credential.saveCredential(withMtp!);
-    return { message: 'credential successfully generated', credential: credentialJson(withMtp!) };
+    const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: [credential], revokedNonces: [] });
+    return { message: 'credential successfully generated', credential: credentialJson(published.credentials[0]!) };
   });
 }
 
 /**
- * `vc issuer revoke --nonce N`: adds the nonce to the revocation tree and publishes the new state.
- * A nonce already in the tree whose state was never published (the publication failed: RHS or
- * chain down) is published now, so a failed revocation can be retried; only a revocation that is
- * already on chain is a conflict.
+ * `vc issuer revoke --nonce N`: adds the nonce to the revocation tree and publishes the new state,
+ * as a journaled publication: a revocation interrupted at any step is completed or published
+ * again by the next command, so only a revocation that is already on chain is a conflict.
  */
 export async function revokePbqCredential(ctx: Context, options: { nonce: number }): Promise<RevokeResult> {
   const iden3 = await getIden3(ctx);
-  const { core, sdk } = iden3.modules;
+  const { core } = iden3.modules;
   const issuerDidString = await resolveIssuerDid(ctx);
   const issuerDid = core.DID.parse(issuerDidString);
-  const issued = (await iden3.dataStorage.credential.listCredentials()).some(
-    (c) => c.issuer === issuerDidString && c.credentialStatus.revocationNonce === options.nonce,
-  );
-  if (!issued) throw new NotFoundError(`issuer ${issuerDidString} issued no credential with revocation nonce ${options.nonce} from this wallet`, { field: 'nonce' });
-
   return ctx.store.withLock('iden3.issuer', async () => {
+    const recovered = await recoverPendingPublication(ctx, issuerDid);
+    if (recovered?.revokedNonces.includes(options.nonce) === true) {
+      // The interrupted command was this very revocation: it is on chain now.
+      return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId: recovered.txId, state: recovered.state.state };
+    }
+    const issued = (await iden3.dataStorage.credential.listCredentials()).find(
+      (c) => c.issuer === issuerDidString && c.credentialStatus.revocationNonce === options.nonce,
+    );
+    if (issued === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential with revocation nonce ${options.nonce} from this wallet`, { field: 'nonce' });
+    if (issued.type.includes(AUTH_CREDENTIAL_TYPE)) {
+      throw new ConflictError(`revocation nonce ${options.nonce} is the issuer's own authentication key (${AUTH_CREDENTIAL_TYPE}); revoking it would leave ${issuerDidString} unable to publish any state`, { field: 'nonce' });
+    }
+
     const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
-    const present = (await model.revocationTree.generateProof(BigInt(options.nonce))).proof.existence;
-    if (present) {
+    if ((await model.revocationTree.generateProof(BigInt(options.nonce))).proof.existence) {
+      // In the tree: on chain already, unless an older wallet left it unpublished (then publish it now).
       const current = await currentTreeState(iden3, issuerDid);
       if (isPublishedState(ctx, issuerDidString, current.state)) {
         throw new ConflictError(`revocation nonce ${options.nonce} is already revoked by ${issuerDidString}`, { field: 'nonce' });
       }
-    } else {
-      await iden3.dataStorage.mt.addToMerkleTree(issuerDidString, sdk.MerkleTreeType.Revocations, BigInt(options.nonce), 0n);
     }
-    const { txId, state } = await publishIdentityState(ctx, issuerDid, [options.nonce]);
+    const { txId, state } = await publishRecoverably(ctx, issuerDid, { kind: 'revoke', credentials: [], revokedNonces: [options.nonce] });
     return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId, state: state.state };
+  });
+}
+
+/** One credential the issuer of this wallet issued (without its proofs). */
+export interface IssuedCredentialSummary {
+  id: string;
+  type: string[];
+  holder: string | undefined;
+  issuanceDate: string | undefined;
+  revocationNonce: number;
+  /** True when its revocation nonce is in the issuer's published revocation tree. */
+  revoked: boolean;
+}
+
+export interface IssuedCredentialsResult {
+  issuer: string;
+  /** What an interrupted issuance or revocation completed during this call, if anything. */
+  recovered: { kind: string; txId: string; credentials: string[]; revokedNonces: number[] } | undefined;
+  credentials: IssuedCredentialSummary[];
+}
+
+/**
+ * `vc issuer credentials` / GET /issued-credentials: reconciles an interrupted publication with the
+ * chain (completing its credentials), then lists what the issuer issued, or returns one credential
+ * whole (with its Merkle proof) when `id` is given.
+ */
+export async function listIssuedCredentials(ctx: Context, options: { id?: string | undefined } = {}): Promise<IssuedCredentialsResult | Record<string, unknown>> {
+  const iden3 = await getIden3(ctx);
+  const issuerDidString = await resolveIssuerDid(ctx);
+  const issuerDid = iden3.modules.core.DID.parse(issuerDidString);
+  return ctx.store.withLock('iden3.issuer', async () => {
+    const recovered = await recoverPendingPublication(ctx, issuerDid);
+    // The issuer's own AuthBJJCredential (its signing key) is not a credential it issued to anyone.
+    const issued = (await iden3.dataStorage.credential.listCredentials()).filter((c) => c.issuer === issuerDidString && !c.type.includes(AUTH_CREDENTIAL_TYPE));
+    if (options.id !== undefined) {
+      const found = issued.find((c) => c.id === options.id);
+      if (found === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential ${options.id} from this wallet`, { field: 'id' });
+      return credentialJson(found);
+    }
+    const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
+    const credentials: IssuedCredentialSummary[] = [];
+    for (const c of issued) {
+      const nonce = Number(c.credentialStatus.revocationNonce);
+      const subject = c.credentialSubject as Record<string, unknown>;
+      credentials.push({
+        id: c.id,
+        type: c.type,
+        holder: typeof subject.id === 'string' ? subject.id : undefined,
+        issuanceDate: c.issuanceDate,
+        revocationNonce: nonce,
+        revoked: (await model.revocationTree.generateProof(BigInt(nonce))).proof.existence,
+      });
+    }
+    return {
+      issuer: issuerDidString,
+      recovered:
+        recovered === undefined
+          ? undefined
+          : { kind: recovered.credentials.length > 0 ? 'issue' : 'revoke', txId: recovered.txId, credentials: recovered.credentials.map((c) => c.id), revokedNonces: recovered.revokedNonces },
+      credentials,
+    };
   });
 }

@@ -5,6 +5,7 @@
  * issuer   POST /did                        -> spec 2.2 {payload}
  * issuer   POST /generate-pbq-credentials   {did, type?, subject?} -> spec 2.3 {message, credential}
  * issuer   POST /revoke                     {nonce} -> {message, issuer, nonce, txId, state}
+ * issuer   GET  /issued-credentials[/:id]   the issued credentials (an interrupted issuance completed first)
  * verifier POST /credential-requests        {type?, context?, field?, op?, value?, allowedIssuers?} -> spec 2.1 request
  * verifier GET  /request-status?request=ID&address=0x...  -> {requestId, address, isVerified, ...}
  * issuer   POST /node, GET /node/:hash      the embedded reverse hash service (rhs.ts)
@@ -100,6 +101,28 @@ export const pbqRoutes: RouteDefinition[] = [
     handler: async (ctx, { body }) => {
       const { revokePbqCredential } = await import('../../core/pbq/issue.js');
       return { body: await revokePbqCredential(ctx, body) };
+    },
+  }),
+  defineRoute({
+    role: 'issuer',
+    method: 'GET',
+    path: '/issued-credentials',
+    summary: 'the iden3 credentials this issuer issued (an interrupted issuance is completed first)',
+    mutating: true,
+    handler: async (ctx) => {
+      const { listIssuedCredentials } = await import('../../core/pbq/issue.js');
+      return { body: await listIssuedCredentials(ctx) };
+    },
+  }),
+  defineRoute({
+    role: 'issuer',
+    method: 'GET',
+    path: '/issued-credentials/:id',
+    summary: 'one iden3 credential this issuer issued, with its proofs',
+    mutating: true,
+    handler: async (ctx, { params }) => {
+      const { listIssuedCredentials } = await import('../../core/pbq/issue.js');
+      return { body: await listIssuedCredentials(ctx, { id: params.id }) };
     },
   }),
   defineRoute({

@@ -1,0 +1,258 @@
+/**
+ * Publishing an issuer's state as a recoverable transaction. Issuing and revoking change the
+ * issuer's trees and then publish the new state on chain; a crash between those steps used to
+ * leave the wallet out of step with the State contract for good ("the State contract holds a
+ * state this wallet never published"). Now every publication is journaled first:
+ *
+ *   prepared       the journal names the credentials (without their Merkle proofs) and revocation
+ *                  nonces, and the on-chain state it starts from; nothing else has changed yet
+ *   trees-updated  their claims and nonces are in the trees; the journal holds the new state
+ *   sent           the state transition is broadcast; the journal holds its hash
+ *   mined          its receipt arrived; the local node's state is being saved
+ *
+ * and completing one (recording the published state, attaching each credential's
+ * Iden3SparseMerkleTreeProof, saving the credentials, deleting the journal) is idempotent. Before
+ * any new issuance or revocation, and on `vc issuer credentials`, the journal is reconciled with
+ * the chain: a new state that landed is adopted and its credentials completed; one that never
+ * landed (the node lost it, the transaction was dropped or reverted) is published again from the
+ * trees, which already hold its claims, so no retry duplicates a claim.
+ */
+import type { W3CCredential } from '@0xpolygonid/js-sdk';
+import type { DID } from '@iden3/js-iden3-core';
+import type { Context } from '../context.js';
+import { ConflictError, NetworkError, describeError } from '../../errors.js';
+import { crashPoint, killNodePoint } from '../../faults.js';
+import { getChain } from '../../chain/client.js';
+import { ensureDurableLocalChain } from '../../chain/durability.js';
+import { localNodeStatus } from '../../chain/anvil.js';
+import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
+import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
+
+/** Store namespace of the journal: one pending publication per issuer DID. */
+export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
+
+export type PublicationKind = 'issue' | 'revoke';
+
+/** The journal of one publication (see the module comment for its stages). */
+export interface PendingPublication {
+  kind: PublicationKind;
+  issuer: string;
+  /** The credentials it completes, as W3C JSON without their Merkle proofs. */
+  credentials: Record<string, unknown>[];
+  revokedNonces: number[];
+  stage: 'prepared' | 'trees-updated' | 'sent' | 'mined';
+  /** The on-chain state it starts from (hex); undefined when the identity never published. */
+  baseState: string | undefined;
+  newState?: Omit<TreeStateRecord, 'txId' | 'at'>;
+  txHash?: string;
+  /** The block the chain was at when the transaction was sent (where to look for its event). */
+  fromBlock?: number;
+  createdAt: string;
+}
+
+/** A completed publication. */
+export interface PublicationResult {
+  txId: string;
+  state: TreeStateRecord;
+  /** The journaled credentials, each with its Iden3SparseMerkleTreeProof. */
+  credentials: W3CCredential[];
+  /** The revocation nonces it published. */
+  revokedNonces: number[];
+}
+
+/** The work of one publication. */
+export interface PublicationWork {
+  kind: PublicationKind;
+  credentials: W3CCredential[];
+  revokedNonces: number[];
+}
+
+function saveJournal(ctx: Context, journal: PendingPublication): void {
+  ctx.store.put<PendingPublication>(PENDING_PUBLICATIONS_NS, journal.issuer, journal);
+}
+
+/** The pending publication of `issuer`, if an interrupted command left one. */
+export function pendingPublication(ctx: Context, issuer: string): PendingPublication | undefined {
+  return ctx.store.get<PendingPublication>(PENDING_PUBLICATIONS_NS, issuer);
+}
+
+/** The state the State contract holds for `did` (hex), or undefined when it never published. */
+async function onChainState(iden3: Iden3, did: DID): Promise<string | undefined> {
+  const { core, mt, sdk } = iden3.modules;
+  try {
+    const info = await iden3.states.getLatestStateById(core.DID.idFromDID(did).bigInt());
+    return info.state === undefined || info.state === 0n ? undefined : mt.Hash.fromBigInt(info.state).hex();
+  } catch (error) {
+    if (sdk.isIdentityDoesNotExistError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Publishes `work` (credentials to add, nonces to revoke) as one state transition, journaled so
+ * that a crash at any step is recovered by the next command. The caller holds the issuer's lock
+ * and has reconciled any earlier journal (recoverPendingPublication).
+ */
+export async function publishRecoverably(ctx: Context, did: DID, work: PublicationWork): Promise<PublicationResult> {
+  const iden3 = await getIden3(ctx);
+  const issuer = did.string();
+  if (pendingPublication(ctx, issuer) !== undefined) throw new ConflictError(`an interrupted publication of ${issuer} is still pending; it must be reconciled first`);
+  const journal: PendingPublication = {
+    kind: work.kind,
+    issuer,
+    credentials: work.credentials.map((credential) => JSON.parse(JSON.stringify(credential)) as Record<string, unknown>),
+    revokedNonces: work.revokedNonces,
+    stage: 'prepared',
+    baseState: await onChainState(iden3, did),
+    createdAt: ctx.now().toISOString(),
+  };
+  saveJournal(ctx, journal);
+  crashPoint(`${work.kind}:prepared`);
+  return runPublication(ctx, iden3, did, journal);
+}
+
+/** Adds the journal's claims and nonces that are not in the trees yet (a retry adds nothing twice). */
+async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication): Promise<void> {
+  const { sdk } = iden3.modules;
+  const model = await iden3.identityWallet.getDIDTreeModel(did);
+  const missing: W3CCredential[] = [];
+  for (const json of journal.credentials) {
+    const credential = sdk.W3CCredential.fromJSON(json);
+    const claim = credential.getCoreClaimFromProof(sdk.ProofType.BJJSignature);
+    if (claim === undefined) throw new ConflictError(`credential ${String(json.id)} has no BJJSignature2021 core claim`);
+    const { hi } = claim.hiHv();
+    if (!(await model.claimsTree.generateProof(hi)).proof.existence) missing.push(credential);
+  }
+  if (missing.length > 0) await iden3.identityWallet.addCredentialsToMerkleTree(missing, did);
+  for (const nonce of journal.revokedNonces) {
+    if (!(await model.revocationTree.generateProof(BigInt(nonce))).proof.existence) {
+      await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Revocations, BigInt(nonce), 0n);
+    }
+  }
+}
+
+async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: PendingPublication): Promise<PublicationResult> {
+  const { sdk } = iden3.modules;
+  await applyToTrees(iden3, did, journal);
+  crashPoint(`${journal.kind}:trees-updated`);
+  const { tree: _tree, txId: _txId, at: _at, ...newState } = await currentTreeState(iden3, did);
+  journal.newState = newState;
+  journal.stage = 'trees-updated';
+  saveJournal(ctx, journal);
+
+  await iden3.identityWallet.publishRevocationInfoByCredentialStatusType(did, sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, {
+    rhsUrl: iden3.rhsUrl,
+    revokedNonces: journal.revokedNonces,
+  });
+  const old = treeStateForPublishedState(ctx, iden3, did, journal.baseState);
+  const { proofService } = await getIden3Prover(ctx);
+  const chain = await getChain(ctx);
+  const step = ctx.progress.start('proving the state transition and publishing it on the State contract');
+  let txId: string;
+  try {
+    txId = await iden3.states.withPublicationJournal(
+      {
+        onSent: ({ hash, fromBlock }) => {
+          journal.txHash = hash;
+          journal.fromBlock = fromBlock;
+          journal.stage = 'sent';
+          saveJournal(ctx, journal);
+          crashPoint(`${journal.kind}:tx-sent`);
+        },
+        onMined: async () => {
+          journal.stage = 'mined';
+          saveJournal(ctx, journal);
+          crashPoint(`${journal.kind}:receipt`);
+          await killNodePoint(`${journal.kind}:receipt`, chain.embedded ? (await localNodeStatus(ctx)).record?.pid : undefined);
+        },
+      },
+      () => proofService.transitState(did, old.tree, old.genesis, iden3.states, chain.signer),
+    );
+    step.succeed(`published the new state of ${did.string()} (tx ${txId})`);
+  } catch (error) {
+    step.fail();
+    throw error;
+  }
+  await ensureDurable(ctx, chain.embedded);
+  return completePublication(ctx, iden3, did, journal, txId);
+}
+
+/** On the embedded node, success is reported only once the node's state with the transaction is saved. */
+async function ensureDurable(ctx: Context, embedded: boolean): Promise<void> {
+  if (!embedded) return;
+  await ensureDurableLocalChain(ctx, 'the state transition');
+}
+
+/** Records the published state, attaches the credentials' Merkle proofs, and closes the journal. */
+async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal: PendingPublication, txId: string): Promise<PublicationResult> {
+  const { sdk } = iden3.modules;
+  const record: TreeStateRecord = { ...journal.newState!, txId, at: ctx.now().toISOString() };
+  ctx.store.put<TreeStateRecord>(TREE_STATES_NS, `${journal.issuer}/${record.state}`, record);
+  const credentials = journal.credentials.map((json) => sdk.W3CCredential.fromJSON(json));
+  const completed = credentials.length === 0 ? [] : await iden3.identityWallet.generateIden3SparseMerkleTreeProof(did, credentials, txId);
+  for (const credential of completed) await iden3.dataStorage.credential.saveCredential(credential);
+  ctx.store.delete(PENDING_PUBLICATIONS_NS, journal.issuer);
+  return { txId, state: record, credentials: completed, revokedNonces: journal.revokedNonces };
+}
+
+/** The hash of the transaction that moved `did` to `state`, found from the State contract's StateUpdated event. */
+async function findStateTransaction(ctx: Context, iden3: Iden3, did: DID, state: string, fromBlock: number | undefined): Promise<string> {
+  const chain = await getChain(ctx);
+  const { Interface } = await import('ethers');
+  const { iden3Artifact } = await import('../../chain/artifacts.js');
+  const events = new Interface(iden3Artifact('StateLib').abi as never);
+  const event = events.getEvent('StateUpdated')!;
+  const id = iden3.modules.core.DID.idFromDID(did).bigInt();
+  const stateValue = iden3.modules.mt.Hash.fromHex(state).bigInt();
+  const logs = await chain.provider.getLogs({ address: chain.addresses.state, topics: [event.topicHash], fromBlock: fromBlock ?? 0, toBlock: 'latest' });
+  for (const log of logs) {
+    const parsed = events.parseLog(log);
+    if (parsed !== null && BigInt(parsed.args.id as bigint) === id && BigInt(parsed.args.state as bigint) === stateValue) return log.transactionHash;
+  }
+  throw new ConflictError(`the State contract holds state ${state} for ${did.string()}, but no StateUpdated event from block ${fromBlock ?? 0} names it`);
+}
+
+/** Waits for a broadcast transaction that is still pending; true when it was mined successfully. */
+async function settleTransaction(ctx: Context, hash: string): Promise<boolean> {
+  const chain = await getChain(ctx);
+  const known = await chain.provider.getTransaction(hash);
+  if (known === null) return false;
+  const receipt = await chain.provider.waitForTransaction(hash, 1, chain.embedded ? 30_000 : 300_000).catch((error: unknown) => {
+    throw new NetworkError(`the state transition ${hash} is still pending (${describeError(error)}); run the command again once it is mined`, { cause: error });
+  });
+  return receipt?.status === 1;
+}
+
+/**
+ * Reconciles the journal of an interrupted publication of `did` with the chain: completes it when
+ * its state landed, publishes it again when it did not. Returns what was completed, if anything.
+ * The caller holds the issuer's lock.
+ */
+export async function recoverPendingPublication(ctx: Context, did: DID): Promise<PublicationResult | undefined> {
+  const issuer = did.string();
+  let journal = pendingPublication(ctx, issuer);
+  if (journal === undefined) return undefined;
+  const iden3 = await getIden3(ctx);
+  let onChain = await onChainState(iden3, did);
+  if (journal.newState !== undefined && onChain !== journal.newState.state && onChain === journal.baseState && journal.txHash !== undefined) {
+    // Broadcast but not (yet) reflected: wait for it if the chain still has it, then look again.
+    if (await settleTransaction(ctx, journal.txHash)) onChain = await onChainState(iden3, did);
+  }
+  if (journal.newState !== undefined && onChain === journal.newState.state) {
+    const txId = journal.txHash ?? (await findStateTransaction(ctx, iden3, did, onChain, journal.fromBlock));
+    ctx.progress.info(`completing the interrupted ${journal.kind} of ${issuer}: its state transition ${txId} is on chain`);
+    await ensureDurable(ctx, (await getChain(ctx)).embedded);
+    return completePublication(ctx, iden3, did, journal, txId);
+  }
+  if (onChain !== journal.baseState) {
+    throw new ConflictError(
+      `the State contract holds state ${onChain ?? '(none)'} for ${issuer}, neither the state an interrupted ${journal.kind} started from (${journal.baseState ?? 'genesis'}) nor the one it prepared (${journal.newState?.state ?? 'not computed'}); was the chain replaced?`,
+    );
+  }
+  ctx.progress.info(`publishing again the state an interrupted ${journal.kind} of ${issuer} prepared (it never reached the chain)`);
+  journal = { ...journal, stage: 'prepared' };
+  delete journal.txHash;
+  delete journal.fromBlock;
+  saveJournal(ctx, journal);
+  return runPublication(ctx, iden3, did, journal);
+}
