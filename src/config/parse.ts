@@ -39,6 +39,8 @@ export interface ServerConfig {
   apiToken: string | undefined;
   /** VC_BODY_LIMIT: maximum request body size in bytes. */
   bodyLimit: number;
+  /** VC_BODY_TIMEOUT: seconds within which a whole request (headers and body) must arrive. */
+  bodyTimeoutSeconds: number;
   /** VC_CORS_ORIGIN: allowed CORS origin; CORS is off when undefined. */
   corsOrigin: string | undefined;
 }
@@ -179,6 +181,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
   }
 
   const bodyLimit = integer(vars, 'VC_BODY_LIMIT', problems, 1024, 64 * 1024 * 1024) ?? 1024 * 1024;
+  const bodyTimeoutSeconds = integer(vars, 'VC_BODY_TIMEOUT', problems, 1, 3600) ?? 30;
   const corsOrigin = text(vars, 'VC_CORS_ORIGIN');
   if (corsOrigin !== undefined && corsOrigin !== '*') url(vars, 'VC_CORS_ORIGIN', problems, ['http:', 'https:']);
   const apiToken = text(vars, 'VC_API_TOKEN');
@@ -208,6 +211,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       host: text(vars, 'VC_HOST') ?? '127.0.0.1',
       apiToken,
       bodyLimit,
+      bodyTimeoutSeconds,
       corsOrigin,
     },
   };

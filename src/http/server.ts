@@ -5,10 +5,12 @@
  * serialisation of mutating requests and graceful close.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES, maxHeaderSize } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../core/context.js';
 import { parseInput } from '../core/validate.js';
-import { InputError, isVcError, describeError, redactUrls } from '../errors.js';
+import { InputError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';
 import { DEFAULT_PORTS, type Role, type RouteDefinition } from './route.js';
 import { allRoutes } from './routes/index.js';
@@ -68,9 +70,69 @@ export function tokenMatches(presented: string | undefined, expected: string): b
   return timingSafeEqual(sha256(presented), sha256(expected));
 }
 
+function errorBody(code: string, message: string, field?: string): ErrorBody {
+  return { error: { code, message, ...(field !== undefined ? { field } : {}) } };
+}
+
 function sendError(reply: FastifyReply, status: number, code: string, message: string, field?: string): FastifyReply {
-  const body: ErrorBody = { error: { code, message, ...(field !== undefined ? { field } : {}) } };
-  return reply.code(status).type('application/json').send(body);
+  return reply.code(status).type('application/json').send(errorBody(code, message, field));
+}
+
+/**
+ * How often Node looks for requests past their timeout: its default (30 s) would let a slow body
+ * live up to 30 s past VC_BODY_TIMEOUT.
+ */
+const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
+
+/**
+ * Answers an error found below fastify (the HTTP parser, Node's request timeout, CONNECT) with a
+ * raw response in our JSON shape, then closes the connection: the rest of its bytes cannot be
+ * trusted. Nothing is written once a response has started on the socket, as Node itself does.
+ */
+function writeRawError(socket: Duplex, status: number, code: string, message: string): void {
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  if (socket.destroyed || !socket.writable || started) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(code, message));
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // Once flushed, drop whatever the client still sends; a client that never reads is dropped anyway.
+  const timer = setTimeout(() => socket.destroy(), 1000);
+  timer.unref();
+  socket.once('finish', () => {
+    clearTimeout(timer);
+    socket.destroy();
+  });
+}
+
+/** Maps an error of Node's HTTP layer (llhttp's HPE_* codes, timeouts) to a status and code. */
+function clientErrorStatus(error: NodeJS.ErrnoException, timeoutSeconds: number): { status: number; code: string; message: string } {
+  switch (error.code) {
+    // Node counts the request line in the header size: a long URL lands here too (llhttp has no URI-too-long error).
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, code: 'header_too_large', message: `the request line and headers exceed ${maxHeaderSize} bytes` };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, code: 'payload_too_large', message: 'chunk extensions too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'request_timeout', message: `the request (headers and body) did not arrive within ${timeoutSeconds} s` };
+    default:
+      return { status: 400, code: 'bad_request', message: `malformed HTTP request${error.code !== undefined ? ` (${error.code})` : ''}` };
+  }
+}
+
+/** Maps fastify's routing errors (raised before any hook runs) to a status and code. */
+function frameworkErrorStatus(error: FastifyError): { status: number; code: string; message: string } {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, code: 'invalid_url', message: 'the request URL is malformed (invalid percent-encoding or form)' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, code: 'uri_too_long', message: 'a path parameter exceeds 100 characters' };
+    default: {
+      const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      return status === 500 ? { status, code: 'internal_error', message: 'internal error' } : { status, code: 'bad_request', message: describeError(error) };
+    }
+  }
 }
 
 /** Maps fastify's own errors (parsing, limits) to our JSON error bodies. */
@@ -93,15 +155,55 @@ function fastifyErrorStatus(error: { code?: string; statusCode?: number }): { st
 async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
   const { default: Fastify, errorCodes } = await import('fastify');
   const { server: serverConfig } = ctx.config;
+  const bodyTimeoutMs = serverConfig.bodyTimeoutSeconds * 1000;
   const app = Fastify({
     bodyLimit: serverConfig.bodyLimit,
     logger: false,
     genReqId: () => randomUUID(),
     // Responses are JSON written by us; fastify's own plain-text errors are replaced below.
-    return503OnClosing: true,
+    // While closing, new requests get a 503 from the onRequest hook below, in our JSON shape
+    // (fastify's own 503 has another body).
+    return503OnClosing: false,
     // On close, drop idle keep-alive connections at once (in-flight requests still finish);
     // otherwise shutdown waits for the clients' keep-alive timeout.
     forceCloseConnections: 'idle',
+    // The whole request (headers and body) must arrive within VC_BODY_TIMEOUT, or a client
+    // trickling a body holds a connection forever (fastify's default is no limit). Node checks
+    // only every connectionsCheckingInterval. Set through `http` (the options of
+    // http.createServer) rather than a serverFactory, which would turn off fastify's
+    // keepAliveTimeout and its second binding of `localhost` (IPv4 and IPv6).
+    requestTimeout: bodyTimeoutMs,
+    http: {
+      requestTimeout: bodyTimeoutMs,
+      headersTimeout: bodyTimeoutMs,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+      // Node answers a missing Host with a bare 400; the onRequest hook answers it in JSON.
+      requireHostHeader: false,
+    },
+    // Errors below the routes: the HTTP parser and Node's timeouts...
+    clientErrorHandler: (error, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) {
+        socket.destroy();
+        return;
+      }
+      const { status, code, message } = clientErrorStatus(error, serverConfig.bodyTimeoutSeconds);
+      writeRawError(socket, status, code, message);
+    },
+    // ...and fastify's routing (a bad percent-encoding, an over-long path parameter).
+    frameworkErrors: (error, _request, reply) => {
+      const { status, code, message } = frameworkErrorStatus(error);
+      if (status === 500) options.logError?.(error.stack ?? error.message);
+      void sendError(reply, status, code, message);
+    },
+  });
+  // Node answers these without a request reaching fastify: an unknown Expect (bare 417) and
+  // CONNECT (connection dropped).
+  app.server.on('checkExpectation', (_request, response) => {
+    const body = JSON.stringify(errorBody('expectation_failed', 'only "Expect: 100-continue" is supported'));
+    response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+  });
+  app.server.on('connect', (_request, socket: Duplex) => {
+    writeRawError(socket, 405, 'method_not_allowed', 'CONNECT is not allowed');
   });
   // Bodies are JSON only: fastify's default text/plain parser would turn a text body into a
   // string that then fails the schema with a 400 instead of the 415 it deserves.
@@ -139,6 +241,12 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
 
   app.addHook('onRequest', async (request, reply) => {
     (request as FastifyRequest & { startedAt?: bigint }).startedAt = process.hrtime.bigint();
+    if (closing) return sendError(reply, 503, 'service_unavailable', 'the server is shutting down');
+    // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check (requireHostHeader) has no JSON body.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.header('connection', 'close');
+      return sendError(reply, 400, 'bad_request', 'missing Host header');
+    }
     if (serverConfig.corsOrigin !== undefined) {
       reply.header('Access-Control-Allow-Origin', serverConfig.corsOrigin);
       reply.header('Vary', 'Origin');
@@ -173,7 +281,12 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     });
   });
 
-  app.setErrorHandler((error, _request, reply) => {
+  app.setErrorHandler((raised, request, reply) => {
+    // The connection closed before the body arrived (the client left, or the request timeout or
+    // a parse error closed it): nobody reads an answer, and it is no upstream failure to log.
+    if (request.raw.destroyed && !request.raw.complete) return sendError(reply, 400, 'bad_request', 'the connection closed before the request body arrived');
+    // A lost connection inside a library call (the chain node died) is a 502, not a bug.
+    const error = asConnectionFailure(raised) ?? raised;
     if (isVcError(error)) {
       if (error.httpStatus >= 500) {
         options.logError?.(`${error.name}: ${error.message}`);
@@ -186,7 +299,13 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     }
     const known = fastifyErrorStatus(error as { code?: string; statusCode?: number });
     if (known !== undefined) {
-      const message = known.status === 413 ? `request body exceeds the limit of ${serverConfig.bodyLimit} bytes` : describeError(error);
+      const code = (error as { code?: string }).code;
+      const message =
+        known.status === 413
+          ? `request body exceeds the limit of ${serverConfig.bodyLimit} bytes`
+          : code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'request body is empty: expected a JSON object'
+            : describeError(error);
       return sendError(reply, known.status, known.code, message);
     }
     options.logError?.(error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -1,0 +1,272 @@
+/**
+ * `vc serve` at the edges of HTTP: requests that fail below the routes (the HTTP parser, URL
+ * decoding, Node's request timeout) get the same JSON error body as every route, and a client
+ * trickling its body cannot hold a connection past VC_BODY_TIMEOUT. Malformed requests are sent
+ * on raw sockets, since fetch refuses to send them.
+ */
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/core/context.js';
+import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
+import { startServer, type RequestLogLine, type RunningServer } from '../../src/http/server.js';
+import { startVcServe, tempDir, type VcServer } from '../helpers.js';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The server closed the connection (within the bound). */
+  closed: boolean;
+  elapsedMs: number;
+}
+
+/** Parses the first HTTP response in `text` (status, lower-cased headers, Content-Length body). */
+function parseResponse(text: string): Omit<RawResponse, 'closed' | 'elapsedMs'> {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return { status: 0, headers: {}, body: text };
+  const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const rest = text.slice(end + 4);
+  const length = headers['content-length'] === undefined ? rest.length : Number(headers['content-length']);
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body: rest.slice(0, length) };
+}
+
+/**
+ * Sends `request` (then each of `trickle` every `everyMs` while the connection is open) on a raw
+ * socket and collects what comes back until the server closes it, or `boundMs` passes.
+ */
+function rawRequest(port: number, request: string, options: { trickle?: string; everyMs?: number; boundMs?: number } = {}): Promise<RawResponse> {
+  const boundMs = options.boundMs ?? 5000;
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    let ticker: NodeJS.Timeout | undefined;
+    const finish = (closed: boolean): void => {
+      clearTimeout(bound);
+      clearInterval(ticker);
+      socket.destroy();
+      resolve({ ...parseResponse(received), closed, elapsedMs: Date.now() - started });
+    };
+    const bound = setTimeout(() => finish(false), boundMs);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      // The answer is there: stop sending (writing on would only earn a reset).
+      clearInterval(ticker);
+    });
+    // A reset after the answer is a close too; what was read is kept.
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(true));
+    socket.write(request);
+    if (options.trickle !== undefined) {
+      ticker = setInterval(() => {
+        if (!socket.destroyed && received === '') socket.write(options.trickle!);
+      }, options.everyMs ?? 200);
+    }
+  });
+}
+
+/** Asserts the documented JSON error body: `{"error": {"code", "message"}}`. */
+function expectJsonError(response: RawResponse, status: number | number[], code?: string | string[]): { code: string; message: string } {
+  expect([status].flat(), `status of ${JSON.stringify(response)}`).toContain(response.status);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  const body = JSON.parse(response.body) as { error: { code: unknown; message: unknown } };
+  expect(typeof body.error.code).toBe('string');
+  expect(typeof body.error.message).toBe('string');
+  expect((body.error.message as string).length).toBeGreaterThan(0);
+  if (code !== undefined) expect([code].flat()).toContain(body.error.code);
+  return body.error as { code: string; message: string };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A POST whose declared 100 KB body arrives a few bytes every 200 ms. */
+const SLOW_BODY_HEAD = 'POST /node HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"';
+
+describe('vc serve: errors below the routes and slow bodies (real vc serve, VC_BODY_TIMEOUT=2)', () => {
+  const tmp = tempDir('vc-edges-');
+  let server: VcServer;
+  let base: string;
+  let port: number;
+
+  beforeAll(async () => {
+    server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_TIMEOUT: '2' } });
+    base = server.urls.issuer!;
+    port = Number(new URL(base).port);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    tmp.cleanup();
+  });
+
+  const malformed: { name: string; request: () => string; status: number | number[]; code: string | string[] }[] = [
+    { name: 'a header over the size limit', request: () => `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, status: 431, code: 'header_too_large' },
+    // Node counts the request line in its header limit (llhttp has no URI-too-long error): 431.
+    { name: 'a request line over the size limit', request: () => `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, status: [414, 431], code: ['uri_too_long', 'header_too_large'] },
+    { name: 'a path parameter over fastify maxParamLength', request: () => `GET /node/${'a'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, status: 414, code: 'uri_too_long' },
+    { name: 'a bad percent-encoding (%zz)', request: () => 'GET /node/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', status: 400, code: 'invalid_url' },
+    { name: 'a truncated UTF-8 percent-encoding', request: () => 'GET /%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', status: 400, code: 'invalid_url' },
+    { name: 'a garbage request line', request: () => 'GARBAGE\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'an unknown HTTP version', request: () => 'GET / HTTP/9.9\r\nHost: x\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'an invalid Content-Length', request: () => 'POST /node HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'Content-Length with Transfer-Encoding', request: () => 'POST /node HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'a bad chunk size', request: () => 'POST /node HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'a control character in a header name', request: () => 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A\u0001: b\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'an HTTP/1.1 request without Host', request: () => 'GET /healthz HTTP/1.1\r\n\r\n', status: 400, code: 'bad_request' },
+    { name: 'an unsupported Expect', request: () => 'POST /node HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', status: 417, code: 'expectation_failed' },
+    { name: 'CONNECT', request: () => 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', status: 405, code: 'method_not_allowed' },
+  ];
+
+  for (const testCase of malformed) {
+    it(`answers ${testCase.name} with the JSON error body and closes`, async () => {
+      const response = await rawRequest(port, testCase.request());
+      expectJsonError(response, testCase.status, testCase.code);
+      expect(response.closed).toBe(true);
+    });
+  }
+
+  it('answers a slow body 408 within about VC_BODY_TIMEOUT', async () => {
+    const response = await rawRequest(port, SLOW_BODY_HEAD, { trickle: 'aaaa', everyMs: 200, boundMs: 10_000 });
+    const error = expectJsonError(response, 408, 'request_timeout');
+    expect(error.message).toMatch(/within 2 s/);
+    expect(response.closed).toBe(true);
+    expect(response.headers.connection).toBe('close');
+    // Timeout 2 s, checked every second: 2-3 s, with slack for a loaded machine.
+    expect(response.elapsedMs).toBeGreaterThanOrEqual(1900);
+    expect(response.elapsedMs).toBeLessThan(4500);
+  });
+
+  it('closes 50 slow bodies within ~5 s while /healthz keeps answering', async () => {
+    const started = Date.now();
+    const slow = Promise.all(Array.from({ length: 50 }, () => rawRequest(port, SLOW_BODY_HEAD, { trickle: 'aaaa', everyMs: 200, boundMs: 10_000 })));
+    let done = false;
+    void slow.finally(() => (done = true));
+    const health: { status: number; ms: number }[] = [];
+    // Bounded: at most 40 probes, at most ~10 s.
+    for (let i = 0; i < 40 && !done && Date.now() - started < 10_000; i++) {
+      const t0 = Date.now();
+      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5000) });
+      await response.json();
+      health.push({ status: response.status, ms: Date.now() - t0 });
+      await sleep(200);
+    }
+    const responses = await slow;
+    const elapsed = Date.now() - started;
+    for (const response of responses) {
+      expectJsonError(response, 408, 'request_timeout');
+      expect(response.closed).toBe(true);
+    }
+    expect(elapsed).toBeLessThan(5500);
+    expect(health.length).toBeGreaterThanOrEqual(5);
+    for (const probe of health) expect([200, 503]).toContain(probe.status);
+    const worst = Math.max(...health.map((p) => p.ms));
+    console.info(`50 slow bodies closed in ${elapsed} ms; /healthz answered ${health.length} times, worst ${worst} ms`);
+    expect(worst).toBeLessThan(2000);
+  });
+
+  it('still serves normal requests afterwards', async () => {
+    const health = await fetch(`${base}/healthz`);
+    expect([200, 503]).toContain(health.status);
+    expect(((await health.json()) as { role: string }).role).toBe('issuer');
+    const openapi = await fetch(`${base}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    const missing = await fetch(`${base}/node/${'0'.repeat(64)}`);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await missing.json()) as { error?: { code: string } }).error?.code).toBeTypeOf('string');
+    // Bodies cut by the timeout or a parse error are not logged as lost upstream connections.
+    expect(server.stderr()).not.toMatch(/lost the connection/);
+  });
+});
+
+describe('VC_BODY_TIMEOUT', () => {
+  it('defaults to 30 s and accepts 1..3600 seconds', () => {
+    expect(parseConfig({}, '/tmp/h').server.bodyTimeoutSeconds).toBe(30);
+    expect(parseConfig({ VC_BODY_TIMEOUT: '3600' }, '/tmp/h').server.bodyTimeoutSeconds).toBe(3600);
+    for (const bad of ['0', '3601', '1.5', 'abc', '-1']) {
+      expect(() => parseConfig({ VC_BODY_TIMEOUT: bad }, '/tmp/h'), bad).toThrow(/VC_BODY_TIMEOUT=.*expected an integer from 1 to 3600/);
+    }
+  });
+});
+
+describe('vc serve: the body timeout and shutdown (in-process, VC_BODY_TIMEOUT=1)', () => {
+  const tmp = tempDir('vc-edges-inproc-');
+  const logs: RequestLogLine[] = [];
+  let ctx: Context;
+  let server: RunningServer;
+  let port: number;
+  const routes: RouteDefinition[] = [
+    defineRoute({
+      role: 'verifier',
+      method: 'POST',
+      path: '/slow',
+      summary: 'an operation slower than the body timeout',
+      body: z.object({ ms: z.number().int().min(0).max(5000) }),
+      handler: async (_ctx, { body }) => {
+        await sleep(body.ms);
+        return { body: { slept: body.ms } };
+      },
+    }),
+    defineRoute({ role: 'verifier', method: 'GET', path: '/ping', summary: 'ping', handler: async () => ({ body: { pong: true } }) }),
+  ];
+
+  beforeAll(async () => {
+    const config = parseConfig({ VC_BODY_TIMEOUT: '1', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));
+    ctx = new Context({ config });
+    server = await startServer(ctx, { roles: ['verifier'], port: 0, routes, log: (line) => logs.push(line) });
+    port = Number(new URL(server.urls.verifier!).port);
+  });
+  afterAll(async () => {
+    await server.close();
+    await ctx.close();
+    tmp.cleanup();
+  });
+
+  it('does not cut a handler that runs longer than the body timeout (it bounds receipt only)', async () => {
+    const response = await fetch(`${server.urls.verifier!}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 2500 }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ slept: 2500 });
+  });
+
+  it('answers slow headers 408 too', async () => {
+    const response = await rawRequest(port, 'GET /ping HTTP/1.1\r\n', { trickle: 'X-A: b\r\n', everyMs: 200, boundMs: 8000 });
+    expectJsonError(response, 408, 'request_timeout');
+    expect(response.elapsedMs).toBeLessThan(3500);
+  });
+
+  // Last: closes the server.
+  it('answers a request that completes after close began 503 in the JSON shape, and finishes the one in flight', async () => {
+    const inFlight = rawRequest(port, 'POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"ms":800}', { boundMs: 8000 });
+    // A connection with a request half sent is not idle: closing keeps it open for that request.
+    const late = new Promise<RawResponse>((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(port, '127.0.0.1');
+      let received = '';
+      const bound = setTimeout(() => socket.destroy(), 8000);
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearTimeout(bound);
+        resolve({ ...parseResponse(received), closed: true, elapsedMs: Date.now() - started });
+      });
+      socket.write('GET /ping HTTP/1.1\r\nHost: x\r\n');
+      void sleep(300).then(() => socket.write('\r\n'));
+    });
+    await sleep(150);
+    const closed = server.close();
+    const lateResponse = await late;
+    expectJsonError(lateResponse, 503, 'service_unavailable');
+    expect(lateResponse.headers.connection).toBe('close');
+    const first = await inFlight;
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body)).toEqual({ slept: 800 });
+    await closed;
+    expect(logs.some((line) => line.status === 503 && line.route === '/ping')).toBe(true);
+  });
+});
