@@ -7,14 +7,14 @@
  */
 import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../context.js';
-import { NotFoundError, UnprocessableError, VerificationError, describeError, isVcError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
 import { readContract, sendContractTransaction } from '../../chain/transactions.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { requireWalletIdentity } from './did.js';
 import { universalVerifierAbi } from './request.js';
-import type { CredentialRequest, PbqCredentialInput } from './schemas.js';
+import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './schemas.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
 const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
@@ -89,8 +89,57 @@ function checkCredentialAgainstRequest(credential: W3CCredential, request: Crede
   }
 }
 
+/**
+ * Refuses, before the circuits, the chain or the prover are waited for, what cannot be proved
+ * whatever the query: an expired credential (by the context's clock), a request whose value does
+ * not fit the circuit, and JSON-LD contexts vc does not have (they resolve offline only).
+ */
+export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions, 'credential' | 'request'>): Promise<void> {
+  const { credential, request } = options;
+  const expiration: unknown = credential.expirationDate;
+  if (expiration !== undefined) {
+    const expiresAt = new Date(String(expiration));
+    if (Number.isNaN(expiresAt.getTime())) {
+      throw new InputError(`verifiableCredential.expirationDate: ${JSON.stringify(expiration)} is not an ISO 8601 date-time`, { field: 'verifiableCredential.expirationDate' });
+    }
+    if (expiresAt.getTime() <= ctx.now().getTime()) {
+      throw new VerificationError(`verifiableCredential.expirationDate: the credential expired at ${expiresAt.toISOString()}`, { field: 'verifiableCredential.expirationDate' });
+    }
+  }
+  for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
+    for (const [op, value] of Object.entries(condition)) {
+      const problem = queryValueShapeProblem(op, value);
+      const path = `credentialRequest.query.credentialSubject.${field}.${op}`;
+      if (problem !== undefined) throw new InputError(`${path}: ${problem}`, { field: path });
+    }
+  }
+  const loader = (await getIden3(ctx)).documents.loader();
+  const contexts: Array<[unknown, string]> = [...credential['@context'].map((url, i): [unknown, string] => [url, `verifiableCredential.@context[${i}]`]), [request.query.context, 'credentialRequest.query.context']];
+  for (const [url, field] of contexts) {
+    try {
+      await loader(String(url));
+    } catch (error) {
+      throw new UnprocessableError(`${field}: unknown JSON-LD context ${String(url)} (vc resolves contexts offline only: the bundled ones and those registered with vc issuer issue --context FILE --schema FILE)`, {
+        field,
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Our error behind a library error (jsonld keeps a loader's error in details.cause), if any. */
+function vcErrorBehind(error: unknown): VcError | undefined {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
+    if (isVcError(current)) return current;
+    const next = current as { cause?: unknown; details?: { cause?: unknown } };
+    current = next.cause ?? next.details?.cause;
+  }
+  return undefined;
+}
+
 /** Generates the on-chain query proof for `sender` (the address that will submit it). */
 export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
+  await checkProofInputs(ctx, options);
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
   let credential: W3CCredential;
@@ -136,7 +185,13 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     return { response, timing: prover.timingOf(before) };
   } catch (error) {
     step.fail();
+    const ours = vcErrorBehind(error);
+    if (ours !== undefined) throw ours;
     const message = describeError(error);
+    if (message === sdk.VerifiableConstants.ERRORS.PROOF_SERVICE_CREDENTIAL_IS_EXPIRED) {
+      // The js-sdk reads the system clock, which may be past the context's clock checked above.
+      throw new VerificationError(`verifiableCredential.expirationDate: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
+    }
     if (/assert|constraint|witness/i.test(message)) {
       throw new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });
     }
@@ -167,6 +222,7 @@ export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofRe
 
 /** `vc holder prove-submit` / POST /generate-submit-proof. */
 export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
+  await checkProofInputs(ctx, options);
   await proofCircuitsDir(ctx);
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;

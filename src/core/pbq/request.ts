@@ -15,7 +15,8 @@ import { readContract, sendContractTransaction } from '../../chain/transactions.
 import { iden3Artifact } from '../../chain/artifacts.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
-import { MTP_ON_CHAIN_CIRCUIT, type CredentialRequest, type RequestOptions } from './schemas.js';
+import type { Iden3Documents } from '../../iden3/documents.js';
+import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './schemas.js';
 
 const REQUESTS_NS = 'iden3.requests';
 /** Size of the value array of the credentialAtomicQueryMTPV2OnChain circuit. */
@@ -42,14 +43,91 @@ export function universalVerifierAbi(): InterfaceAbi {
   return iden3Artifact('UniversalVerifier').abi as InterfaceAbi;
 }
 
-/** Turns a CLI/HTTP value into the query value: numbers stay numbers, "a,b" lists for $in/$nin. */
+/** The BN254 scalar field modulus: every circuit value is an element of this field. */
+const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+const INTEGER_TYPES = new Set(['integer', 'nonNegativeInteger', 'positiveInteger', 'negativeInteger', 'nonPositiveInteger'].map((t) => `${XSD}${t}`));
+
+/**
+ * Turns a CLI/HTTP value into the query value: "a,b" lists for $in/$nin, integer strings become
+ * numbers while they stay exact (larger ones stay decimal strings, which the js-sdk reads exactly).
+ */
 function normaliseValue(op: string, value: unknown): unknown {
-  const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v);
+  const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : v);
   if (op === '$in' || op === '$nin') {
     const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [value];
     return list.map(scalar);
   }
   return scalar(value);
+}
+
+/** True when `yyyymmdd` is a calendar date written as the integer YYYYMMDD (years 1000 to 9999). */
+export function isYyyymmddDate(yyyymmdd: bigint): boolean {
+  if (yyyymmdd < 10000101n || yyyymmdd > 99991231n) return false;
+  const n = Number(yyyymmdd);
+  const [year, month, day] = [Math.floor(n / 10000), Math.floor(n / 100) % 100, n % 100];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * Whether the type's JSON schema marks credentialSubject.`field` as a YYYYMMDD date (its title,
+ * description, format or pattern says YYYYMMDD, as the bundled PassportCredential's birthDate and
+ * expiryDate do). Types without a known schema have no date fields.
+ */
+function isDateField(documents: Iden3Documents, type: string, context: string, field: string): boolean {
+  const info = documents.findByContext(context, type);
+  if (info === undefined) return false;
+  type SchemaNode = { properties?: Record<string, SchemaNode>; title?: unknown; description?: unknown; format?: unknown; pattern?: unknown };
+  let node = (documents.document(info.schemaUrl) as SchemaNode | undefined)?.properties?.credentialSubject;
+  for (const part of field.split('.')) node = node?.properties?.[part];
+  if (node === undefined) return false;
+  return [node.title, node.description, node.format, node.pattern].some((text) => typeof text === 'string' && /yyyymmdd/i.test(text));
+}
+
+/**
+ * Refuses (InputError on `value`) a query value the circuit cannot compare as meant: a value of
+ * the wrong shape for the operator, a negative, fractional or oversized integer for an integer
+ * field (the circuit compares field elements, so -1 would wrap to a huge number), or an invalid
+ * YYYYMMDD date for a date field. Runs before anything is registered on chain.
+ */
+export async function checkQueryValue(ctx: Context, query: CredentialRequest['query']): Promise<void> {
+  const [field, condition] = Object.entries(query.credentialSubject)[0]!;
+  const [op, value] = Object.entries(condition)[0]!;
+  const shape = queryValueShapeProblem(op, value);
+  if (shape !== undefined) throw new InputError(`value: ${shape}`, { field: 'value' });
+
+  const iden3 = await getIden3(ctx);
+  const loader = iden3.documents.loader();
+  const contextJson = JSON.stringify((await loader(query.context)).document);
+  let datatype: string;
+  try {
+    datatype = await iden3.modules.sdk.jsonLDMerklizer.Path.newTypeFromContext(contextJson, `${query.type}.${field}`, { documentLoader: loader as never });
+  } catch {
+    return; // a field the context does not define: encodeRequestParams says so
+  }
+  if (!INTEGER_TYPES.has(datatype)) return;
+  const dateField = isDateField(iden3.documents, query.type, query.context, field);
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const shown = JSON.stringify(item);
+    let integer: bigint;
+    if (typeof item === 'number' && Number.isSafeInteger(item)) integer = BigInt(item);
+    else if (typeof item === 'string' && /^-?\d+$/.test(item.trim())) integer = BigInt(item.trim());
+    else if (typeof item === 'number' && Number.isInteger(item)) {
+      throw new InputError(`value: ${shown} is beyond 2^53 and not exact as a JSON number; give it as a decimal string`, { field: 'value' });
+    } else {
+      throw new InputError(`value: ${shown} is not an integer (credentialSubject.${field} is an ${datatype.replace(XSD, 'xsd:')})`, { field: 'value' });
+    }
+    if (integer < 0n) {
+      throw new InputError(`value: ${shown} is negative; the circuit compares non-negative integers only (credentialSubject.${field})`, { field: 'value' });
+    }
+    if (integer >= FIELD_MODULUS) {
+      throw new InputError(`value: ${shown} is not below the circuit's field modulus ${FIELD_MODULUS}`, { field: 'value' });
+    }
+    if (dateField && !isYyyymmddDate(integer)) {
+      throw new InputError(`value: ${shown} is not a valid YYYYMMDD date (credentialSubject.${field} is a date, e.g. 20010101)`, { field: 'value' });
+    }
+  }
 }
 
 /** The on-chain encoding of a request: validator params and the query hash. */
@@ -108,26 +186,31 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
  * $lt 20010101, any issuer), registers it on the UniversalVerifier and returns it.
  */
 export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}): Promise<CreateRequestResult> {
-  const iden3 = await getIden3(ctx);
-  const type = options.type ?? PASSPORT_TYPE;
-  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
-  if (context === undefined) {
-    throw new InputError(`no JSON-LD context known for type ${type}: give --context URL (of a context registered with vc issuer issue --context)`, { field: 'context' });
-  }
   const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
   if ((options.field !== undefined || options.op !== undefined) && options.value === undefined) {
     throw new InputError('--value is required with --field/--op', { field: 'value' });
   }
   const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
+  // The value's shape needs no context: refuse it before loading the js-sdk.
+  const shape = queryValueShapeProblem(op, value);
+  if (shape !== undefined) throw new InputError(`value: ${shape}`, { field: 'value' });
+  const iden3 = await getIden3(ctx);
+  const type = options.type ?? PASSPORT_TYPE;
+  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
+  if (context === undefined) {
+    throw new InputError(`no JSON-LD context known for type ${type}: give --context URL (of a context registered with vc issuer issue --context)`, { field: 'context' });
+  }
   const query: CredentialRequest['query'] = {
     allowedIssuers: options.allowedIssuers ?? ['*'],
     type,
     context,
     credentialSubject: { [field]: { [op]: value as never } },
   };
-  // The encoding depends on the query only, not on the id: computing it first refuses a field,
-  // value or issuer that does not fit before the circuits, the chain and the id search are waited for.
+  // The checks and the encoding depend on the query only, not on the id: doing them first refuses
+  // a field, value or issuer that does not fit before the circuits, the chain and the id search
+  // are waited for, so nothing is registered on chain for a refused query.
+  await checkQueryValue(ctx, query);
   const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId: MTP_ON_CHAIN_CIRCUIT, query });
 
   await proofCircuitsDir(ctx);

@@ -15,11 +15,41 @@ const didString = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected
 
 const queryValue = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string(), z.boolean()]))]);
 
-/** A condition on one credentialSubject field: exactly one operator. */
+/** Size of the value array of credentialAtomicQueryMTPV2OnChain: the most values $in/$nin can take. */
+export const MAX_QUERY_VALUES = 64;
+
+/** Operators comparing the field with exactly one value. */
+const SINGLE_VALUE_OPERATORS: readonly string[] = ['$eq', '$ne', '$lt', '$gt'];
+
+/**
+ * Why `value` cannot be the operand of `op` (its shape only: one value or a list of 1 to
+ * MAX_QUERY_VALUES), or undefined when it can. The field's type is checked where the context is
+ * known (request creation).
+ */
+export function queryValueShapeProblem(op: string, value: unknown): string | undefined {
+  if (SINGLE_VALUE_OPERATORS.includes(op)) {
+    return Array.isArray(value) ? `${op} takes one value, not a list of ${value.length} (use $in or $nin for a list)` : undefined;
+  }
+  if (op === '$in' || op === '$nin') {
+    if (!Array.isArray(value)) return `${op} takes a list of 1 to ${MAX_QUERY_VALUES} values`;
+    if (value.length === 0) return `${op} takes a list of 1 to ${MAX_QUERY_VALUES} values, not an empty one`;
+    if (value.length > MAX_QUERY_VALUES) return `${op} takes at most ${MAX_QUERY_VALUES} values (the size of the circuit's value array), not ${value.length}`;
+    return undefined;
+  }
+  return `unknown operator ${op} (expected one of ${QUERY_OPERATORS.join(', ')})`;
+}
+
+/** A condition on one credentialSubject field: exactly one operator, with a value of its shape. */
 const fieldCondition = z
   .record(z.string(), queryValue)
   .refine((c) => Object.keys(c).length === 1 && QUERY_OPERATORS.includes(Object.keys(c)[0] as QueryOperator), {
     message: `expected one operator (${QUERY_OPERATORS.join(', ')}) with its value, e.g. {"$lt": 20010101}`,
+  })
+  .superRefine((condition, check) => {
+    const [op, value] = Object.entries(condition)[0] ?? [];
+    if (op === undefined || !QUERY_OPERATORS.includes(op as QueryOperator)) return;
+    const problem = queryValueShapeProblem(op, value);
+    if (problem !== undefined) check.addIssue({ code: 'custom', message: problem, path: [op] });
   });
 
 /** Spec 2.1: a credential request. */
@@ -43,6 +73,10 @@ export const pbqCredentialSchema = z.looseObject({
   credentialSubject: z.looseObject({ id: didString }),
   issuer: didString,
   issuanceDate: z.string(),
+  expirationDate: z
+    .string()
+    .refine((date) => !Number.isNaN(Date.parse(date)), 'expected an ISO 8601 date-time such as 2030-01-01T00:00:00Z')
+    .optional(),
   credentialSchema: z.looseObject({ id: z.string(), type: z.string() }),
   credentialStatus: z.looseObject({ id: z.string(), type: z.string(), revocationNonce: z.number().int().nonnegative() }),
   proof: z.array(z.looseObject({ type: z.string() })).min(1),
