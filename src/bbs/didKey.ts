@@ -29,6 +29,18 @@ export interface BlsDidDocument {
   capabilityDelegation: string[];
 }
 
+/**
+ * A BLS12-381 G2 fingerprint: 'z' + base58btc of 0xeb 0x01 and the 96-byte key, 135 characters
+ * (checked before decoding: base58 decoding costs the square of the length).
+ */
+const BLS_G2_FINGERPRINT = /^zUC7[1-9A-HJ-NP-Za-km-z]{131}$/;
+
+/** A short, printable form of an untrusted identifier for messages. */
+export function shortId(value: string, max = 160): string {
+  const printable = value.replace(/[^\x21-\x7e]/g, '?');
+  return printable.length > max ? `${printable.slice(0, max)}…` : printable;
+}
+
 /** True for a did:key URL (DID or DID URL with fragment) whose key is BLS12-381 G2. */
 export function isBlsDidKeyUrl(url: string): boolean {
   return url.startsWith(`${DID_KEY_PREFIX}${BLS_G2_FINGERPRINT_PREFIX}`);
@@ -49,15 +61,18 @@ export async function blsDidKeyFromPublicKey(publicKeyBase58: string): Promise<B
 export async function resolveBlsDidKey(url: string): Promise<BlsDidDocument> {
   const [did, fragment] = url.split('#', 2) as [string, string | undefined];
   const fingerprint = did.slice(DID_KEY_PREFIX.length);
+  if (!BLS_G2_FINGERPRINT.test(fingerprint)) {
+    throw new UnprocessableError(`${shortId(did)} is not a valid BLS12-381 G2 did:key (expected did:key:zUC7 and 131 base58 characters)`, { field: 'verificationMethod' });
+  }
   const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   let publicKeyBase58: string;
   try {
     publicKeyBase58 = Bls12381G2KeyPair.fromFingerprint({ fingerprint }).publicKey;
   } catch (error) {
-    throw new UnprocessableError(`${did} is not a valid BLS12-381 G2 did:key (${(error as Error).message})`, { field: 'verificationMethod', cause: error });
+    throw new UnprocessableError(`${shortId(did)} is not a valid BLS12-381 G2 did:key (its key does not decode)`, { field: 'verificationMethod', cause: error });
   }
   if (fragment !== undefined && fragment !== fingerprint) {
-    throw new UnprocessableError(`${url}: unknown verification method (a did:key has only #${fingerprint})`, { field: 'verificationMethod' });
+    throw new UnprocessableError(`${shortId(url)}: unknown verification method (a did:key has only #${fingerprint})`, { field: 'verificationMethod' });
   }
   const verificationMethod = `${did}#${fingerprint}`;
   return {

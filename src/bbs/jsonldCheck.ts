@@ -4,6 +4,7 @@
  * sees it. Issuing refuses such documents and verifying reports them.
  */
 import type { DocumentLoader } from './documentLoader.js';
+import { shortId } from './didKey.js';
 import { describeProofError } from './suite.js';
 
 interface SafeModeEvent {
@@ -25,13 +26,13 @@ export async function findUndefinedJsonLdTerms(document: object, documentLoader:
     const details = event?.details;
     switch (event?.code) {
       case 'invalid property':
-        return `field "${details?.property ?? '?'}" is not defined in any of the credential's JSON-LD contexts (it would not be signed)`;
+        return `field "${shortId(details?.property ?? '?', 60)}" is not defined in any of the credential's JSON-LD contexts (it would not be signed)`;
       case 'relative @type reference':
-        return `type "${details?.type ?? '?'}" is not defined in any of the credential's JSON-LD contexts`;
+        return `type "${shortId(details?.type ?? '?', 60)}" is not defined in any of the credential's JSON-LD contexts`;
       case 'relative @id reference':
-        return `id "${details?.id ?? ''}" is not an absolute IRI (use a DID or a urn:uuid:...)`;
+        return `id "${shortId(details?.id ?? '', 60)}" is not an absolute IRI (use a DID or a urn:uuid:...)`;
       default:
-        return event?.code !== undefined ? `JSON-LD: ${event.code}` : describeProofError(error);
+        return event?.code !== undefined ? `the credential is not valid JSON-LD: ${event.code.replace(/[^a-z @]/gi, '')}` : describeProofError(error);
     }
   }
 }

@@ -15,9 +15,11 @@
  * sees a browser global outside that moment.
  *
  * The self-test refuses (InternalError, nothing is signed) unless: the source gives two different,
- * non-constant blocks; the library drew its seed from that source; two signatures of one fixed
+ * non-constant blocks; the library drew its seed from that source, and what it was handed is
+ * neither constant nor a repeat of anything the source gave before; two signatures of one fixed
  * message differ in e and in s; and two derived proofs of one signature with one nonce share no
- * 16-byte window.
+ * 16-byte window. A source that is random-looking but the same in every process (a fixed-seed
+ * generator) cannot be told apart inside one process; the tests compare processes for that.
  */
 import { createRequire } from 'node:module';
 import { randomFillSync } from 'node:crypto';
@@ -80,10 +82,14 @@ export function bbsLibraries(): Promise<BbsLibraries> {
   return loading;
 }
 
+/** While the self-test runs: copies of what the source handed out, to check what the WebAssembly got. */
+let recording: Uint8Array[] | undefined;
+
 function fillFromSource(buffer: Uint8Array): Uint8Array {
   (injectedFill ?? randomFillSync)(buffer);
   stats.draws += 1;
   stats.bytes += buffer.length;
+  recording?.push(Uint8Array.from(buffer.subarray(0, 64)));
   return buffer;
 }
 
@@ -91,25 +97,27 @@ async function load(): Promise<BbsLibraries> {
   // The WebAssembly build, always: its random source is the one this module provides and checks
   // (the native module is never built here, and trying to load it costs start-up time).
   process.env.BBS_SIGNATURES_MODE = 'WASM';
+  // Loaded first, without the shim: modules that look for a browser `self` when they load
+  // (tweetnacl, @stablelib/random) keep their Node random source.
+  const [jsigs, bbs] = await Promise.all([importJsonLdSignatures(), importSuites()]);
+  // The bbs-signatures copy the suites were built against (npm nests its own version there).
+  const suiteRequire = createRequire(resolveFromHere('@mattrglobal/jsonld-signatures-bbs'));
+  const raw = suiteRequire('@mattrglobal/bbs-signatures') as BbsSignatures;
   const global = globalThis as { self?: unknown };
   const hadSelf = Object.hasOwn(globalThis, 'self');
   const previousSelf = global.self;
   const source = { getRandomValues: (buffer: Uint8Array) => fillFromSource(buffer) };
   const shim: Record<string, unknown> = { crypto: source };
   shim.self = shim;
+  // Only around the self-test, which makes the WebAssembly's first random draw.
   global.self = shim;
   try {
-    const [jsigs, bbs] = await Promise.all([importJsonLdSignatures(), importSuites()]);
-    // The bbs-signatures copy the suites were built against (npm nests its own version there).
-    const suiteRequire = createRequire(resolveFromHere('@mattrglobal/jsonld-signatures-bbs'));
-    const raw = suiteRequire('@mattrglobal/bbs-signatures') as BbsSignatures;
-    const libraries: BbsLibraries = { jsigs, bbs, raw };
     await selfTest(raw);
-    return libraries;
   } finally {
     if (hadSelf) global.self = previousSelf;
     else delete global.self;
   }
+  return { jsigs, bbs, raw };
 }
 
 function resolveFromHere(specifier: string): string {
@@ -139,15 +147,28 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 async function selfTest(raw: BbsSignatures): Promise<void> {
   const first = fillFromSource(new Uint8Array(32));
   const second = fillFromSource(new Uint8Array(32));
-  if (equalBytes(first, second) || isConstant(first) || isConstant(second)) refuse('the random source repeats or returns constant bytes');
+  if (shareWindow(first, second) || isConstant(first) || isConstant(second)) refuse('the random source repeats or returns constant bytes');
 
   // A fixed key and message: the outputs can differ only through randomness.
   const keyPair = await raw.generateBls12381G2KeyPair(new Uint8Array(32).fill(7));
   const messages = [new TextEncoder().encode('vc BBS+ randomness self-test')];
-  const drawsBefore = stats.draws;
-  const one = await raw.blsSign({ keyPair, messages });
-  const two = await raw.blsSign({ keyPair, messages });
-  if (stats.draws === drawsBefore) refuse('the BBS+ library did not draw its randomness from node:crypto');
+  recording = [];
+  let handed: Uint8Array[];
+  let one: Uint8Array;
+  let two: Uint8Array;
+  try {
+    one = await raw.blsSign({ keyPair, messages });
+    two = await raw.blsSign({ keyPair, messages });
+  } finally {
+    handed = recording;
+    recording = undefined;
+  }
+  if (handed.length === 0) refuse('the BBS+ library did not draw its randomness from node:crypto');
+  // What the WebAssembly received, not only what the source gives when asked directly.
+  for (const [index, bytes] of handed.entries()) {
+    if (isConstant(bytes)) refuse('the BBS+ library was handed constant bytes by the random source');
+    if ([first, second, ...handed.slice(0, index)].some((other) => shareWindow(bytes, other))) refuse('the random source repeated itself in what it handed the BBS+ library');
+  }
   if (one.length !== BBS_SIGNATURE_LENGTH || two.length !== BBS_SIGNATURE_LENGTH) refuse(`a signature is not ${BBS_SIGNATURE_LENGTH} bytes`);
   if (equalBytes(one.subarray(...E_RANGE), two.subarray(...E_RANGE))) refuse('two signatures of one message share their random e');
   if (equalBytes(one.subarray(...S_RANGE), two.subarray(...S_RANGE))) refuse('two signatures of one message share their random s');

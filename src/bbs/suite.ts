@@ -5,6 +5,7 @@
  */
 import type { DocumentLoader } from './documentLoader.js';
 import { isVcError } from '../errors.js';
+import { shortId } from './didKey.js';
 import { bbsLibraries } from './library.js';
 import { checkDerivedProofValue, checkG2PublicKey, checkSignatureValue, decodeCanonicalBase64, MalformedProofValueError } from './proofValue.js';
 import type { BlsIssuerKey } from './keys.js';
@@ -41,7 +42,7 @@ export async function signBbsCredential(credential: JsonLdDocument, key: BlsIssu
 
 /** The reason given when the library finds that the proof does not match the document. */
 export const PROOF_MISMATCH_REASON =
-  'the BBS+ proof does not match the disclosed statements (a value, the issuer, a date, the nonce or the proof value differs from what was signed)';
+  "the BBS+ proof does not match the credential's statements (a value, the issuer, a date, the nonce or the proof value differs from what was signed)";
 /** The reason given when the library cannot process the document or proof at all. */
 export const PROOF_UNPROCESSABLE_REASON = 'the BBS+ proof could not be checked: the document is not in the form its proof was made for';
 
@@ -57,13 +58,14 @@ async function checkVerificationKey(document: JsonLdDocument, documentLoader: Do
     return describeProofError(error);
   }
   const key = (resolved as { verificationMethod?: Array<{ publicKeyBase58?: unknown }> }).verificationMethod?.[0]?.publicKeyBase58;
-  if (typeof key !== 'string') return `${method} does not name a BLS12-381 G2 key`;
+  if (typeof key !== 'string') return `${shortId(method)} does not name a BLS12-381 G2 key`;
+  // The loader resolved it, so the fingerprint has the fixed length of a BLS12-381 G2 did:key.
   const { bbs } = await libraries();
   try {
-    const publicKey = bbs.Bls12381G2KeyPair.fromFingerprint({ fingerprint: method.split('#', 2)[1] ?? method.slice('did:key:'.length) }).publicKeyBuffer;
+    const publicKey = bbs.Bls12381G2KeyPair.fromFingerprint({ fingerprint: method.split('#', 2)[0]!.slice('did:key:'.length) }).publicKeyBuffer;
     await checkG2PublicKey(publicKey);
   } catch (error) {
-    return error instanceof MalformedProofValueError ? error.message : `${method} is not a valid BLS12-381 G2 did:key`;
+    return error instanceof MalformedProofValueError ? error.message : `${shortId(method)} is not a valid BLS12-381 G2 did:key`;
   }
   return undefined;
 }

@@ -70,3 +70,28 @@ describe('MATTR jsonld-signatures-bbs, called directly', () => {
     expect(JSON.stringify(derived)).not.toContain('X1234567');
   });
 });
+
+describe('one door to the BBS+ libraries', () => {
+  it('no module of src/ or bench/ loads a MATTR library except src/bbs/library.ts (other copies have the broken random source)', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { ROOT } = await import('../helpers.js');
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.ts') && !full.endsWith(path.join('src', 'bbs', 'library.ts'))) {
+          readFileSync(full, 'utf8')
+            .split('\n')
+            .forEach((line, index) => {
+              // Type-only references (`typeof import(...)`, `import type`) load nothing.
+              if (/(?<!typeof )(from\s+|import\(|require\()\s*['"]@mattrglobal\//.test(line) && !/^\s*import type /.test(line)) offenders.push(`${path.relative(ROOT, full)}:${index + 1}`);
+            });
+        }
+      }
+    };
+    walk(path.join(ROOT, 'src'));
+    walk(path.join(ROOT, 'bench'));
+    expect(offenders).toEqual([]);
+  });
+});

@@ -178,7 +178,7 @@ print({ derived, verified: await Promise.all(derived.map(async (d) => (await ver
 `;
 
 /**
- * Injects a broken random source (argv[2]: zero | noop | repeat) before anything else, then tries
+ * Injects a broken random source (argv[2]: zero | noop | repeat | lateZero) before anything else, then tries
  * every way to sign or derive and reports how each attempt ended.
  */
 const BROKEN_SCRIPT = `${PRELUDE}
@@ -191,6 +191,8 @@ const sources = {
   noop: () => { calls++; },
   // Not constant within a block, but the same bytes on every call.
   repeat: (buffer) => { calls++; buffer.set(REPEATED.subarray(0, buffer.length)); },
+  // Random when asked directly twice, then zeros: only what the WebAssembly was handed shows it.
+  lateZero: (buffer) => { calls++; if (calls <= 2) crypto.getRandomValues(buffer); else buffer.fill(0); },
 };
 injectBbsRandomSourceForTesting(sources[process.argv[2]]);
 const { InternalError } = await import(${JSON.stringify(ERRORS)});
@@ -305,7 +307,7 @@ const script = (name: string, text: string): string => {
 
 let signs: [SignOutput, SignOutput];
 let derivations: [DeriveOutput, DeriveOutput];
-let broken: Record<'zero' | 'noop' | 'repeat', BrokenOutput>;
+let broken: Record<'zero' | 'noop' | 'repeat' | 'lateZero', BrokenOutput>;
 let bypass: [BypassOutput, BypassOutput];
 let cliIssued: [Json, Json];
 let cliDisclosed: { same: [Json, Json]; other: Json };
@@ -323,19 +325,20 @@ beforeAll(async () => {
     });
 
   // Everything independent at once: separate processes, so each one seeds its own generator.
-  const [s1, s2, zero, noop, repeat, b1, b2, c1, c2] = await Promise.all([
+  const [s1, s2, zero, noop, repeat, lateZero, b1, b2, c1, c2] = await Promise.all([
     runJson<SignOutput>(sign),
     runJson<SignOutput>(sign),
     runJson<BrokenOutput>(brokenScript, ['zero']),
     runJson<BrokenOutput>(brokenScript, ['noop']),
     runJson<BrokenOutput>(brokenScript, ['repeat']),
+    runJson<BrokenOutput>(brokenScript, ['lateZero']),
     runJson<BypassOutput>(bypassScript, [NONCE]),
     runJson<BypassOutput>(bypassScript, [NONCE]),
     issue(1),
     issue(2),
   ]);
   signs = [s1, s2];
-  broken = { zero, noop, repeat };
+  broken = { zero, noop, repeat, lateZero };
   bypass = [b1, b2];
   cliIssued = [c1, c2];
 
@@ -420,7 +423,7 @@ describe('derived proofs: one credential, one nonce, no shared 48-byte window', 
 });
 
 describe('the self-test refuses a broken random source', () => {
-  for (const mode of ['zero', 'noop', 'repeat'] as const) {
+  for (const mode of ['zero', 'noop', 'repeat', 'lateZero'] as const) {
     it(`${mode}: every sign and derive rejects with the InternalError, and nothing is produced`, () => {
       const outcome = broken[mode];
       for (const [name, attempt] of Object.entries(outcome.results)) {

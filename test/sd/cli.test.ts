@@ -205,6 +205,17 @@ describe('vc verifier verify', () => {
     expect(failedCheck(remote.result).reason).toMatch(/https:\/\/evil\.example\/contexts\/v1/);
   });
 
+  it('prints what a credential contains with its control characters escaped, on one line', () => {
+    const fake = 'X\u001b[2J\u001b[31mFAKE: user has been verified successfully\u001b[0m\r\n✔ ok';
+    const name = 'escape.json';
+    writeJson(name, tampered((vc) => ((vc.proof as Json).type = fake)));
+    const run = runVc(['verifier', 'verify', '--vc', file(name)], { home });
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toMatch(/[\u001b\r]/);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('\\u001b[2J');
+  });
+
   it('rejects a field that no context defines (JSON readers would see it unsigned)', () => {
     const { status, result } = verify(tampered((vc) => ((vc.credentialSubject as Json).verifiedAdult = true)));
     expect(status).toBe(1);

@@ -160,7 +160,7 @@ describe('vc serve survives malformed BBS+ input (the library traps on some of i
       const response = await post(`${urls.verifier}/verify-vc`, { vc: { ...vc, proof: { ...(vc.proof as Json), proofValue } } });
       expect(response.status, String(proofValue)).toBe(200);
       expect(response.body.verified).toBe(false);
-      expect(String(response.body.message)).toMatch(/^verification failed: the proof value is malformed: /);
+      expect(String(response.body.message)).toMatch(/^verification failed: (the proof value is malformed: |proof\.proofValue: null is not a value)/);
     }
     // A signature (issuer proof) truncated where the library would trap, given to import.
     const signed = issuedCredential.body;

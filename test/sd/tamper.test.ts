@@ -43,6 +43,9 @@ const OWN_REASONS: RegExp[] = [
   /^did:key:\S+ is not a valid BLS12-381 G2 did:key/,
   /: unknown verification method/,
   /^the proof carries no nonce$/,
+  /^(the credential|[\w.@[\]]+): (null is not a value|blank node identifiers|an array is not accepted here|an empty list is not accepted|the key __proto__ is not accepted|a nested object cannot|an array cannot)/,
+  /^the credential has more than \d+ members$/,
+  /^credentialSubject\.@\w+: JSON-LD keywords are not accepted in a subject/,
   /^the proof nonce was not issued by this verifier \(/,
   /^nonce already used( at \S+)? \(replayed proof\)$/,
   /^nonce expired at \S+$/,
@@ -115,6 +118,13 @@ const CASES: Array<[string, (vc: Json) => void, string]> = [
   ['the credentials context not first', (vc) => (vc['@context'] as unknown[]).reverse(), 'context'],
   ['an @context inside the subject aliasing a term', (vc) => ((vc.credentialSubject as Json)['@context'] = { nickname: 'https://vc.example/vocab/passport#name' }), 'context'],
   ['an @id inside the subject', (vc) => ((vc.credentialSubject as Json)['@id'] = 'did:example:mallory'), 'context'],
+  ['a null for a hidden field (JSON-LD drops it unsigned)', (vc) => ((vc.credentialSubject as Json).passportNumber = null), 'shape'],
+  ['an empty list added at the top', (vc) => (vc.evidence = []), 'shape'],
+  ['a repeated value in a list', (vc) => ((vc.credentialSubject as Json).nationality = ['NLD', 'NLD']), 'shape'],
+  ['a __proto__ member in the subject', (vc) => Object.defineProperty(vc.credentialSubject, '__proto__', { value: { passportNumber: 'FAKE' }, enumerable: true }), 'shape'],
+  ['blank nodes referring to each other', (vc) => ((vc.credentialSubject as Json).nationality = { id: '_:b0', name: { id: '_:b1', name: { id: '_:b0' } } }), 'shape'],
+  ['a list of 80,000 values', (vc) => ((vc.credentialSubject as Json).nationality = Array.from({ length: 80_000 }, (_, i) => `N${i}`)), 'shape'],
+  ['a did:key verificationMethod 250,000 characters long', (vc) => ((vc.proof as Json).verificationMethod = `did:key:zUC7${'z'.repeat(250_000)}`), 'proof'],
   ['an undefined field added', (vc) => ((vc.credentialSubject as Json).verifiedAdult = true), 'terms'],
   ['a relative id', (vc) => ((vc.credentialSubject as Json).id = 'alice'), 'terms'],
 ];
@@ -125,7 +135,9 @@ describe('tampered derived credentials', () => {
     expect(result.verified, JSON.stringify(result.checks)).toBe(true);
   });
 
-  it.each(CASES)('%s: refused with vc\'s own reason', async (_name, mutate, expectedCheck) => {
+  // A bound on each case: unusual shapes used to hold the verifier for minutes (a did:key of
+  // 250,000 characters took 113 s): refused before any expensive work now.
+  it.each(CASES)('%s: refused with vc\'s own reason', { timeout: 20_000 }, async (_name, mutate, expectedCheck) => {
     const vc = structuredClone(derived);
     mutate(vc);
     const result = await verifySelectiveDisclosure(ctx, { vc });

@@ -8,7 +8,7 @@ import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput } from '../validate.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { deriveBbsProof, describeProofError, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
-import { checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
+import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { checkContexts } from './verify.js';
 import { sdDocumentLoader } from './loader.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
@@ -155,6 +155,8 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
   }
   const contexts = checkContexts(credential);
   if (!contexts.valid) throw new UnprocessableError(`${source}: ${contexts.reason}`, { field: '@context' });
+  const presented = checkPresentedShape(credential);
+  if (presented !== undefined) throw new UnprocessableError(`${source}: ${presented}`, { field: presented.split(':', 1)[0]! });
   const shape = checkSubjectShape(credential.credentialSubject);
   if (shape !== undefined) throw new UnprocessableError(`${source}: ${shape}`, { field: shape.split(':', 1)[0]! });
   const documentLoader = await sdDocumentLoader(ctx);

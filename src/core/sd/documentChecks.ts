@@ -82,3 +82,39 @@ export function checkSubjectShape(subject: Record<string, unknown>): string | un
   }
   return undefined;
 }
+
+/** The most members (object keys and array items, at any depth) a presented credential may have. */
+export const MAX_CREDENTIAL_MEMBERS = 200;
+
+/**
+ * Why a credential presented for verification or import has a shape vc does not process, or
+ * undefined. Checked before any JSON-LD work, because that work is where unusual shapes cost: blank
+ * node identifiers (`_:`) that reference each other make canonicalisation exponential, long arrays
+ * make the proof check slow, and members that JSON-LD silently drops (null, an empty array, a
+ * `__proto__` key) would be shown to a reader without being signed. The credentials vc issues and
+ * derives always pass: plain subject values, arrays only for @context and type.
+ */
+export function checkPresentedShape(credential: Record<string, unknown>): string | undefined {
+  let members = 0;
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: credential, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (++members > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
+    const where = path === '' ? 'the credential' : path;
+    if (value === null) return `${where}: null is not a value (JSON-LD drops it, so it is not signed)`;
+    if (typeof value === 'string' && value.startsWith('_:')) return `${where}: blank node identifiers (_:...) are not accepted`;
+    if (Array.isArray(value)) {
+      if (!(depth === 1 && (path === '@context' || path === 'type'))) return `${where}: an array is not accepted here (only @context and type are lists)`;
+      if (value.length === 0) return `${where}: an empty list is not accepted`;
+      value.forEach((item, index) => stack.push({ value: item, path: join(path, index), depth: depth + 1 }));
+    } else if (typeof value === 'object') {
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+        if (key === '__proto__') return `${where}: the key __proto__ is not accepted`;
+        stack.push({ value: child, path: join(path, key), depth: depth + 1 });
+      }
+    }
+  }
+  const subject = credential.credentialSubject;
+  if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) return 'credentialSubject: expected an object';
+  return checkSubjectShape(subject as Record<string, unknown>);
+}

@@ -6,8 +6,9 @@ import type { Context } from '../context.js';
 import { InputError } from '../../errors.js';
 import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
+import { shortId } from '../../bbs/didKey.js';
 import { verifyDerivedBbsProof, type JsonLdDocument } from '../../bbs/suite.js';
-import { checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
+import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { sdDocumentLoader } from './loader.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
@@ -20,7 +21,7 @@ export const VERIFIED_MESSAGE = 'user has been verified successfully';
 export const DEFAULT_NONCE_TTL_SECONDS = 600;
 
 export interface VerificationCheck {
-  id: 'proof-type' | 'context' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce';
+  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce';
   valid: boolean;
   reason?: string;
 }
@@ -71,7 +72,7 @@ export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
     if (typeof entry !== 'string') {
       return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
     }
-    if (!isBundledDocument(entry)) return { id: 'context', valid: false, reason: `@context ${entry} is not a known context (remote contexts are never fetched)` };
+    if (!isBundledDocument(entry)) return { id: 'context', valid: false, reason: `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)` };
   }
   return { id: 'context', valid: true };
 }
@@ -86,7 +87,7 @@ function checkTrust(ctx: Context, verificationMethod: string): VerificationCheck
   if (trusted.includes('*') || trusted.includes(verificationMethod) || trusted.includes(controllerOf(verificationMethod))) {
     return { id: 'trusted-issuer', valid: true };
   }
-  return { id: 'trusted-issuer', valid: false, reason: `issuer key ${controllerOf(verificationMethod)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS)` };
+  return { id: 'trusted-issuer', valid: false, reason: `issuer key ${shortId(controllerOf(verificationMethod))} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS)` };
 }
 
 /** A nonce this verifier issued: self-authenticating, or a record of the older stored format. */
@@ -165,7 +166,7 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
     return finish(checks);
   }
   if (proofType !== 'BbsBlsSignatureProof2020') {
-    checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020, got ${String(proofType)}` });
+    checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020, got ${shortId(JSON.stringify(proofType) ?? 'nothing', 60)}` });
     return finish(checks);
   }
   checks.push({ id: 'proof-type', valid: true });
@@ -176,6 +177,10 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
       ? checkContexts(vc)
       : { id: 'context', valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
   checks.push(contextCheck);
+  // The shape first: JSON-LD work on an unusual shape can take minutes, and some shapes hide data.
+  const shape = checkPresentedShape(vc);
+  checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
+  if (shape !== undefined) return finish(checks);
   const documentLoader = await sdDocumentLoader(ctx);
   if (contextCheck.valid) {
     const { proof: _proof, ...document } = vc;
@@ -190,7 +195,11 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   checks.push(
     issuer === controllerOf(verificationMethod)
       ? { id: 'issuer', valid: true }
-      : { id: 'issuer', valid: false, reason: `the proof's key belongs to ${controllerOf(verificationMethod)}, not to the credential's issuer ${String(issuer)}` },
+      : {
+          id: 'issuer',
+          valid: false,
+          reason: issuer === undefined ? 'the credential names no issuer' : `the proof's key belongs to ${shortId(controllerOf(verificationMethod))}, not to the credential's issuer ${shortId(issuer)}`,
+        },
   );
   checks.push(checkTrust(ctx, verificationMethod));
   const validity = checkValidityDates(vc, ctx.now());
