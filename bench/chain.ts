@@ -13,7 +13,7 @@ import { anvilBinaryPath, findFreePort, stopLocalNode } from '../src/chain/anvil
 import { getChain } from '../src/chain/client.js';
 import { probeChainId } from '../src/chain/jsonRpc.js';
 import { parseConfig } from '../src/config/parse.js';
-import { Context } from '../src/core/context.js';
+import { Context } from '../src/context.js';
 import { median, round, runIfMain } from './stats.js';
 
 export interface Stats {

@@ -22,7 +22,7 @@ import { writeDevelopmentZkey } from '../src/circuits/devSetup.js';
 import { snarkjsPackageDir } from '../src/circuits/solidity.js';
 import { PROJECT_CIRCUIT_IDS, circomLibraryDir, projectRoot } from '../src/circuits/sources.js';
 import { parseConfig } from '../src/config/parse.js';
-import { Context } from '../src/core/context.js';
+import { Context } from '../src/context.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
 
 export interface CircuitBenchResult {

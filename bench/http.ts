@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/parse.js';
-import { Context } from '../src/core/context.js';
+import { Context } from '../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
 import { median, percentile, round, timeRuns, runIfMain } from './stats.js';
 

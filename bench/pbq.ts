@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config/parse.js';
-import { Context } from '../src/core/context.js';
+import { Context } from '../src/context.js';
 import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/did.js';
 import { issuePbqCredential } from '../src/core/pbq/issue.js';
 import { proveAndSubmit } from '../src/core/pbq/prove.js';

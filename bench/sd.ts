@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { parseConfig } from '../src/config/parse.js';
-import { Context } from '../src/core/context.js';
+import { Context } from '../src/context.js';
 import { createStaticDocumentLoader } from '../src/bbs/documentLoader.js';
 import { deriveBlsKeyPair } from '../src/bbs/keys.js';
 import { bbsLibraries } from '../src/bbs/library.js';

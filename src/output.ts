@@ -6,7 +6,7 @@
  */
 import { PATH_ERROR_CODES, writeFailureCode, writeFileAtomicSync } from './store/atomicFile.js';
 import { InputError, isVcError, redactUrls, type VcError } from './errors.js';
-import type { ProgressReporter, ProgressStep } from './core/context.js';
+import type { ProgressReporter, ProgressStep } from './context.js';
 
 export interface OutputOptions {
   json: boolean;

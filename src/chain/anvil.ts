@@ -27,7 +27,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { crashPoint } from '../faults.js';
 import { ConfigError, NetworkError, StoreError, describeError } from '../errors.js';
 import { jsonRpcCall, probeChainId } from './jsonRpc.js';

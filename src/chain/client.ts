@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRpcApiProvider, Wallet } from 'ethers';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
 import { checkpointLocalChain, ensureLocalNode, isLocalNodeProcess, type LocalNodeInfo } from './anvil.js';
 import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';

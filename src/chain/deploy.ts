@@ -18,7 +18,7 @@
  */
 import type { InterfaceAbi } from 'ethers';
 import { DEV_CHAIN_IDS } from '../config/parse.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { ConfigError, InputError, NetworkError, describeError } from '../errors.js';
 import { checkpointLocalChain } from './anvil.js';
 import {

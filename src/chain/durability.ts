@@ -4,7 +4,7 @@
  * then loses nothing the command reported). If the node is gone or cannot be saved, the command
  * fails with exit 4 and the change is reconciled by the next one.
  */
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { NetworkError, isVcError, describeError } from '../errors.js';
 import { checkpointLocalChain } from './anvil.js';
 

@@ -2,7 +2,7 @@
  * The chain management operations behind `vc chain up|status|down|reset|deploy`: plain inputs
  * and a Context in, plain result objects out.
  */
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { InputError, NetworkError, redactUrls } from '../errors.js';
 import { localNodeStatus, resetLocalChainState, stopLocalNode, type LocalNodeState } from './anvil.js';
 import { getChain } from './client.js';

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Interface, InterfaceAbi, TransactionReceipt, TransactionRequest } from 'ethers';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { ConfigError, NetworkError, VerificationError, describeError, type VcErrorOptions } from '../errors.js';
 import { checkpointLocalChain } from './anvil.js';
 import { connectChain, forgetConnectionIfNodeFailed, type ChainConnection } from './client.js';

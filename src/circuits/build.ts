@@ -15,7 +15,7 @@ import os from 'node:os';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { ConfigError, NotFoundError, StoreError, describeError } from '../errors.js';
 import { compileCircuit, type CircomOptimisation, type CircuitStatistics, type CompileResult } from './compile.js';
 import { writeDevelopmentZkey } from './devSetup.js';

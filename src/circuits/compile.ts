@@ -77,7 +77,6 @@ export async function compileCircuit(options: CompileOptions): Promise<CompileRe
     child.on('error', reject);
     child.on('close', (exitCode) => resolve({ code: exitCode, output: Buffer.concat(chunks).toString('utf8') }));
   });
-  // eslint-disable-next-line no-control-regex
   const text = output.replace(/\u001b\[[0-9;]*m/g, '');
   if (code !== 0 || !text.includes('Everything went okay')) {
     const errorLines = text.split('\n').filter((line) => /error|Error/.test(line));

@@ -11,7 +11,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { InputError, NetworkError, StoreError, VerificationError, describeError } from '../errors.js';
 import { describeWriteError } from '../store/atomicFile.js';
 import { PROJECT_CIRCUIT_IDS } from './sources.js';

@@ -38,7 +38,7 @@ export function registerChainCommands(program: Command, rt: CliRuntime): Command
     .command('up')
     .description('start the local chain node (if not running) and deploy the contracts (if not deployed)')
     .action(async () => {
-      const { chainStatus } = await import('../chain/manage.js');
+      const { chainStatus } = await import('../core/chain.js');
       const result = await chainStatus(await rt.ctx());
       const how = result.node?.started === true ? 'started' : result.embedded ? 'already running' : 'external';
       rt.output.result(result, { summary: `chain ${result.chainId} ${how} at ${result.rpcUrl}, block ${result.blockNumber}` });
@@ -48,7 +48,7 @@ export function registerChainCommands(program: Command, rt: CliRuntime): Command
     .command('status')
     .description('print chain id, block number, RPC URL and every contract address (starts and deploys the local chain if needed)')
     .action(async () => {
-      const { chainStatus } = await import('../chain/manage.js');
+      const { chainStatus } = await import('../core/chain.js');
       const result = await chainStatus(await rt.ctx());
       rt.output.result(result, {
         summary: `chain ${result.chainId} (${result.embedded ? 'embedded' : 'external'}) at ${result.rpcUrl}, block ${result.blockNumber}: ${contractLines(result.contracts)}`,
@@ -59,7 +59,7 @@ export function registerChainCommands(program: Command, rt: CliRuntime): Command
     .command('down')
     .description('stop the local chain node, saving its state (the next command restarts it where it was)')
     .action(async () => {
-      const { chainDown } = await import('../chain/manage.js');
+      const { chainDown } = await import('../core/chain.js');
       const result = await chainDown(await rt.ctx());
       rt.output.result(result, {
         summary: result.stopped ? `local chain node (pid ${result.pid}) stopped, state saved` : 'the local chain node was not running',
@@ -71,7 +71,7 @@ export function registerChainCommands(program: Command, rt: CliRuntime): Command
     .description('stop the local chain and delete its state and address book (identity states on it are lost)')
     .option('--yes', 'confirm the deletion')
     .action(async (options: { yes?: boolean }) => {
-      const { chainReset } = await import('../chain/manage.js');
+      const { chainReset } = await import('../core/chain.js');
       const result = await chainReset(await rt.ctx(), { confirm: options.yes === true });
       rt.output.result(result, { summary: `local chain state deleted (${result.removedStateDir})` });
     });
@@ -85,7 +85,7 @@ export function registerChainCommands(program: Command, rt: CliRuntime): Command
     .option('--official-verifiers', 'forget dev verifiers and deploy the official @iden3/contracts ones')
     .option('--allow-dev-verifiers', 'allow dev verifiers on a chain that is not a development chain')
     .action(async (options: DeployFlags) => {
-      const { chainDeploy } = await import('../chain/manage.js');
+      const { chainDeploy } = await import('../core/chain.js');
       const verifiers: Partial<Record<'stateTransition' | 'credentialAtomicQueryMTPV2OnChain', { abi: unknown[]; bytecode: string }>> = {};
       if (options.stateTransitionVerifier !== undefined) {
         verifiers.stateTransition = readVerifierFile(options.stateTransitionVerifier, '--state-transition-verifier');

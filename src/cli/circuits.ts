@@ -2,7 +2,7 @@
  * `vc circuits build|status|fetch`: the circuit build pipeline and the official circuit files.
  */
 import type { Command } from 'commander';
-import type { CircuitsInfo } from '../circuits/build.js';
+import type { CircuitsInfo } from '../core/circuits.js';
 import type { CliRuntime } from './runtime.js';
 
 function summarise(info: CircuitsInfo): string {
@@ -25,7 +25,7 @@ export function registerCircuitsCommands(program: Command, rt: CliRuntime): void
     .addHelpText('after', '\nExamples:\n  $ vc circuits build\n  $ vc circuits build --force --json')
     .action(async (options: { force?: boolean }) => {
       const ctx = await rt.ctx();
-      const { buildCircuits } = await import('../circuits/build.js');
+      const { buildCircuits } = await import('../core/circuits.js');
       const info = await buildCircuits(ctx, { force: options.force === true });
       const what = info.built.length === 0 ? 'up to date' : `built ${info.built.join(', ')}`;
       rt.output.result(info, { summary: `${what}: ${summarise(info)}` });
@@ -38,7 +38,7 @@ export function registerCircuitsCommands(program: Command, rt: CliRuntime): void
     .addHelpText('after', '\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"')
     .action(async () => {
       const ctx = await rt.ctx();
-      const { circuitsStatus } = await import('../circuits/build.js');
+      const { circuitsStatus } = await import('../core/circuits.js');
       const status = await circuitsStatus(ctx);
       rt.output.result(status, {
         summary: status.upToDate ? summarise(status) : `not built yet (run \`vc circuits build\`; ${status.dir})`,
@@ -57,7 +57,7 @@ export function registerCircuitsCommands(program: Command, rt: CliRuntime): void
     )
     .action(async (options: { dir: string; url?: string; sha256?: string }) => {
       const ctx = await rt.ctx();
-      const { fetchOfficialCircuits } = await import('../circuits/fetch.js');
+      const { fetchOfficialCircuits } = await import('../core/circuits.js');
       const result = await fetchOfficialCircuits(ctx, {
         dir: options.dir,
         ...(options.url !== undefined ? { url: options.url } : {}),

@@ -18,12 +18,8 @@ export async function runIden3Issue(rt: CliRuntime, options: { holder?: string |
   let type = options.type;
   if (options.context !== undefined || options.schema !== undefined) {
     if (options.context === undefined || options.schema === undefined) throw new InputError('--context and --schema go together (a JSON-LD context file and a JSON schema file)', { field: 'schema' });
-    const { getIden3 } = await import('../iden3/wallet.js');
-    const info = (await getIden3(ctx)).documents.register(readJsonFile(options.schema, '--schema'), readJsonFile(options.context, '--context'), {
-      schema: options.schema,
-      context: options.context,
-    });
-    type = info.type;
+    const { registerCredentialType } = await import('../core/pbq/issue.js');
+    type = (await registerCredentialType(ctx, { schema: readJsonFile(options.schema, '--schema'), context: readJsonFile(options.context, '--context'), schemaSource: options.schema, contextSource: options.context })).type;
   }
   const subject = options.subject === undefined ? undefined : readJsonFile(options.subject, '--subject');
   parseInput(issueOptionsSchema.pick({ holderDid: true }), { holderDid: options.holder }, '--holder');

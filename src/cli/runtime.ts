@@ -3,7 +3,7 @@
  * the per-process Context (created on first use, closed by the entry after the command).
  */
 import { InvalidOptionArgumentError, type Command } from 'commander';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import type { ExitCodeValue } from '../errors.js';
 import { Output } from '../output.js';
 
@@ -32,7 +32,7 @@ export class CliRuntime {
   async ctx(): Promise<Context> {
     if (this.context === undefined) {
       // Loaded here, not at start-up: `vc --help` and `--version` never touch config or the store.
-      const [{ loadConfig }, { Context }] = await Promise.all([import('../config/load.js'), import('../core/context.js')]);
+      const [{ loadConfig }, { Context }] = await Promise.all([import('../config/load.js'), import('../context.js')]);
       const config = await loadConfig({ home: this.globals.home, envFile: this.globals.env });
       this.context = new Context({ config, progress: this.output.progressReporter() });
     }

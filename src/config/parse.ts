@@ -2,7 +2,7 @@
  * Parsing of configuration: pure. Takes the merged variables (environment over .env file) and
  * returns one typed Config with defaults, or throws one ConfigError listing every problem.
  */
-import { checkSeedPhrase } from '../bbs/seedPhrase.js';
+import { checkSeedPhrase } from './seedPhrase.js';
 import { ConfigError } from '../errors.js';
 
 /** The chain id of the embedded local development network. */

@@ -3,7 +3,7 @@
  * (the embedded default when nothing is configured). Each step reports progress through the
  * context and is recorded in the result, so the CLI can render a summary.
  */
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 export type DemoFlow = 'pbq' | 'sd' | 'both';
 

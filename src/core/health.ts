@@ -3,7 +3,7 @@
  * and are the circuit files present. Cheap and side-effect free: it never starts the node.
  */
 import { existsSync } from 'node:fs';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 import { VERSION } from '../version.js';
 import { describeError } from '../errors.js';
 

@@ -4,7 +4,7 @@
  * validates bodies with the route's schema and renders errors uniformly.
  */
 import type { z } from 'zod';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 
 export type Role = 'issuer' | 'holder' | 'verifier';
 export const ROLES: readonly Role[] = ['issuer', 'holder', 'verifier'];

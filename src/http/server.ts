@@ -8,7 +8,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { parseInput } from '../core/validate.js';
 import { InputError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';

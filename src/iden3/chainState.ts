@@ -15,7 +15,7 @@
 import type { IStateStorage, RootInfo, StateInfo, StateProof, UserStateTransitionInfo } from '@0xpolygonid/js-sdk';
 import type { ZKProof } from '@iden3/js-jwz';
 import type { InterfaceAbi, JsonRpcApiProvider, JsonRpcPayload, JsonRpcProvider, JsonRpcResult } from 'ethers';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { UnprocessableError } from '../errors.js';
 import { getChain } from '../chain/client.js';
 import { readContract, sendContractTransaction, type SendTransactionOptions } from '../chain/transactions.js';

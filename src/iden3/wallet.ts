@@ -4,7 +4,7 @@
  * storage on our chain, and (on demand) the proof service with its circuit files.
  */
 import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService } from '@0xpolygonid/js-sdk';
-import type { Context } from '../core/context.js';
+import type { Context } from '../context.js';
 import { ChainStateStorage } from './chainState.js';
 import { Iden3Documents } from './documents.js';
 import { loadIden3Modules, type Iden3Modules } from './modules.js';

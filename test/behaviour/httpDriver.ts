@@ -4,7 +4,7 @@
  * error body.
  */
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import type { Role } from '../../src/http/route.js';
 import { startServer, type ErrorBody, type RunningServer } from '../../src/http/server.js';
 import { DriverCallError, type Driver } from './driver.js';

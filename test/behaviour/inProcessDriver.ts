@@ -5,7 +5,7 @@
  * HTTP status, code, field and exit code.
  */
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { parseInput } from '../../src/core/validate.js';
 import { isVcError } from '../../src/errors.js';
 import { DriverCallError, type Driver, type Json } from './driver.js';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Json } from './driver.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poseidon } from '@iden3/js-crypto';
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { ConfigError, InputError } from '../../src/errors.js';
 import { ensureLocalNode, findFreePort, isProcessAlive, localNodeStatus, stopLocalNode } from '../../src/chain/anvil.js';
 import { connectChain, forgetConnectionIfNodeFailed, getChain, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/client.js';

@@ -22,7 +22,6 @@ const fixture = path.join(import.meta.dirname, 'fixtures', 'setupEquivalence.cir
 const includeDir = path.dirname(path.dirname(require.resolve('circomlib/package.json')));
 const snarkjsSrc = path.join(path.dirname(path.dirname(require.resolve('snarkjs'))), 'src');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 const importInternal = async (file: string): Promise<Any> => import(pathToFileURL(path.join(snarkjsSrc, file)).href);
 

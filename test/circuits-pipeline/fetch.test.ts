@@ -14,7 +14,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchOfficialCircuits } from '../../src/circuits/fetch.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { NetworkError, VerificationError } from '../../src/errors.js';
 
 /** A minimal zip writer (deflate or stored entries), enough to build test archives. */

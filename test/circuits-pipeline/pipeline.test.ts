@@ -15,9 +15,8 @@ import { buildCircuits, circuitsStatus, ensureCircuits, loadVerifierArtifact, ty
 import { releaseBn128 } from '../../src/circuits/curve.js';
 import type { CircuitSource } from '../../src/circuits/sources.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const FIXTURE_ID = 'pipelineFixture';

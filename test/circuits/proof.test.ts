@@ -30,7 +30,7 @@ import { connectChain } from '../../src/chain/client.js';
 import { ensureCircuits, loadVerifierArtifact, type CircuitFiles, type CircuitsInfo } from '../../src/circuits/build.js';
 import { releaseBn128 } from '../../src/circuits/curve.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { ROOT } from '../helpers.js';
 import {
   BIRTH_DATE_BEFORE,

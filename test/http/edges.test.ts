@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
 import { startServer, type RequestLogLine, type RunningServer } from '../../src/http/server.js';
 import { startVcServe, tempDir, type VcServer } from '../helpers.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { ConflictError, UnprocessableError } from '../../src/errors.js';
 import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
 import { systemRoutes } from '../../src/http/routes/system.js';

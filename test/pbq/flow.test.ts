@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';

@@ -10,7 +10,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { getChain } from '../../src/chain/client.js';
 import { listIssuedCredentials } from '../../src/core/pbq/issue.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { UnprocessableError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../src/bbs/documentLoader.js';
 import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
 import { resolveBlsDidKey } from '../../src/bbs/didKey.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
 import { VERIFIER_NONCE_BYTES } from '../../src/core/sd/nonce.js';
 import { SD_NONCES_NAMESPACE, SD_VERIFIER_NAMESPACE, type StoredNonce } from '../../src/core/sd/store.js';

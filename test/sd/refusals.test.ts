@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
 import { readHolderCredential } from '../../src/core/sd/store.js';
 import { SD_CREDENTIAL_CONTEXTS } from '../../src/core/sd/issue.js';

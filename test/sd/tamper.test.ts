@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/core/context.js';
+import { Context } from '../../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
 import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
 import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../src/bbs/suite.js';

@@ -4,7 +4,7 @@
  * (namespace iden3.roles), so `did create` is idempotent: it returns the stored identity, and
  * `--new` creates another one that becomes the default.
  */
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { ConfigError, NotFoundError } from '../../errors.js';
 import { didObject, type DidObject } from '../../iden3/did.js';
 import { IDENTITIES_NS } from '../../iden3/storage.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { samplePassportSubject } from '../sd/issue.js';
@@ -53,6 +53,15 @@ async function submitterAddress(ctx: Context): Promise<string> {
  */
 async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, unknown>> {
   return { ...samplePassportSubject(), customerReference: randomUUID(), publicAddress: await submitterAddress(ctx) };
+}
+
+/**
+ * Registers a credential type that is not bundled (a JSON schema with iden3 $metadata and its
+ * JSON-LD context) for this process, so it can be issued; returns the type name.
+ */
+export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; schemaSource: string; contextSource: string }): Promise<{ type: string }> {
+  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: options.schemaSource, context: options.contextSource });
+  return { type: info.type };
 }
 
 /** `vc issuer issue --holder DID` / POST /generate-pbq-credentials: spec 2.3 `{message, credential}`. */

@@ -5,7 +5,7 @@
  */
 import type { TreeState } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { ConflictError } from '../../errors.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 

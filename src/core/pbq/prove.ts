@@ -6,7 +6,7 @@
  * reports the mapping `{ "<requestId>": true }` read back from the contract.
  */
 import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
 import { readContract, sendContractTransaction } from '../../chain/transactions.js';

@@ -19,7 +19,7 @@
  */
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { ConflictError, NetworkError, describeError } from '../../errors.js';
 import { crashPoint, killNodePoint } from '../../faults.js';
 import { getChain } from '../../chain/client.js';

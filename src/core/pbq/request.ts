@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { InterfaceAbi } from 'ethers';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
 import { readContract, sendContractTransaction } from '../../chain/transactions.js';

@@ -3,7 +3,7 @@
  * the requested credentialSubject fields (spec 2.5), and import credentials to disclose later.
  */
 import { randomBytes } from 'node:crypto';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput } from '../validate.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';

@@ -1,7 +1,7 @@
 /**
  * Describing the issuer's BBS+ key: its public identifiers, and the seed phrase only on request.
  */
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { loadIssuerBlsKey, readIssuerSeedPhrase, type SeedPhraseSource } from '../../bbs/keys.js';
 
 export interface IssuerBlsKeyDescription {

@@ -1,7 +1,7 @@
 /**
  * The static document loader of this context, created once per process.
  */
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { createStaticDocumentLoader, type DocumentLoader } from '../../bbs/documentLoader.js';
 
 /** The offline JSON-LD document loader shared by every selective-disclosure operation of `ctx`. */

@@ -7,7 +7,7 @@
  * expired one is refused forever without any record of it.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { StoreError } from '../../errors.js';
 import { SD_VERIFIER_NAMESPACE } from './store.js';
 

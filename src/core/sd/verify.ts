@@ -2,7 +2,7 @@
  * The verifier side of selective disclosure: one-time nonces, and the verification of a derived
  * credential (spec 2.5) as a list of checks. A failed verification is a result, not an exception.
  */
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';

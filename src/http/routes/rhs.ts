@@ -7,12 +7,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../route.js';
 import { rhsNodesSchema } from '../../core/pbq/schemas.js';
-import { NotFoundError } from '../../errors.js';
-
-async function nodeStore(ctx: Parameters<RouteDefinition['handler']>[0]) {
-  const { getIden3 } = await import('../../iden3/wallet.js');
-  return (await getIden3(ctx)).rhsNodes;
-}
 
 /** RHS routes (issuer role). */
 export const rhsRoutes: RouteDefinition[] = [
@@ -24,7 +18,10 @@ export const rhsRoutes: RouteDefinition[] = [
     body: rhsNodesSchema,
     response: z.object({ status: z.literal('OK'), saved: z.number() }),
     mutating: true,
-    handler: async (ctx, { body }) => ({ body: { status: 'OK', saved: (await nodeStore(ctx)).saveNodes(body) } }),
+    handler: async (ctx, { body }) => {
+      const { saveRhsNodes } = await import('../../core/pbq/rhs.js');
+      return { body: await saveRhsNodes(ctx, body) };
+    },
   }),
   defineRoute({
     role: 'issuer',
@@ -33,10 +30,8 @@ export const rhsRoutes: RouteDefinition[] = [
     summary: 'reverse hash service: the children of a node hash',
     response: z.object({ node: z.object({ hash: z.string(), children: z.array(z.string()) }), status: z.literal('OK') }),
     handler: async (ctx, { params }) => {
-      const hash = params.hash ?? '';
-      const node = /^[0-9a-fA-F]{64}$/.test(hash) ? (await nodeStore(ctx)).getNode(hash) : undefined;
-      if (node === undefined) throw new NotFoundError(`no node ${hash} in the reverse hash service`, { field: 'hash' });
-      return { body: { node, status: 'OK' } };
+      const { readRhsNode } = await import('../../core/pbq/rhs.js');
+      return { body: await readRhsNode(ctx, params.hash ?? '') };
     },
   }),
 ];

@@ -3,8 +3,8 @@
  * pieces (chain client, js-sdk wallets, document loader) are created lazily through `lazy`, so
  * each module owns its own factory without a global singleton, and `close` releases them.
  */
-import type { Config } from '../config/parse.js';
-import { WalletStore } from '../store/store.js';
+import type { Config } from './config/parse.js';
+import { WalletStore } from './store/store.js';
 
 /** Progress of one long step; the CLI renders it as a spinner or bar, the server ignores or logs it. */
 export interface ProgressStep {

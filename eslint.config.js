@@ -1,0 +1,91 @@
+// The house rules of vc as lint rules (see ../shared/DESIGN.md and the README's design notes):
+// only src/output.ts prints, only bin/vc.ts exits, only src/bbs/library.ts loads the BBS+
+// libraries, and imports go down the layers, never up:
+//   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits) -> context -> store, config
+// with errors, paths, faults, version and jsonInput usable from anywhere.
+import tseslint from 'typescript-eslint';
+
+/** Import patterns (as written in relative imports) that name each layer. */
+const LAYER = {
+  cli: ['**/cli/*', '**/cli/**'],
+  http: ['**/http/*', '**/http/**'],
+  core: ['**/core/*', '**/core/**'],
+  output: ['**/output.js'],
+  adapters: ['**/iden3/*', '**/bbs/*', '**/chain/*', '**/circuits/*'],
+};
+
+function forbid(message, ...groups) {
+  return ['error', { patterns: [{ group: groups.flat(), message }, MATTR_PATTERN] }];
+}
+
+/** The same boundaries for dynamic `import()` (vc loads heavy modules lazily), which no-restricted-imports does not see. */
+function forbidDynamic(message, ...layers) {
+  const names = layers.flat().map((pattern) => pattern.replace(/^\*\*\//, '').replace(/\/\*+$/, '').replace(/\.js$/, '')).filter((name, i, all) => all.indexOf(name) === i);
+  const pattern = `^(\\.\\.?\\/)+(${names.join('|')})(\\/|\\.js$)`;
+  return ['error', { selector: `ImportExpression[source.value=/${pattern}/]`, message }];
+}
+
+/** Other copies of MATTR's WebAssembly have the broken random source: src/bbs/library.ts is the one door. */
+const MATTR_PATTERN = { group: ['@mattrglobal/*'], allowTypeImports: true, message: 'load the BBS+ libraries through src/bbs/library.ts (bbsLibraries()): it fixes their random source' };
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'circuits/**', 'fixtures/**', 'coverage/**'] },
+  {
+    files: ['**/*.ts', '**/*.js'],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      'no-debugger': 'error',
+      'no-var': 'error',
+      'prefer-const': 'error',
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'bin/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'only bin/vc.ts exits the process; throw a VcError instead' }],
+      'no-restricted-imports': ['error', { patterns: [MATTR_PATTERN] }],
+    },
+  },
+  { files: ['src/output.ts'], rules: { 'no-console': 'off' } },
+  { files: ['bin/vc.ts'], rules: { 'no-restricted-properties': 'off' } },
+  { files: ['src/bbs/library.ts'], rules: { 'no-restricted-imports': 'off' } },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid('the CLI reaches the adapters through core operations', LAYER.adapters),
+      'no-restricted-syntax': forbidDynamic('the CLI reaches the adapters through core operations', LAYER.adapters),
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid('HTTP routes reach the adapters through core operations, and never the CLI', LAYER.cli, LAYER.output, LAYER.adapters),
+      'no-restricted-syntax': forbidDynamic('HTTP routes reach the adapters through core operations, and never the CLI', LAYER.cli, LAYER.output, LAYER.adapters),
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid('core never imports the CLI, HTTP or output layers', LAYER.cli, LAYER.http, LAYER.output),
+      'no-restricted-syntax': forbidDynamic('core never imports the CLI, HTTP or output layers', LAYER.cli, LAYER.http, LAYER.output),
+    },
+  },
+  {
+    files: ['src/iden3/**/*.ts', 'src/bbs/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts'],
+    ignores: ['src/bbs/library.ts'],
+    rules: {
+      'no-restricted-imports': forbid('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),
+      'no-restricted-syntax': forbidDynamic('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),
+    },
+  },
+  {
+    files: ['src/store/**/*.ts', 'src/config/**/*.ts', 'src/context.ts', 'src/errors.ts', 'src/paths.ts', 'src/faults.ts', 'src/version.ts', 'src/jsonInput.ts'],
+    rules: {
+      'no-restricted-imports': forbid('the lowest layers import nothing above them', LAYER.core, LAYER.cli, LAYER.http, LAYER.output, LAYER.adapters),
+      'no-restricted-syntax': forbidDynamic('the lowest layers import nothing above them', LAYER.core, LAYER.cli, LAYER.http, LAYER.output, LAYER.adapters),
+    },
+  },
+);
