@@ -9,7 +9,8 @@ import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
-import { readContract, sendContractTransaction } from '../../chain/transactions.js';
+import { sendContractTransaction } from '../../chain/transactions.js';
+import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { requireWalletIdentity } from './did.js';
@@ -226,18 +227,16 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
   await proofCircuitsDir(ctx);
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
-  const abi = universalVerifierAbi();
   const sender = chain.signer.address;
   const id = options.request.id;
-  const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [id] }, 'check the request on the UniversalVerifier');
-  if (!exists) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (create it with vc verifier request)`, { field: 'credentialRequest.id' });
+  if (!(await requestIdExists(ctx, id))) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (create it with vc verifier request)`, { field: 'credentialRequest.id' });
   if (options.precheck !== false) {
-    const verified = await readContract<boolean>(ctx, { address: verifier, abi, method: 'isRequestProofVerified', args: [sender, id] }, 'read the proof status');
+    const verified = await isRequestProofVerified(ctx, sender, id);
     if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });
   }
   const { response } = await generateQueryProof(ctx, { ...options, sender });
   const submitted = await submitQueryProof(ctx, response);
-  const verified = await readContract<boolean>(ctx, { address: verifier, abi, method: 'isRequestProofVerified', args: [sender, id] }, 'read the proof status');
+  const verified = await isRequestProofVerified(ctx, sender, id);
   if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);
   return { [String(id)]: true, ...submitted };
 }

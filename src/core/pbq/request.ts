@@ -7,12 +7,11 @@
  * this very query can be accepted.
  */
 import { randomInt } from 'node:crypto';
-import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { getChain } from '../../chain/client.js';
-import { readContract, sendContractTransaction } from '../../chain/transactions.js';
-import { iden3Artifact } from '../../chain/artifacts.js';
+import { sendContractTransaction } from '../../chain/transactions.js';
+import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
@@ -38,10 +37,7 @@ export interface StoredRequest {
 /** Result of creating a request: the spec 2.1 request (what holders receive). */
 export type CreateRequestResult = CredentialRequest;
 
-/** The UniversalVerifier ABI (from @iden3/contracts). */
-export function universalVerifierAbi(): InterfaceAbi {
-  return iden3Artifact('UniversalVerifier').abi as InterfaceAbi;
-}
+export { universalVerifierAbi };
 
 /** The BN254 scalar field modulus: every circuit value is an element of this field. */
 const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
@@ -222,7 +218,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     // Request ids of type 0 (top two bytes zero) are free-form uint256 values; a random 48-bit
     // integer stays a JSON safe integer and is checked for uniqueness on this verifier.
     const candidate = randomInt(1, 2 ** 48);
-    const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [candidate] }, 'check the request id on the UniversalVerifier');
+    const exists = await requestIdExists(ctx, candidate);
     if (!exists) id = candidate;
   }
   if (id === 0) throw new UnprocessableError('could not find a free request id on the UniversalVerifier');
@@ -264,14 +260,8 @@ export interface RequestStatusResult {
 export async function readRequestStatus(ctx: Context, options: { request: number; address: string }): Promise<RequestStatusResult> {
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
-  const abi = universalVerifierAbi();
-  const exists = await readContract<boolean>(ctx, { address: verifier, abi, method: 'requestIdExists', args: [options.request] }, 'check the request on the UniversalVerifier');
-  if (!exists) throw new NotFoundError(`request ${options.request} is not registered on the UniversalVerifier ${verifier}`, { field: 'request' });
-  const status = await readContract<{ isVerified: boolean; validatorVersion: string; timestamp: bigint }>(
-    ctx,
-    { address: verifier, abi, method: 'getRequestProofStatus', args: [options.address, options.request] },
-    `read the proof status of ${options.address} for request ${options.request}`,
-  );
+  if (!(await requestIdExists(ctx, options.request))) throw new NotFoundError(`request ${options.request} is not registered on the UniversalVerifier ${verifier}`, { field: 'request' });
+  const status = await requestProofStatus(ctx, options.address, options.request);
   return {
     requestId: options.request,
     address: options.address,

@@ -1,0 +1,37 @@
+/**
+ * Typed reads of the UniversalVerifier of the address book (the contract proofs are submitted to):
+ * core calls these instead of naming ABI methods itself.
+ */
+import type { InterfaceAbi } from 'ethers';
+import type { Context } from '../context.js';
+import { iden3Artifact } from './artifacts.js';
+import { getChain } from './client.js';
+import { readContract } from './transactions.js';
+
+/** The UniversalVerifier ABI (from @iden3/contracts). */
+export function universalVerifierAbi(): InterfaceAbi {
+  return iden3Artifact('UniversalVerifier').abi as InterfaceAbi;
+}
+
+async function verifierAddress(ctx: Context): Promise<string> {
+  return (await getChain(ctx)).addresses.universalVerifier;
+}
+
+/** True when request `id` is registered on the UniversalVerifier. */
+export async function requestIdExists(ctx: Context, id: number | bigint): Promise<boolean> {
+  return readContract<boolean>(ctx, { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'requestIdExists', args: [id] }, `check request ${id} on the UniversalVerifier`);
+}
+
+/** True when `sender` has a verified proof for request `id`. */
+export async function isRequestProofVerified(ctx: Context, sender: string, id: number | bigint): Promise<boolean> {
+  return readContract<boolean>(ctx, { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'isRequestProofVerified', args: [sender, id] }, 'read the proof status');
+}
+
+/** The proof status of `address` for request `id`. */
+export async function requestProofStatus(ctx: Context, address: string, id: number | bigint): Promise<{ isVerified: boolean; validatorVersion: string; timestamp: bigint }> {
+  return readContract<{ isVerified: boolean; validatorVersion: string; timestamp: bigint }>(
+    ctx,
+    { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'getRequestProofStatus', args: [address, id] },
+    `read the proof status of ${address} for request ${id}`,
+  );
+}
