@@ -28,6 +28,16 @@ export const silentProgress: ProgressReporter = {
   info: () => undefined,
 };
 
+/**
+ * The key of a service a Context creates once and keeps (the chain client, the js-sdk wiring...):
+ * declared once, next to the code that creates the service, so its type travels with it.
+ */
+export class ServiceKey<T> {
+  /** Only for the type checker: what the service is. */
+  declare readonly service: T;
+  constructor(readonly name: string) {}
+}
+
 export interface ContextOptions {
   config: Config;
   progress?: ProgressReporter;
@@ -63,12 +73,12 @@ export class Context {
    * Returns the instance registered under `key`, creating it with `factory` the first time.
    * Concurrent callers share one creation; a failed creation is forgotten so it can be retried.
    */
-  lazy<T>(key: string, factory: () => Promise<T>): Promise<T> {
-    let instance = this.instances.get(key) as Promise<T> | undefined;
+  lazy<T>(key: ServiceKey<T>, factory: () => Promise<T>): Promise<T> {
+    let instance = this.instances.get(key.name) as Promise<T> | undefined;
     if (instance === undefined) {
       const created = factory();
       instance = created;
-      this.instances.set(key, created);
+      this.instances.set(key.name, created);
       // Only this creation is dropped on failure, never a replacement registered after a forget.
       created.catch(() => this.forget(key, created));
     }
@@ -80,15 +90,15 @@ export class Context {
    * connection whose server died). With `instance`, only that very entry is dropped: a
    * replacement another caller already started is kept. Returns whether an entry was dropped.
    */
-  forget(key: string, instance?: Promise<unknown>): boolean {
-    const current = this.instances.get(key);
+  forget(key: ServiceKey<unknown>, instance?: Promise<unknown>): boolean {
+    const current = this.instances.get(key.name);
     if (current === undefined || (instance !== undefined && current !== instance)) return false;
-    return this.instances.delete(key);
+    return this.instances.delete(key.name);
   }
 
   /** The instance registered under `key` if it was ever requested, without creating it. */
-  peek<T>(key: string): Promise<T> | undefined {
-    return this.instances.get(key) as Promise<T> | undefined;
+  peek<T>(key: ServiceKey<T>): Promise<T> | undefined {
+    return this.instances.get(key.name) as Promise<T> | undefined;
   }
 
   /** Registers cleanup run by `close`, in reverse order of registration. */

@@ -4,7 +4,7 @@
  * from IDP_BLS_SIGN_SEED_PHRASE; without one, a 12-word phrase is generated once and kept in the
  * wallet store (0600). The phrase is a secret: it is returned only by `readIssuerSeedPhrase`.
  */
-import type { Context } from '../context.js';
+import { ServiceKey, type Context } from '../context.js';
 import { blsDidKeyFromPublicKey } from './didKey.js';
 import { bbsLibraries } from './library.js';
 import { normaliseSeedPhrase } from '../config/seedPhrase.js';
@@ -71,9 +71,11 @@ export async function readIssuerSeedPhrase(ctx: Context): Promise<{ phrase: stri
   return { phrase: stored.phrase, source: 'wallet' };
 }
 
+const ISSUER_KEY = new ServiceKey<BlsIssuerKey>('bbs.issuerKey');
+
 /** The issuer's BBS+ key for this context (derived once per process). */
 export function loadIssuerBlsKey(ctx: Context): Promise<BlsIssuerKey> {
-  return ctx.lazy('bbs.issuerKey', async () => {
+  return ctx.lazy(ISSUER_KEY, async () => {
     const { phrase, source } = await readIssuerSeedPhrase(ctx);
     return deriveBlsKeyPair(phrase, source);
   });

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRpcApiProvider, Wallet } from 'ethers';
-import type { Context } from '../context.js';
+import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
 import { checkpointLocalChain, ensureLocalNode, isLocalNodeProcess, type LocalNodeInfo } from './anvil.js';
 import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';
@@ -144,9 +144,9 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
 }
 
 /** Context keys of the cached connection and client (see forgetChainConnection). */
-const CONNECTION_KEY = 'chain.connection';
-const CHAIN_KEY = 'chain';
-const CONNECTION_HEALTH_KEY = 'chain.connectionHealth';
+const CONNECTION_KEY = new ServiceKey<ChainConnection>('chain.connection');
+const CHAIN_KEY = new ServiceKey<ChainClient>('chain');
+const CONNECTION_HEALTH_KEY = new ServiceKey<ConnectionHealth>('chain.connectionHealth');
 
 /** Outcome of the latest attempt to connect in this context (read by the health check). */
 interface ConnectionHealth {
@@ -154,7 +154,7 @@ interface ConnectionHealth {
 }
 
 function connectionHealth(ctx: Context): Promise<ConnectionHealth> {
-  return ctx.lazy(CONNECTION_HEALTH_KEY, async () => ({ failure: undefined }));
+  return ctx.lazy(CONNECTION_HEALTH_KEY, async (): Promise<ConnectionHealth> => ({ failure: undefined }));
 }
 
 /**
@@ -162,7 +162,7 @@ function connectionHealth(ctx: Context): Promise<ConnectionHealth> {
  * succeeded or none was made. A long-lived server reports it as not ready.
  */
 export async function lastConnectionFailure(ctx: Context): Promise<string | undefined> {
-  return (await ctx.peek<ConnectionHealth>(CONNECTION_HEALTH_KEY))?.failure;
+  return (await ctx.peek(CONNECTION_HEALTH_KEY))?.failure;
 }
 
 async function createTrackedConnection(ctx: Context): Promise<ChainConnection> {
@@ -191,7 +191,7 @@ export async function forgetChainConnection(ctx: Context, connection: Pick<Chain
   let dropped = false;
   const unsettled = Symbol('unsettled');
   for (const key of [CHAIN_KEY, CONNECTION_KEY]) {
-    const pending = ctx.peek<ChainConnection>(key);
+    const pending = ctx.peek<ChainConnection>(key as ServiceKey<ChainConnection>);
     if (pending === undefined) continue;
     // Only settled entries are examined: one still being created is a newer connection, or the
     // very getChain that called us (awaiting it here would deadlock).
@@ -231,7 +231,7 @@ export async function connectChain(ctx: Context): Promise<ChainConnection> {
  * was already running when we connected belongs to someone else and keeps running.
  */
 export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean> {
-  const pending = ctx.peek<ChainConnection>(CONNECTION_KEY);
+  const pending = ctx.peek(CONNECTION_KEY);
   if (pending === undefined) return false;
   const connection = await pending.catch(() => undefined);
   if (connection?.node?.started !== true) return false;

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Interface, InterfaceAbi, TransactionReceipt, TransactionRequest } from 'ethers';
-import type { Context } from '../context.js';
+import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, VerificationError, describeError, type VcErrorOptions } from '../errors.js';
 import { checkpointLocalChain } from './anvil.js';
 import { connectChain, forgetConnectionIfNodeFailed, type ChainConnection } from './client.js';
@@ -92,8 +92,10 @@ function errorFragmentsOf(ethers: typeof import('ethers'), abi: InterfaceAbi): E
  * The custom errors of every iden3 contract artifact (some eighty files), read on the first
  * decoded failure of this context and kept for its lifetime: a server decodes many reverts.
  */
+const ERROR_FRAGMENTS_KEY = new ServiceKey<ErrorFragmentText[]>('chain.iden3ErrorFragments');
+
 function iden3ErrorFragments(ctx: Context, ethers: typeof import('ethers')): Promise<ErrorFragmentText[]> {
-  return ctx.lazy('chain.iden3ErrorFragments', async () => {
+  return ctx.lazy(ERROR_FRAGMENTS_KEY, async () => {
     const require = createRequire(import.meta.url);
     const dir = path.join(path.dirname(require.resolve('@iden3/contracts/package.json')), 'build', 'contracts');
     const fragments: ErrorFragmentText[] = [];

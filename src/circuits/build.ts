@@ -15,7 +15,7 @@ import os from 'node:os';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Context } from '../context.js';
+import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NotFoundError, StoreError, describeError } from '../errors.js';
 import { compileCircuit, type CircomOptimisation, type CircuitStatistics, type CompileResult } from './compile.js';
 import { writeDevelopmentZkey } from './devSetup.js';
@@ -446,7 +446,7 @@ async function describeConfigured(dir: string): Promise<CircuitsInfo> {
 export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo> {
   const configured = ctx.config.circuitsPath;
   if (configured !== undefined && options.circuits === undefined) {
-    return ctx.lazy('circuits.info', async () => {
+    return ctx.lazy(new ServiceKey<CircuitsInfo>('circuits.info'), async () => {
       const info = await describeConfigured(configured);
       const missing = info.circuits.filter((c) => !c.complete).map((c) => c.id);
       if (missing.length > 0) {
@@ -458,7 +458,7 @@ export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promis
     });
   }
   const lazyKey = options.circuits === undefined && options.cacheDir === undefined ? 'circuits.info' : `circuits.info:${options.cacheDir ?? ''}:${(options.circuits ?? []).map((c) => c.id).join(',')}`;
-  return ctx.lazy(lazyKey, async () => {
+  return ctx.lazy(new ServiceKey<CircuitsInfo>(lazyKey), async () => {
     const plan = planBuild(options);
     // Fast path without the lock: entries only ever appear by atomic rename.
     if (options.force !== true && setIsComplete(plan)) return describeSet(plan, []);

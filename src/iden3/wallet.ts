@@ -4,7 +4,7 @@
  * storage on our chain, and (on demand) the proof service with its circuit files.
  */
 import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService } from '@0xpolygonid/js-sdk';
-import type { Context } from '../context.js';
+import { ServiceKey, type Context } from '../context.js';
 import { ChainStateStorage } from './chainState.js';
 import { Iden3Documents } from './documents.js';
 import { loadIden3Modules, type Iden3Modules } from './modules.js';
@@ -35,9 +35,13 @@ export interface Iden3Prover {
   circuitsDir: string;
 }
 
+const IDEN3_KEY = new ServiceKey<Iden3>('iden3');
+const CIRCUITS_DIR_KEY = new ServiceKey<string>('iden3.circuitsDir');
+const PROVER_KEY = new ServiceKey<Iden3Prover>('iden3.prover');
+
 /** The js-sdk wiring of this Context, created on first use. */
 export function getIden3(ctx: Context): Promise<Iden3> {
-  return ctx.lazy('iden3', () => createIden3(ctx));
+  return ctx.lazy(IDEN3_KEY, () => createIden3(ctx));
 }
 
 async function createIden3(ctx: Context): Promise<Iden3> {
@@ -114,12 +118,12 @@ async function circuitsDirectory(ctx: Context): Promise<string> {
  * registered with the validator that will verify proofs of these circuits.
  */
 export function proofCircuitsDir(ctx: Context): Promise<string> {
-  return ctx.lazy('iden3.circuitsDir', () => circuitsDirectory(ctx));
+  return ctx.lazy(CIRCUITS_DIR_KEY, () => circuitsDirectory(ctx));
 }
 
 /** The proof service of this Context (needs the circuit files; builds them on first use). */
 export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
-  return ctx.lazy('iden3.prover', async () => {
+  return ctx.lazy(PROVER_KEY, async () => {
     const iden3 = await getIden3(ctx);
     const { sdk } = iden3.modules;
     const circuitsDir = await proofCircuitsDir(ctx);

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
+import { Context, ServiceKey } from '../../src/context.js';
 import { checkProofInputs } from '../../src/core/pbq/prove.js';
 import { createCredentialRequest, universalVerifierAbi } from '../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';
@@ -120,8 +120,8 @@ describe('an expired credential given to prove-submit', () => {
       expect((error as Error).message).toMatch(/expired at 2030-06-01T00:00:00.000Z/);
       await expect(checkProofInputs(earlier, { credential: inFuture, request })).resolves.toBeUndefined();
       for (const ctx of [later, earlier]) {
-        expect(ctx.peek('chain.connection')).toBeUndefined();
-        expect(ctx.peek('iden3.circuitsDir')).toBeUndefined();
+        expect(ctx.peek(new ServiceKey('chain.connection'))).toBeUndefined();
+        expect(ctx.peek(new ServiceKey('iden3.circuitsDir'))).toBeUndefined();
       }
     } finally {
       await later.close();
@@ -239,9 +239,9 @@ describe('operator and value shapes at request creation', () => {
         expect(error, what).toBeInstanceOf(InputError);
         expect(error, what).not.toBeInstanceOf(UnprocessableError);
       }
-      expect(ctx.peek('iden3.circuitsDir')).toBeUndefined();
-      expect(ctx.peek('chain')).toBeUndefined();
-      expect(ctx.peek('chain.connection')).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('iden3.circuitsDir'))).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('chain'))).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('chain.connection'))).toBeUndefined();
     } finally {
       await ctx.close();
     }

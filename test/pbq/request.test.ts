@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
+import { Context, ServiceKey } from '../../src/context.js';
 import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { UnprocessableError } from '../../src/errors.js';
 import { tempDir } from '../helpers.js';
@@ -21,9 +21,9 @@ describe('createCredentialRequest', () => {
       const error = await createCredentialRequest(ctx, { field: 'birthDat', op: '$lt', value: 20010101 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnprocessableError);
       expect((error as Error).message).toMatch(/does not fit type PassportCredential/);
-      expect(ctx.peek('iden3.circuitsDir')).toBeUndefined();
-      expect(ctx.peek('chain')).toBeUndefined();
-      expect(ctx.peek('chain.connection')).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('iden3.circuitsDir'))).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('chain'))).toBeUndefined();
+      expect(ctx.peek(new ServiceKey('chain.connection'))).toBeUndefined();
       expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       await ctx.close();
