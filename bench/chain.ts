@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { anvilBinaryPath, findFreePort, stopLocalNode } from '../src/chain/anvil.js';
-import { getChain } from '../src/chain/client.js';
+import { getChain } from '../src/chain/chain.js';
 import { probeChainId } from '../src/chain/jsonRpc.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';

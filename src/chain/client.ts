@@ -145,7 +145,8 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
 
 /** Context keys of the cached connection and client (see forgetChainConnection). */
 const CONNECTION_KEY = new ServiceKey<ChainConnection>('chain.connection');
-const CHAIN_KEY = new ServiceKey<ChainClient>('chain');
+/** The chain client (connection + addresses) of src/chain/chain.ts, dropped with its connection. */
+export const CHAIN_KEY = new ServiceKey<ChainClient>('chain');
 const CONNECTION_HEALTH_KEY = new ServiceKey<ConnectionHealth>('chain.connectionHealth');
 
 /** Outcome of the latest attempt to connect in this context (read by the health check). */
@@ -178,7 +179,8 @@ async function createTrackedConnection(ctx: Context): Promise<ChainConnection> {
 }
 
 /** True when a cached connection's embedded node is no longer running (killed, crashed, stopped). */
-function isEmbeddedNodeGone(connection: ChainConnection): boolean {
+/** True when the embedded node this connection talks to is no longer running. */
+export function isEmbeddedNodeGone(connection: ChainConnection): boolean {
   return connection.embedded && connection.node !== undefined && !isLocalNodeProcess(connection.node);
 }
 
@@ -240,21 +242,4 @@ export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean>
   return result.stopped;
 }
 
-async function createChainClient(ctx: Context): Promise<ChainClient> {
-  const connection = await connectChain(ctx);
-  const { ensureDeployed } = await import('./deploy.js');
-  const book = await ensureDeployed(ctx);
-  return { ...connection, addresses: book };
-}
 
-/**
- * The chain client: connection plus contract addresses. On the embedded chain the contracts are
- * deployed the first time; with RPC_URL they come from configuration (or an earlier `vc chain deploy`).
- * A cached client whose embedded node died is rebuilt on a restarted node.
- */
-export async function getChain(ctx: Context): Promise<ChainClient> {
-  const chain = await ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
-  if (!isEmbeddedNodeGone(chain)) return chain;
-  await forgetChainConnection(ctx, chain);
-  return ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
-}

@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import { InputError, NetworkError, redactUrls } from '../errors.js';
 import { localNodeStatus, resetLocalChainState, stopLocalNode, type LocalNodeState } from './anvil.js';
-import { getChain } from './client.js';
+import { getChain } from './chain.js';
 import { ADDRESS_BOOK_NS, deployContracts, readAddressBook, type AddressBook, type ChainAddresses, type DeployOptions, type VerifierRecord } from './deploy.js';
 import { chainErrorReason } from './transactions.js';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
-import { getChain } from '../../src/chain/client.js';
+import { getChain } from '../../src/chain/chain.js';
 import { listIssuedCredentials } from '../../src/core/pbq/issue.js';
 import { runVc, tempDir, type VcRun } from '../helpers.js';
 

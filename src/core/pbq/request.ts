@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
-import { getChain } from '../../chain/client.js';
+import { getChain } from '../../chain/chain.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';

@@ -1,0 +1,28 @@
+/**
+ * The chain client: the connection of ./client.ts plus the contract addresses, deployed on the
+ * embedded chain the first time (./deploy.ts). Kept apart from the connection so that deployment,
+ * which sends transactions over a bare connection, never depends back on it (no import cycle).
+ */
+import type { Context } from '../context.js';
+import { CHAIN_KEY, connectChain, forgetChainConnection, isEmbeddedNodeGone, type ChainClient } from './client.js';
+import { ensureDeployed } from './deploy.js';
+
+export type { ChainClient };
+
+async function createChainClient(ctx: Context): Promise<ChainClient> {
+  const connection = await connectChain(ctx);
+  const book = await ensureDeployed(ctx);
+  return { ...connection, addresses: book };
+}
+
+/**
+ * The chain client: connection plus contract addresses. On the embedded chain the contracts are
+ * deployed the first time; with RPC_URL they come from configuration (or an earlier `vc chain deploy`).
+ * A cached client whose embedded node died is rebuilt on a restarted node.
+ */
+export async function getChain(ctx: Context): Promise<ChainClient> {
+  const chain = await ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
+  if (!isEmbeddedNodeGone(chain)) return chain;
+  await forgetChainConnection(ctx, chain);
+  return ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
+}
