@@ -137,7 +137,7 @@ export function describeError(error: unknown): string {
  * path, query or user info, which must not reach HTTP clients or shared logs.
  */
 export function redactUrls(text: string): string {
-  return text.replace(/\b(https?|wss?):\/\/[^\s"'<>)]+/g, (match) => {
+  return text.replace(/\b(https?|wss?):\/\/[^\s"'<>)]+/gi, (match) => {
     const trailing = /[.,;:]+$/.exec(match)?.[0] ?? '';
     try {
       const url = new URL(match.slice(0, match.length - trailing.length));

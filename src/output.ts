@@ -5,7 +5,7 @@
  * stay); --quiet silences everything but errors.
  */
 import { PATH_ERROR_CODES, writeFailureCode, writeFileAtomicSync } from './store/atomicFile.js';
-import { InputError, isVcError, redactUrls, type VcError } from './errors.js';
+import { InputError, StoreError, isVcError, redactUrls, type VcError } from './errors.js';
 import type { ProgressReporter, ProgressStep } from './context.js';
 
 export interface OutputOptions {
@@ -77,7 +77,17 @@ export class Output {
   result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined } = {}): void {
     if (options.outFile !== undefined) {
       // Results are credentials, proofs and keys: personal data, readable by the owner only.
-      writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`, 0o600);
+      try {
+        writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`, 0o600);
+      } catch (error) {
+        // The command's effect happened (a credential issued, a proof submitted): say so, so a
+        // retry does not repeat it, and where to get the result again.
+        if (!(error instanceof StoreError)) throw error;
+        const record = value as { id?: unknown; credential?: { id?: unknown } } | null;
+        const id = typeof record?.credential?.id === 'string' ? record.credential.id : typeof record?.id === 'string' ? record.id : undefined;
+        const again = id === undefined ? '' : ` (${id}; for an issued iden3 credential, vc issuer credentials --id ${id} prints it again)`;
+        throw new StoreError(`${error.message}; the command itself completed, only its result was not written${again}`, { field: options.outFile, cause: error });
+      }
       this.info(`wrote ${options.outFile}`);
     } else {
       const text = this.json || !this.stdout.isTTY ? JSON.stringify(value) : JSON.stringify(value, null, 2);

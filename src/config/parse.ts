@@ -120,15 +120,22 @@ function address(vars: RawVariables, name: string, problems: Problems): string |
   return value;
 }
 
+/**
+ * A URL variable in its one normal form (`scheme://host/path`, lower-case scheme and host, no
+ * trailing slash), so that everything printing it later recognises it as a URL and masks it.
+ * Spellings URL parsers repair (`http:/host`, `https:host`, backslashes) are refused, and a
+ * refused value is never echoed: these URLs often carry an API key.
+ */
 function url(vars: RawVariables, name: string, problems: Problems, protocols: string[]): string | undefined {
   const value = text(vars, name);
   if (value === undefined) return undefined;
+  const expected = `a URL such as ${protocols[protocols.length - 1]!.replace(':', '')}://host/path (${protocols.map((p) => p.replace(':', '')).join(', ')})`;
   try {
     const parsed = new URL(value);
-    if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
-    return value.replace(/\/+$/, '');
+    if (!protocols.includes(parsed.protocol) || !new RegExp(`^${parsed.protocol}//[^/\\\\]`, 'i').test(value) || value.includes('\\')) throw new Error('form');
+    return parsed.href.replace(/\/+$/, '');
   } catch {
-    problems.add(name, value, `a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
+    problems.add(name, value, expected, true);
     return undefined;
   }
 }
@@ -195,7 +202,8 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       chainId,
       didBlockchain,
       didNetwork,
-      rpcUrl: url(vars, 'RPC_URL', problems, ['http:', 'https:', 'ws:', 'wss:']),
+      // WebSocket endpoints are refused: ethers' WebSocketProvider crashes the process on an unreachable one.
+      rpcUrl: url(vars, 'RPC_URL', problems, ['http:', 'https:']),
       walletKey,
       stateContractAddress: address(vars, 'STATE_CONTRACT_ADDRESS', problems),
       poseidonAddress: address(vars, 'POSEIDON_ADDRESS', problems),

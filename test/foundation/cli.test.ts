@@ -61,7 +61,7 @@ describe('vc command line', () => {
     writeFileSync(envFile, 'CHAIN_ID=one-five-two\nRPC_URL=not a url\n');
     const run = runVc(['--env', envFile, 'config', 'show'], { home });
     expect(run.status).toBe(3);
-    expectOneLineError(run.stderr, /CHAIN_ID="one-five-two": expected an integer.*RPC_URL="not a url": expected a URL/);
+    expectOneLineError(run.stderr, /CHAIN_ID="one-five-two": expected an integer.*RPC_URL=\(hidden\): expected a URL/);
   });
 
   it('reports a missing --env file with exit code 3', () => {

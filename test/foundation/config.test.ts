@@ -50,7 +50,8 @@ describe('parseConfig', () => {
     expect(message).toContain('CHAIN_ID="abc": expected an integer');
     expect(message).toContain('PORT="70000"');
     expect(message).toContain('MTP_ADDRESS="0x12": expected a 0x-prefixed 20-byte hex address');
-    expect(message).toContain('RPC_URL="ftp://x"');
+    expect(message).toContain('RPC_URL=(hidden)');
+    expect(message).not.toContain('ftp://x');
     expect(message).toContain('WALLET_KEY=(hidden)');
     expect(message).not.toContain('secret-key-value');
     expect(message).not.toContain('\n');
@@ -72,5 +73,19 @@ describe('parseConfig', () => {
 
   it('requires WALLET_KEY when an external RPC_URL is configured', () => {
     expect(() => parseConfig({ RPC_URL: 'http://127.0.0.1:8545' }, '/h')).toThrow(/WALLET_KEY: required/);
+  });
+
+  it('refuses WebSocket RPC URLs and URL spellings parsers repair, without echoing them', () => {
+    for (const value of ['ws://127.0.0.1:1/v3/KEY', 'http:/rpc.example/v3/KEY', 'https:rpc.example/v3/KEY']) {
+      let message = '';
+      try {
+        parseConfig({ RPC_URL: value, WALLET_KEY: `0x${'11'.repeat(32)}` }, '/tmp/vc-config-test');
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, value).toContain('RPC_URL=(hidden): expected a URL');
+      expect(message).not.toContain('KEY');
+    }
+    expect(parseConfig({ RPC_URL: 'HTTPS://Rpc.Example/v3/KEY', WALLET_KEY: `0x${'11'.repeat(32)}` }, '/tmp/vc-config-test').chain.rpcUrl).toBe('https://rpc.example/v3/KEY');
   });
 });

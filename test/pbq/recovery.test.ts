@@ -6,7 +6,7 @@
  * holds, published by a successful transaction), and the interrupted credential is either completed
  * or cleanly absent. One recovered credential also goes through a real prove-submit.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
@@ -183,4 +183,26 @@ describe('the embedded node killed after the receipt, before its state is saved'
     },
     LONG,
   );
+});
+
+describe('what the issuer lists and revokes is what it issued', () => {
+  it('a tampered copy given to prove-submit is neither stored nor listed, and the auth key nonce cannot be revoked', async () => {
+    const real = vc(['issuer', 'credentials', '--id', reported[0]!, '-o', file('real.json')]);
+    expect(real.status, real.stderr).toBe(0);
+    const forged = JSON.parse(readFileSync(file('real.json'), 'utf8')) as Json;
+    forged.id = 'a-forged';
+    (forged.credentialStatus as Json).revocationNonce = 0;
+    writeFileSync(file('forged.json'), JSON.stringify(forged));
+    const request = vc(['verifier', 'request', '-o', file('request-forged.json')]);
+    expect(request.status, request.stderr).toBe(0);
+    const proved = vc(['holder', 'prove-submit', '--credential', file('forged.json'), '--request', file('request-forged.json')]);
+    expect(proved.status).not.toBe(0);
+    expect(proved.status).not.toBe(70);
+    expect(listing().credentials.map((c) => c.id)).not.toContain('a-forged');
+    const revoke = vc(['issuer', 'revoke', '--nonce', '0']);
+    expect(revoke.status).toBe(2);
+    expect(revoke.stderr).toMatch(/own authentication key/);
+    // The issuer can still issue.
+    expect(issue('after-forgery.json').status).toBe(0);
+  }, LONG);
 });

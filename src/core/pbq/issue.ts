@@ -14,7 +14,7 @@ import { samplePassportSubject } from '../sd/issue.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './did.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
-import { publishRecoverably, recoverPendingPublication } from './publication.js';
+import { issuedRecords, publishRecoverably, recoverPendingPublication } from './publication.js';
 import type { IssueOptions } from './schemas.js';
 
 /** Spec 2.3 response. */
@@ -131,12 +131,15 @@ export async function revokePbqCredential(ctx: Context, options: { nonce: number
       // The interrupted command was this very revocation: it is on chain now.
       return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId: recovered.txId, state: recovered.state.state };
     }
-    const issued = (await iden3.dataStorage.credential.listCredentials()).find(
-      (c) => c.issuer === issuerDidString && c.credentialStatus.revocationNonce === options.nonce,
-    );
-    if (issued === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential with revocation nonce ${options.nonce} from this wallet`, { field: 'nonce' });
-    if (issued.type.includes(AUTH_CREDENTIAL_TYPE)) {
+    // The issuer's own auth key claim, whatever any stored credential claims to be.
+    const authNonces = (await iden3.dataStorage.credential.listCredentials())
+      .filter((c) => c.issuer === issuerDidString && c.type.includes(AUTH_CREDENTIAL_TYPE) && c.credentialSubject.id === issuerDidString)
+      .map((c) => Number(c.credentialStatus.revocationNonce));
+    if (authNonces.includes(options.nonce)) {
       throw new ConflictError(`revocation nonce ${options.nonce} is the issuer's own authentication key (${AUTH_CREDENTIAL_TYPE}); revoking it would leave ${issuerDidString} unable to publish any state`, { field: 'nonce' });
+    }
+    if (!issuedRecords(ctx, issuerDidString).some((record) => record.revocationNonce === options.nonce)) {
+      throw new NotFoundError(`issuer ${issuerDidString} issued no credential with revocation nonce ${options.nonce} from this wallet`, { field: 'nonce' });
     }
 
     const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
@@ -181,8 +184,13 @@ export async function listIssuedCredentials(ctx: Context, options: { id?: string
   const issuerDid = iden3.modules.core.DID.parse(issuerDidString);
   return ctx.store.withLock('iden3.issuer', async () => {
     const recovered = await recoverPendingPublication(ctx, issuerDid);
-    // The issuer's own AuthBJJCredential (its signing key) is not a credential it issued to anyone.
-    const issued = (await iden3.dataStorage.credential.listCredentials()).filter((c) => c.issuer === issuerDidString && !c.type.includes(AUTH_CREDENTIAL_TYPE));
+    // Only what this issuer's completed publications recorded: the credential store also holds
+    // credentials holders of this wallet received, and copies given to prove-submit.
+    const issued: W3CCredential[] = [];
+    for (const record of issuedRecords(ctx, issuerDidString)) {
+      const stored = await iden3.dataStorage.credential.findCredentialById(record.id);
+      if (stored !== undefined) issued.push(stored);
+    }
     if (options.id !== undefined) {
       const found = issued.find((c) => c.id === options.id);
       if (found === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential ${options.id} from this wallet`, { field: 'id' });

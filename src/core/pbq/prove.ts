@@ -156,9 +156,6 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   requireWalletIdentity(ctx, holder, 'the credential subject');
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
 
-  // Keep the credential in the holder's wallet (idempotent: keyed by its id).
-  await iden3.credentialWallet.save(credential);
-
   let revocation;
   try {
     revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
@@ -183,6 +180,8 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
       { credential, credentialRevocationStatus: revocation, skipRevocation: false, challenge: sdk.getChallengeFromEthAddress(options.sender) },
     );
     step.succeed('proof generated');
+    // Kept in the holder's wallet once it proved (so it is genuine), and never over a stored one.
+    if ((await iden3.credentialWallet.findById(credential.id)) === undefined) await iden3.credentialWallet.save(credential);
     return { response, timing: prover.timingOf(before) };
   } catch (error) {
     step.fail();
@@ -192,6 +191,14 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     if (message === sdk.VerifiableConstants.ERRORS.PROOF_SERVICE_CREDENTIAL_IS_EXPIRED) {
       // The js-sdk reads the system clock, which may be past the context's clock checked above.
       throw new VerificationError(`verifiableCredential.expirationDate: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
+    }
+    // JSON-LD processing of the credential (merklization) refusing its content is about the input.
+    const name = (error as { name?: unknown }).name;
+    if ((typeof name === 'string' && name.startsWith('jsonld.')) || /Safe mode validation error|multiple parents found/i.test(message)) {
+      throw new UnprocessableError(`verifiableCredential: the credential is not valid JSON-LD under its contexts (${message.split('\n')[0]!.slice(0, 160)}); ids must be absolute IRIs and each node may appear once`, {
+        field: 'verifiableCredential',
+        cause: error,
+      });
     }
     if (/assert|constraint|witness/i.test(message)) {
       throw new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });

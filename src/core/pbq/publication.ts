@@ -28,6 +28,20 @@ import { localNodeStatus } from '../../chain/anvil.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
 import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
 
+/** Store namespace of the credentials each issuer of this wallet issued: `<issuer DID>/<credential id>`. */
+export const ISSUED_NS = 'iden3.issued';
+
+/** The record of one issued credential. */
+export interface IssuedRecord {
+  id: string;
+  revocationNonce: number;
+}
+
+/** The credentials `issuer` issued from this wallet (completed publications only). */
+export function issuedRecords(ctx: Context, issuer: string): IssuedRecord[] {
+  return ctx.store.list<IssuedRecord>(ISSUED_NS, `${issuer}/`).map((entry) => entry.value);
+}
+
 /** Store namespace of the journal: one pending publication per issuer DID. */
 export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
 
@@ -190,7 +204,12 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
   ctx.store.put<TreeStateRecord>(TREE_STATES_NS, `${journal.issuer}/${record.state}`, record);
   const credentials = journal.credentials.map((json) => sdk.W3CCredential.fromJSON(json));
   const completed = credentials.length === 0 ? [] : await iden3.identityWallet.generateIden3SparseMerkleTreeProof(did, credentials, txId);
-  for (const credential of completed) await iden3.dataStorage.credential.saveCredential(credential);
+  for (const credential of completed) {
+    await iden3.dataStorage.credential.saveCredential(credential);
+    // What this issuer issued is recorded here, not inferred from the credential store (which
+    // also holds what holders of this wallet were given, and anything given to prove-submit).
+    ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+  }
   ctx.store.delete(PENDING_PUBLICATIONS_NS, journal.issuer);
   return { txId, state: record, credentials: completed, revokedNonces: journal.revokedNonces };
 }
@@ -210,6 +229,16 @@ async function findStateTransaction(ctx: Context, iden3: Iden3, did: DID, state:
     if (parsed !== null && BigInt(parsed.args.id as bigint) === id && BigInt(parsed.args.state as bigint) === stateValue) return log.transactionHash;
   }
   throw new ConflictError(`the State contract holds state ${state} for ${did.string()}, but no StateUpdated event from block ${fromBlock ?? 0} names it`);
+}
+
+/** True when `state` (hex; undefined for genesis) is the genesis or a published state of `did` in this wallet. */
+function knowsState(ctx: Context, iden3: Iden3, did: DID, state: string | undefined): boolean {
+  try {
+    treeStateForPublishedState(ctx, iden3, did, state);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Waits for a broadcast transaction that is still pending; true when it was mined successfully. */
@@ -243,6 +272,12 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
     ctx.progress.info(`completing the interrupted ${journal.kind} of ${issuer}: its state transition ${txId} is on chain`);
     await ensureDurable(ctx, (await getChain(ctx)).embedded);
     return completePublication(ctx, iden3, did, journal, txId);
+  }
+  if (onChain !== journal.baseState && knowsState(ctx, iden3, did, onChain)) {
+    // The chain went back to an older state of ours (a node restored from an older snapshot, a
+    // reset chain): the trees hold everything, so the prepared state is published from there.
+    ctx.progress.info(`the chain holds an older state of ${issuer} (${onChain ?? 'genesis'}) than the interrupted ${journal.kind} started from; publishing from it`);
+    journal = { ...journal, baseState: onChain };
   }
   if (onChain !== journal.baseState) {
     throw new ConflictError(
