@@ -133,7 +133,7 @@ export async function revokePbqCredential(ctx: Context, options: { nonce: number
     }
     // The issuer's own auth key claim, whatever any stored credential claims to be.
     const authNonces = (await iden3.dataStorage.credential.listCredentials())
-      .filter((c) => c.issuer === issuerDidString && c.type.includes(AUTH_CREDENTIAL_TYPE) && c.credentialSubject.id === issuerDidString)
+      .filter((c) => c.issuer === issuerDidString && c.type.includes(AUTH_CREDENTIAL_TYPE))
       .map((c) => Number(c.credentialStatus.revocationNonce));
     if (authNonces.includes(options.nonce)) {
       throw new ConflictError(`revocation nonce ${options.nonce} is the issuer's own authentication key (${AUTH_CREDENTIAL_TYPE}); revoking it would leave ${issuerDidString} unable to publish any state`, { field: 'nonce' });
