@@ -138,6 +138,15 @@ async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication)
     if (!(await model.claimsTree.generateProof(hi)).proof.existence) missing.push(credential);
   }
   if (missing.length > 0) await iden3.identityWallet.addCredentialsToMerkleTree(missing, did);
+  if (journal.credentials.length > 0) {
+    // addCredentialsToMerkleTree adds the claims, then the new claims root to the roots tree: a
+    // crash between the two leaves the claims in and the root out, which a retry completes.
+    const fresh = await iden3.identityWallet.getDIDTreeModel(did);
+    const claimsRoot = await fresh.claimsTree.root();
+    if (!(await fresh.rootsTree.generateProof(claimsRoot.bigInt())).proof.existence) {
+      await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Roots, claimsRoot.bigInt(), 0n);
+    }
+  }
   for (const nonce of journal.revokedNonces) {
     if (!(await model.revocationTree.generateProof(BigInt(nonce))).proof.existence) {
       await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Revocations, BigInt(nonce), 0n);
@@ -152,6 +161,8 @@ async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: Pen
   const { tree: _tree, txId: _txId, at: _at, ...newState } = await currentTreeState(iden3, did);
   journal.newState = newState;
   journal.stage = 'trees-updated';
+  // Where to look for the transaction's event if the process dies before its hash is recorded.
+  journal.fromBlock = await (await getChain(ctx)).provider.getBlockNumber();
   saveJournal(ctx, journal);
 
   await iden3.identityWallet.publishRevocationInfoByCredentialStatusType(did, sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, {
@@ -168,7 +179,7 @@ async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: Pen
       {
         onSent: ({ hash, fromBlock }) => {
           journal.txHash = hash;
-          journal.fromBlock = fromBlock;
+          journal.fromBlock = Math.min(fromBlock, journal.fromBlock ?? fromBlock);
           journal.stage = 'sent';
           saveJournal(ctx, journal);
           crashPoint(`${journal.kind}:tx-sent`);
@@ -287,7 +298,6 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
   ctx.progress.info(`publishing again the state an interrupted ${journal.kind} of ${issuer} prepared (it never reached the chain)`);
   journal = { ...journal, stage: 'prepared' };
   delete journal.txHash;
-  delete journal.fromBlock;
   saveJournal(ctx, journal);
   return runPublication(ctx, iden3, did, journal);
 }
