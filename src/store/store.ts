@@ -87,13 +87,27 @@ export class WalletStore {
       if (!existsSync(paths.database)) closeSync(openSync(paths.database, 'a', 0o600));
       if ((statSync(paths.database).mode & 0o077) !== 0) chmodSync(paths.database, 0o600);
       const db = new Database(paths.database, { timeout: 30_000 });
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 30000');
-      db.exec(
-        'CREATE TABLE IF NOT EXISTS records (ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, ' +
-          'updated_at INTEGER NOT NULL, PRIMARY KEY (ns, key)) WITHOUT ROWID',
-      );
+      // Two processes opening a fresh wallet at once race to switch it to WAL, and SQLite answers
+      // the loser "database is locked" without waiting: retry for a while, then give up.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          db.pragma('journal_mode = WAL');
+          db.pragma('synchronous = NORMAL');
+          db.pragma('busy_timeout = 30000');
+          db.exec(
+            'CREATE TABLE IF NOT EXISTS records (ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, ' +
+              'updated_at INTEGER NOT NULL, PRIMARY KEY (ns, key)) WITHOUT ROWID',
+          );
+          break;
+        } catch (error) {
+          const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY' || /database is locked/i.test(describeError(error));
+          if (!busy || attempt >= 300) {
+            db.close();
+            throw error;
+          }
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.floor(Math.random() * 30));
+        }
+      }
       return new WalletStore(paths, db);
     } catch (error) {
       throw new StoreError(`cannot open wallet store in ${home}: ${describeError(error)}`, { cause: error });
