@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
     }
     // A lost connection raised inside a library (a node killed mid-command) is exit 4, not a bug.
     const reported = asConnectionFailure(error) ?? error;
-    rt.output.error(reported);
+    rt.output.error(reported, rt.renderField);
     return isVcError(reported) ? reported.exitCode : ExitCode.internal;
   } finally {
     await rt.close();

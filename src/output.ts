@@ -122,10 +122,16 @@ export class Output {
    * URL in it is cut to its origin (RPC_URL and RHS_URL often carry an API key in the path, the
    * query or the user info, and library errors quote them).
    */
-  error(error: unknown): void {
+  error(error: unknown, renderField: (field: string | undefined) => string | undefined = (field) => field): void {
     const prefix = this.c ? this.c.red('error:') : 'error:';
     if (isVcError(error)) {
       const vcError = error as VcError;
+      if (this.json) {
+        // One JSON line, the shape of the HTTP error bodies, the field named as this command line names it.
+        const field = renderField(vcError.field);
+        this.stderr.write(`${JSON.stringify({ error: { code: vcError.code, message: redactUrls(vcError.message), ...(field === undefined ? {} : { field }) } })}\n`);
+        return;
+      }
       this.stderr.write(`${prefix} ${terminalSafe(redactUrls(vcError.message))}\n`);
       if (vcError.details && !this.json) this.stderr.write(`  ${terminalSafe(redactUrls(vcError.details))}\n`);
       return;

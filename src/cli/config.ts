@@ -1,34 +1,14 @@
 /**
- * `vc config`: user preferences kept by conf (the default home) and a view of the effective
- * configuration with secrets masked.
+ * `vc config set-home|unset-home`: the default wallet home, a preference of the command line kept
+ * by conf.
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { redactUrls } from '../errors.js';
 import type { CliRuntime } from './runtime.js';
 
-/** Registers `vc config show|set-home|unset-home`. */
+/** Registers `vc config set-home|unset-home` (preferences of the command line; `config show` is an operation). */
 export function registerConfigCommands(program: Command, rt: CliRuntime): void {
-  const group = program.command('config').description('show the effective configuration, set the default wallet home')
-    .addHelpText('after', `\nExamples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work`);
-  group
-    .command('show')
-    .description('print the effective configuration (secrets masked)')
-    .addHelpText('after', '\nExample:\n  $ vc config show --json | jq .chain')
-    .action(async () => {
-      const ctx = await rt.ctx();
-      const { config } = ctx;
-      const mask = (value: string | undefined): string | null => (value === undefined ? null : '(set, hidden)');
-      // RPC and RHS URLs often carry an API key (path, query or user info): show the origin only.
-      const maskUrl = (value: string | undefined): string | null => (value === undefined ? null : redactUrls(value));
-      rt.output.result({
-        ...config,
-        chain: { ...config.chain, rpcUrl: maskUrl(config.chain.rpcUrl), walletKey: mask(config.chain.walletKey) },
-        rhsUrl: maskUrl(config.rhsUrl),
-        issuer: { ...config.issuer, blsSeedPhrase: mask(config.issuer.blsSeedPhrase) },
-        server: { ...config.server, apiToken: mask(config.server.apiToken) },
-      });
-    });
+  const group = program.commands.find((command) => command.name() === 'config') ?? program.command('config');
   group
     .command('set-home <dir>')
     .description('remember DIR as the default wallet home (VC_HOME and --home still override it)')

@@ -108,7 +108,9 @@ Examples:
   $ vc demo --flow sd --yes --json`,
     )
     .action(async (options: DemoCliOptions) => {
-      const { runDemo, DEMO_DEFAULTS } = await import('../core/demo.js');
+      const { DEMO_DEFAULTS } = await import('../core/demo.js');
+      const { invokeOperation } = await import('../core/operation.js');
+      const { demo } = await import('../core/operations/system.js');
       let demoOptions: DemoOptions;
       if (options.yes === true) {
         demoOptions = { flow: options.flow ?? 'both', ...DEMO_DEFAULTS };
@@ -118,7 +120,7 @@ Examples:
         demoOptions = await askOptions(options.flow);
       }
       const ctx = await rt.ctx();
-      const result = await runDemo(ctx, demoOptions);
+      const result = await invokeOperation(ctx, demo, demoOptions);
       if (result.ok) {
         rt.output.result(result, { summary: summarise(result) });
       } else {

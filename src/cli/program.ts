@@ -1,17 +1,10 @@
 /**
- * The commander tree, built in one factory. Group files register their commands; this file adds
- * the global options, the help texts and the hook that configures output and context.
+ * The commander tree, built in one factory from the command table (src/cli/commands.ts); this
+ * file adds the global options, the help texts and the hook that configures output and context.
  */
 import { Command, Option } from 'commander';
 import type { CliRuntime } from './runtime.js';
-import { registerIssuerCommands } from './issuer.js';
-import { registerHolderCommands } from './holder.js';
-import { registerVerifierCommands } from './verifier.js';
-import { registerServeCommand } from './serve.js';
-import { registerChainCommands } from './chain.js';
-import { registerCircuitsCommands } from './circuits.js';
-import { registerDemoCommand } from './demo.js';
-import { registerConfigCommands } from './config.js';
+import { registerCommands } from './commands.js';
 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
@@ -54,14 +47,7 @@ export function buildProgram(rt: CliRuntime): Command {
     await rt.configure(action);
   });
 
-  registerIssuerCommands(program, rt);
-  registerHolderCommands(program, rt);
-  registerVerifierCommands(program, rt);
-  registerServeCommand(program, rt);
-  registerChainCommands(program, rt);
-  registerCircuitsCommands(program, rt);
-  registerDemoCommand(program, rt);
-  registerConfigCommands(program, rt);
+  registerCommands(program, rt);
 
   // Usage errors throw instead of exiting, so the entry maps them to exit code 2 in one place.
   const applyExitOverride = (command: Command): void => {

@@ -18,6 +18,8 @@ export class CliRuntime {
   output: Output = new Output({ json: false, quiet: false });
   /** Exit code requested by a command that completed (1 when a verification failed). */
   exitCode: ExitCodeValue = 0;
+  /** How the running command names an error's input field (a flag); set by the command. */
+  renderField: (field: string | undefined) => string | undefined = (field) => field;
   private context: Context | undefined;
   private globals: GlobalOptions = {};
 
@@ -44,11 +46,6 @@ export class CliRuntime {
     await this.context?.close();
     this.context = undefined;
   }
-}
-
-/** Splits a comma-separated option value into trimmed, non-empty items. */
-export function commaList(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 /** Parses an integer option value, with a one-line error naming the option. */

@@ -1,9 +1,10 @@
 /**
- * The OpenAPI document of a role, generated from the same zod schemas that validate bodies.
+ * The OpenAPI document of a role, generated from the route table and the operations' schemas
+ * (the same schemas that validate every request).
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import type { Role, RouteDefinition } from './route.js';
+import { pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
 
 const errorSchema = {
   type: 'object',
@@ -17,29 +18,46 @@ const errorSchema = {
   required: ['error'],
 };
 
-function jsonSchema(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' });
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
+}
+
+/** The query and path parameters of a GET route, from its input schema. */
+function parameters(route: HttpRoute): Array<Record<string, unknown>> {
+  const schema = jsonSchema(requestSchema(route)) as { properties?: Record<string, unknown>; required?: string[] };
+  const inPath = pathParameters(route);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: inPath.includes(name) ? 'path' : 'query',
+    required: inPath.includes(name) || (schema.required ?? []).includes(name),
+    schema: property,
+  }));
 }
 
 /** Builds the OpenAPI 3.1 document for the routes of one role. */
-export function buildOpenApiDocument(role: Role, routes: RouteDefinition[]): Record<string, unknown> {
+export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const status = typeof route.status === 'number' ? String(route.status) : '200';
     const operation: Record<string, unknown> = {
-      summary: route.summary,
+      operationId: `${route.operation.name}${route.method === 'GET' && pathParameters(route).length > 0 ? 'ById' : ''}`,
+      summary: route.operation.summary,
       responses: {
-        '200': {
+        [status]: {
           description: 'success',
-          content: { 'application/json': { schema: route.response ? jsonSchema(route.response) : {} } },
+          content: { 'application/json': { schema: route.operation.result ? jsonSchema(route.operation.result) : {} } },
         },
         default: { description: 'error', content: { 'application/json': { schema: errorSchema } } },
       },
     };
-    const params = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    if (params.length > 0) operation.parameters = params;
-    if (route.body !== undefined) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } };
+    if (route.method === 'GET') {
+      const params = parameters(route);
+      if (params.length > 0) operation.parameters = params;
+    } else {
+      const input = jsonSchema(requestSchema(route)) as { properties?: Record<string, unknown> };
+      const body = route.bodyField === undefined ? input : (input.properties?.[route.bodyField] ?? {});
+      operation.requestBody = { required: true, content: { 'application/json': { schema: body } } };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }

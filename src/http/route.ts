@@ -1,43 +1,59 @@
 /**
- * A route of `vc serve`: a thin adapter from an HTTP request to a core operation. Each flow
- * declares its routes in src/http/routes/*.ts; the server mounts those of the served roles,
- * validates bodies with the route's schema and renders errors uniformly.
+ * A route of `vc serve`: `{role, method, path, operation}`. The server validates the input with
+ * the operation's schema, runs it (mutating operations one at a time), and renders errors and
+ * the OpenAPI document from the same declaration.
  */
-import type { z } from 'zod';
-import type { Context } from '../context.js';
+import { z } from 'zod';
+import type { AnyOperation } from '../core/operation.js';
 
 export type Role = 'issuer' | 'holder' | 'verifier';
 export const ROLES: readonly Role[] = ['issuer', 'holder', 'verifier'];
 /** Default port of each role (PORT overrides when a single role is served). */
 export const DEFAULT_PORTS: Record<Role, number> = { issuer: 3000, verifier: 4000, holder: 5000 };
 
-export interface RouteRequest<B> {
-  body: B;
-  params: Record<string, string>;
-  query: Record<string, string>;
-}
-
-export interface RouteResponse {
-  status?: number;
-  body: unknown;
-}
-
-export interface RouteDefinition<S extends z.ZodType = z.ZodType> {
+export interface HttpRoute {
   role: Role;
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Fastify path syntax, e.g. /node/:hash */
+  /** GET takes the input from the query string and path parameters, POST from the JSON body. */
+  method: 'GET' | 'POST';
+  /** Fastify path syntax; a `:param` is the input field of that name. */
   path: string;
-  summary: string;
-  /** Request body schema (POST); the body is validated before the handler runs. */
-  body?: S;
-  /** Response schema, for the OpenAPI document. */
-  response?: z.ZodType;
-  /** Mutating routes sign transactions or change the wallet; they are serialised per process. */
-  mutating?: boolean;
-  handler: (ctx: Context, request: RouteRequest<z.output<S>>) => Promise<RouteResponse>;
+  operation: AnyOperation;
+  /** Input fields a request cannot set (the seed phrase stays on the command line). */
+  omit?: readonly string[];
+  /** Input fields the server sets. */
+  fixed?: Readonly<Record<string, unknown>>;
+  /** The body is this input field (a body that is not an object, such as an array). */
+  bodyField?: string;
+  /** Status of a success: fixed, or decided by the result (readiness answers 503). */
+  status?: number | ((result: unknown) => number);
 }
 
-/** Declares a route with its body type inferred from the schema. */
-export function defineRoute<S extends z.ZodType>(route: RouteDefinition<S>): RouteDefinition<S> {
-  return route;
+/** Declares a route (one line per route in src/http/routes.ts). */
+export function route(role: Role, method: HttpRoute['method'], path: string, operation: AnyOperation, options: Omit<HttpRoute, 'role' | 'method' | 'path' | 'operation'> = {}): HttpRoute {
+  return { role, method, path, operation, ...options };
+}
+
+/** The input fields a request may set: the operation's, without those omitted or fixed. */
+export function requestSchema(route: HttpRoute): z.ZodType {
+  const hidden = [...(route.omit ?? []), ...Object.keys(route.fixed ?? {})];
+  const input = route.operation.input;
+  if (hidden.length === 0) return input;
+  if (!(input instanceof z.ZodObject)) throw new Error(`route ${route.method} ${route.path}: only an object input can omit fields`);
+  return input.omit(Object.fromEntries(hidden.map((key) => [key, true])) as never);
+}
+
+/** The path parameters of a route (`/node/:hash` -> ['hash']). */
+export function pathParameters(route: HttpRoute): string[] {
+  return [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+}
+
+/** How a route names an input field in its error messages and bodies: a body path, a query or path parameter. */
+export function httpFieldName(route: HttpRoute, path: string): { where: string; field: string | undefined } {
+  const local = route.bodyField !== undefined && (path === route.bodyField || path.startsWith(`${route.bodyField}[`) || path.startsWith(`${route.bodyField}.`))
+    ? path.slice(route.bodyField.length).replace(/^\./, '')
+    : path;
+  if (route.method === 'POST') return { where: local === '' ? 'request body' : `request body: field ${local}`, field: local === '' ? undefined : local };
+  const top = local.split(/[.[]/, 1)[0]!;
+  if (pathParameters(route).includes(top)) return { where: `path parameter ${local}`, field: local };
+  return { where: local === '' ? 'query string' : `query string: field ${local}`, field: local === '' ? undefined : local };
 }

@@ -1,6 +1,6 @@
 /**
  * `vc serve`: one fastify instance per served role, each a thin adapter over the core operations
- * declared as routes in src/http/routes. Cross-cutting behaviour lives here: body validation,
+ * of the route table (src/http/routes.ts). Cross-cutting behaviour lives here: body validation,
  * size and content-type limits, bearer authentication, CORS, JSON errors, request logs,
  * serialisation of mutating requests and graceful close.
  */
@@ -9,11 +9,12 @@ import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.js';
+import { invokeOperation } from '../core/operation.js';
 import { parseInput } from '../core/validate.js';
 import { InputError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';
-import { DEFAULT_PORTS, type Role, type RouteDefinition } from './route.js';
-import { allRoutes } from './routes/index.js';
+import { DEFAULT_PORTS, httpFieldName, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
+import { ROUTES } from './routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 export interface RequestLogLine {
@@ -36,7 +37,7 @@ export interface StartServerOptions {
   /** Receives unexpected (500) errors with their stack. */
   logError?: (message: string) => void;
   /** The routes to serve (default: every route of the project); tests pass their own. */
-  routes?: RouteDefinition[];
+  routes?: readonly HttpRoute[];
 }
 
 export interface RunningServer {
@@ -152,7 +153,20 @@ function fastifyErrorStatus(error: { code?: string; statusCode?: number }): { st
   }
 }
 
-async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
+/** The input of a route's operation from a request: the body (POST) or the query string (GET), and the path parameters. */
+function requestInput(route: HttpRoute, request: FastifyRequest): Record<string, unknown> | unknown {
+  const params = (request.params ?? {}) as Record<string, string>;
+  if (route.method === 'GET') return { ...((request.query ?? {}) as Record<string, unknown>), ...params };
+  const body: unknown = request.body ?? {};
+  if (route.bodyField !== undefined) return { [route.bodyField]: body, ...params };
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || pathParameters(route).length === 0) return body;
+  return { ...(body as Record<string, unknown>), ...params };
+}
+
+/** An error's field as this route names it (a body path, a query or path parameter). */
+type FieldRenderer = (field: string | undefined) => string | undefined;
+
+async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
   const { default: Fastify, errorCodes } = await import('fastify');
   const { server: serverConfig } = ctx.config;
   const bodyTimeoutMs = serverConfig.bodyTimeoutSeconds * 1000;
@@ -288,14 +302,15 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
     // A lost connection inside a library call (the chain node died) is a 502, not a bug.
     const error = asConnectionFailure(raised) ?? raised;
     if (isVcError(error)) {
+      const field = ((request as FastifyRequest & { renderField?: FieldRenderer }).renderField ?? ((name: string | undefined) => name))(error.field);
       if (error.httpStatus >= 500) {
         options.logError?.(`${error.name}: ${error.message}`);
         // Server-side faults (configuration, store) can name paths and variables: the operator
         // reads them in the log, the client gets the code only. Upstream (chain) errors stay.
-        if (error.httpStatus !== 502) return sendError(reply, error.httpStatus, error.code, `${error.code.replace(/_/g, ' ')} on the server (see its log)`, error.field);
+        if (error.httpStatus !== 502) return sendError(reply, error.httpStatus, error.code, `${error.code.replace(/_/g, ' ')} on the server (see its log)`, field);
       }
       // Upstream errors name the URL that failed: its origin only, never a key in its path.
-      return sendError(reply, error.httpStatus, error.code, error.httpStatus === 502 ? redactUrls(error.message) : error.message, error.field);
+      return sendError(reply, error.httpStatus, error.code, error.httpStatus === 502 ? redactUrls(error.message) : error.message, field);
     }
     const known = fastifyErrorStatus(error as { code?: string; statusCode?: number });
     if (known !== undefined) {
@@ -332,19 +347,19 @@ async function buildRoleApp(ctx: Context, role: Role, routes: RouteDefinition[],
 
   for (const route of routes) {
     register(route.method, route.path);
+    const schema = requestSchema(route);
+    const names = (path: string): string => httpFieldName(route, path).where;
     app.route({
       method: route.method,
       url: route.path,
       handler: async (request, reply) => {
-        const body = route.body === undefined ? undefined : parseInput(route.body, request.body ?? {}, 'request body');
-        const run = () =>
-          route.handler(ctx, {
-            body,
-            params: (request.params ?? {}) as Record<string, string>,
-            query: (request.query ?? {}) as Record<string, string>,
-          });
-        const response = route.mutating === true ? await queue.run(run) : await run();
-        return reply.code(response.status ?? 200).type('application/json').send(response.body);
+        (request as FastifyRequest & { renderField?: FieldRenderer }).renderField = (field) => (field === undefined ? undefined : httpFieldName(route, field).field);
+        // What the request may set is checked first (an omitted field is refused, not overridden).
+        const input = { ...(parseInput(schema, requestInput(route, request), names) as Record<string, unknown>), ...route.fixed };
+        const run = () => invokeOperation(ctx, route.operation, input, { names });
+        const result = route.operation.mutates ? await queue.run(run) : await run();
+        const status = typeof route.status === 'function' ? route.status(result) : (route.status ?? 200);
+        return reply.code(status).type('application/json').send(result);
       },
     });
   }
@@ -372,7 +387,7 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   const queue = new SerialQueue();
   try {
     for (const role of options.roles) {
-      const routes = (options.routes ?? allRoutes()).filter((route) => route.role === role);
+      const routes = (options.routes ?? ROUTES).filter((route) => route.role === role);
       const app = await buildRoleApp(ctx, role, routes, options, queue);
       apps.push(app);
       const port = single ? (options.port ?? ctx.config.server.port ?? DEFAULT_PORTS[role]) : (options.port !== undefined && options.port === 0 ? 0 : DEFAULT_PORTS[role]);

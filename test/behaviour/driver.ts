@@ -1,11 +1,13 @@
 /**
- * The Driver of the shared behavioural suite (veramo-style, see DESIGN.md): every operation of the
- * three services, taking and returning the spec shapes (the HTTP bodies). One implementation calls
- * the core operations in this process, the other calls the routes of a real server, so the same
- * behaviours run against both and the CLI and `vc serve` cannot drift apart.
+ * The Driver of the shared behavioural suite (veramo-style, see DESIGN.md): the operations of the
+ * three services by their names in the operation table (src/core/operations), taking and
+ * returning the spec shapes (the HTTP bodies, which are the operations' inputs). Three transports
+ * carry a call: in this process (invokeOperation), over HTTP (the route table) and through the
+ * `vc` binary (the command table), so the same behaviours run against all three surfaces.
  */
 import { expect } from 'vitest';
 import type { DidObject } from '../../src/iden3/did.js';
+import { ExitCode } from '../../src/errors.js';
 
 export type Json = Record<string, unknown>;
 
@@ -41,9 +43,34 @@ export interface DiscloseResult {
 
 export type { DidObject } from '../../src/iden3/did.js';
 
+export type DriverKind = 'in-process' | 'http' | 'cli';
+
+/** Runs one operation of the table by name with its input; failures are DriverCallErrors. */
+export type OperationTransport = (operation: string, input: Json) => Promise<unknown>;
+
+/** The Driver over a transport: each method is one operation of the table. */
+export function driverOver(kind: DriverKind, call: OperationTransport, close: () => Promise<void>): Driver {
+  const as = <T>(operation: string) => (input: object = {}) => call(operation, input as Json) as Promise<T>;
+  return {
+    kind,
+    issueSdCredential: as('sd.issue'),
+    storeSdCredential: as('sd.import'),
+    discloseSd: as('sd.disclose'),
+    createNonce: as('sd.nonce'),
+    verifyVc: as('sd.verify'),
+    createHolderDid: as('pbq.holderDid'),
+    createIssuerDid: () => call('pbq.issuerDid', {}) as Promise<{ payload: DidObject }>,
+    issuePbqCredential: as('pbq.issue'),
+    createCredentialRequest: as('pbq.request'),
+    proveSubmit: as('pbq.proveSubmit'),
+    revokePbqCredential: as('pbq.revoke'),
+    close,
+  };
+}
+
 /** The operations behind the spec routes, with the spec's request and response bodies. */
 export interface Driver {
-  readonly kind: 'in-process' | 'http';
+  readonly kind: DriverKind;
   // Selective disclosure.
   issueSdCredential(body: { type?: string; credentialSubject?: Json }): Promise<Json>;
   storeSdCredential(body: { credential: unknown }): Promise<{ stored: true; type: string; issuer: string }>;
@@ -70,6 +97,28 @@ const ERROR_CLASS_BY_CODE: Record<string, string> = {
   verification_failed: 'VerificationError',
   config_error: 'ConfigError',
 };
+
+/** The HTTP status of each error code (what a CLI error code would answer over HTTP). */
+export const STATUS_BY_CODE: Record<string, number> = {
+  invalid_input: 400,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  verification_failed: 422,
+  config_error: 500,
+  internal_error: 500,
+  network_error: 502,
+  store_error: 503,
+};
+
+/** The exit code of a process that failed with a VcError of this code. */
+export function exitCodeOf(code: string): number {
+  if (code === 'verification_failed') return ExitCode.verificationFailed;
+  if (code === 'config_error' || code === 'store_error') return ExitCode.config;
+  if (code === 'network_error') return ExitCode.network;
+  if (code === 'internal_error') return ExitCode.internal;
+  return ExitCode.usage;
+}
 
 /** Asserts that `promise` fails with the given status, code and (when given) field. */
 export async function expectCallError(

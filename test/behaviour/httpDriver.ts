@@ -1,13 +1,14 @@
 /**
  * The HTTP Driver: a real server (the one `vc serve --role all` runs) on ephemeral loopback ports,
- * called with fetch on the spec routes. Non-2xx answers become DriverCallErrors from the JSON
- * error body.
+ * each call sent to the route of the operation in the route table (src/http/routes.ts). Non-2xx
+ * answers become DriverCallErrors from the JSON error body.
  */
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import type { Role } from '../../src/http/route.js';
+import { ROUTES } from '../../src/http/routes.js';
 import { startServer, type ErrorBody, type RunningServer } from '../../src/http/server.js';
-import { DriverCallError, type Driver } from './driver.js';
+import { DriverCallError, driverOver, type Driver } from './driver.js';
 import { stopEmbeddedChain } from './inProcessDriver.js';
 
 export interface HttpDriver extends Driver {
@@ -29,45 +30,39 @@ export async function createHttpDriver(vars: RawVariables, home: string): Promis
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (ctx.config.server.apiToken !== undefined) headers.authorization = `Bearer ${ctx.config.server.apiToken}`;
 
-  async function post<T>(role: Role, path: string, body: unknown, expectedStatus = 200): Promise<T> {
-    const response = await fetch(`${urls[role]}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  async function call(name: string, input: Record<string, unknown>): Promise<unknown> {
+    const route = ROUTES.find((candidate) => candidate.operation.name === name && !candidate.path.includes(':'));
+    if (route === undefined) throw new Error(`no route serves operation ${name}`);
+    const where = `${route.role} ${route.method} ${route.path}`;
+    const url = new URL(`${urls[route.role]}${route.path}`);
+    let init: RequestInit = { method: route.method, headers };
+    if (route.method === 'GET') for (const [key, value] of Object.entries(input)) url.searchParams.set(key, String(value));
+    else init = { ...init, body: JSON.stringify(route.bodyField === undefined ? input : input[route.bodyField]) };
+    const response = await fetch(url, init);
     const text = await response.text();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new Error(`${role} ${path}: ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+      throw new Error(`${where}: ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
     if (response.status >= 200 && response.status < 300) {
-      if (response.status !== expectedStatus) throw new Error(`${role} ${path}: expected status ${expectedStatus}, got ${response.status}`);
-      if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) throw new Error(`${role} ${path}: not served as application/json`);
-      return parsed as T;
+      const expected = typeof route.status === 'number' ? route.status : 200;
+      if (response.status !== expected) throw new Error(`${where}: expected status ${expected}, got ${response.status}`);
+      if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) throw new Error(`${where}: not served as application/json`);
+      return parsed;
     }
     const error = (parsed as Partial<ErrorBody>).error;
     if (error === undefined || typeof error.code !== 'string' || typeof error.message !== 'string') {
-      throw new Error(`${role} ${path}: ${response.status} without an {error: {code, message}} body: ${text.slice(0, 200)}`);
+      throw new Error(`${where}: ${response.status} without an {error: {code, message}} body: ${text.slice(0, 200)}`);
     }
     throw new DriverCallError(error.message, response.status, error.code, error.field, undefined);
   }
 
-  return {
-    kind: 'http',
-    urls,
-    issueSdCredential: (body) => post('issuer', '/generate-sd-credentials', body),
-    storeSdCredential: (body) => post('holder', '/sd-credentials', body),
-    discloseSd: (body) => post('holder', '/generate-selective-disclosure-vc', body),
-    createNonce: (body = {}) => post('verifier', '/nonce', body),
-    verifyVc: (body) => post('verifier', '/verify-vc', body),
-    createHolderDid: (body = {}) => post('holder', '/did', body),
-    createIssuerDid: () => post('issuer', '/did', {}),
-    issuePbqCredential: (body) => post('issuer', '/generate-pbq-credentials', body),
-    createCredentialRequest: (body = {}) => post('verifier', '/credential-requests', body, 201),
-    proveSubmit: (body) => post('holder', '/generate-submit-proof', body),
-    revokePbqCredential: (body) => post('issuer', '/revoke', body),
-    close: async () => {
-      await server.close();
-      await stopEmbeddedChain(ctx);
-      await ctx.close();
-    },
-  };
+  const driver = driverOver('http', call, async () => {
+    await server.close();
+    await stopEmbeddedChain(ctx);
+    await ctx.close();
+  });
+  return { ...driver, urls };
 }

@@ -1,7 +1,8 @@
 /**
- * Selective-disclosure behaviours, written once and run by every driver (in process and over
- * HTTP): issue -> disclose -> verify, the rejections a verifier must report with a reason, and
- * the errors of invalid inputs, which must carry the same code, field and status in both.
+ * Selective-disclosure behaviours, written once and run by every driver (in process, over HTTP
+ * and through the binary): issue -> disclose -> verify, the rejections a verifier must report
+ * with a reason, and the errors of invalid inputs, which must carry the same code, field and
+ * status in all three.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectCallError, type Driver, type Json, type VerifyResult } from './driver.js';
@@ -126,11 +127,14 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
           code: 'invalid_input',
           field: 'credentialType',
         });
-        await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: 'name' }), {
-          status: 400,
-          code: 'invalid_input',
-          field: 'selectiveDisclosureKeys',
-        });
+        // A command line cannot give a string where a list goes: --keys is always a list.
+        if (driver().kind !== 'cli') {
+          await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: 'name' }), {
+            status: 400,
+            code: 'invalid_input',
+            field: 'selectiveDisclosureKeys',
+          });
+        }
         await expectCallError(driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['name'], nonce: 'not base64!' }), {
           status: 400,
           code: 'invalid_input',
@@ -142,7 +146,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
         await expectCallError(driver().issueSdCredential({ credentialSubject: { ...SUBJECT, nationality: 'Dutch' } }), {
           status: 400,
           code: 'invalid_input',
-          field: 'nationality',
+          field: 'credentialSubject.nationality',
           message: /three-letter/,
         });
       });
@@ -154,7 +158,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
           field: 'credentialSubject',
           message: /shoeSize/,
         });
-        await expectCallError(driver().issueSdCredential({ type: 'DriversLicenceCredential' }), { status: 404, code: 'not_found', field: 'subject' });
+        await expectCallError(driver().issueSdCredential({ type: 'DriversLicenceCredential' }), { status: 404, code: 'not_found', field: 'credentialSubject' });
       });
 
       it('400 for a verify request without a credential object', async () => {
@@ -163,7 +167,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
 
       it('422 when the holder is given a credential whose signature does not verify', async () => {
         const forged = { ...issued, credentialSubject: { ...(issued.credentialSubject as Json), name: 'Mallory' } };
-        await expectCallError(driver().storeSdCredential({ credential: forged }), { status: 422, code: 'unprocessable', field: 'proof' });
+        await expectCallError(driver().storeSdCredential({ credential: forged }), { status: 422, code: 'unprocessable', field: 'credential.proof' });
       });
     });
   });

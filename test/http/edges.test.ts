@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
-import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
+import { defineOperation } from '../../src/core/operation.js';
+import { route, type HttpRoute } from '../../src/http/route.js';
 import { startServer, type RequestLogLine, type RunningServer } from '../../src/http/server.js';
 import { startVcServe, tempDir, type VcServer } from '../helpers.js';
 
@@ -201,20 +202,18 @@ describe('vc serve: the body timeout and shutdown (in-process, VC_BODY_TIMEOUT=1
   let ctx: Context;
   let server: RunningServer;
   let port: number;
-  const routes: RouteDefinition[] = [
-    defineRoute({
-      role: 'verifier',
-      method: 'POST',
-      path: '/slow',
-      summary: 'an operation slower than the body timeout',
-      body: z.object({ ms: z.number().int().min(0).max(5000) }),
-      handler: async (_ctx, { body }) => {
-        await sleep(body.ms);
-        return { body: { slept: body.ms } };
-      },
-    }),
-    defineRoute({ role: 'verifier', method: 'GET', path: '/ping', summary: 'ping', handler: async () => ({ body: { pong: true } }) }),
-  ];
+  const slow = defineOperation({
+    name: 'test.slow',
+    summary: 'an operation slower than the body timeout',
+    input: z.object({ ms: z.number().int().min(0).max(5000) }),
+    mutates: false,
+    run: async (_ctx, input) => {
+      await sleep(input.ms);
+      return { slept: input.ms };
+    },
+  });
+  const ping = defineOperation({ name: 'test.ping', summary: 'ping', input: z.object({}), mutates: false, run: async () => ({ pong: true }) });
+  const routes: HttpRoute[] = [route('verifier', 'POST', '/slow', slow), route('verifier', 'GET', '/ping', ping)];
 
   beforeAll(async () => {
     const config = parseConfig({ VC_BODY_TIMEOUT: '1', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { ConflictError, UnprocessableError } from '../../src/errors.js';
-import { defineRoute, type RouteDefinition } from '../../src/http/route.js';
-import { systemRoutes } from '../../src/http/routes/system.js';
+import { defineOperation } from '../../src/core/operation.js';
+import { route, type HttpRoute } from '../../src/http/route.js';
+import { ROUTES } from '../../src/http/routes.js';
 import { startServer, tokenMatches, type RequestLogLine, type RunningServer } from '../../src/http/server.js';
 import { tempDir } from '../helpers.js';
 
@@ -19,38 +20,35 @@ let inFlight = 0;
 let maxInFlight = 0;
 
 const echoSchema = z.object({ name: z.string().min(1), count: z.number().int().optional() });
-const testRoutes: RouteDefinition[] = [
-  ...systemRoutes,
-  defineRoute({
-    role: 'verifier',
-    method: 'POST',
-    path: '/echo',
-    summary: 'echo',
-    body: echoSchema,
-    handler: async (_ctx, { body }) => {
-      if (body.name === 'conflict') throw new ConflictError('already exists', { field: 'name' });
-      if (body.name === 'unprocessable') throw new UnprocessableError('cannot process that name', { field: 'name' });
-      if (body.name === 'bug') throw new TypeError('secret internal detail');
-      return { body: { hello: body.name } };
-    },
-  }),
-  ...(['verifier', 'holder'] as const).map((role) =>
-    defineRoute({
-      role,
-      method: 'POST',
-      path: '/slow',
-      summary: 'a mutating slow operation',
-      body: z.object({}),
-      mutating: true,
-      handler: async () => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        await new Promise((r) => setTimeout(r, 100));
-        inFlight--;
-        return { body: { done: true } };
-      },
-    }),
-  ),
+const echo = defineOperation({
+  name: 'test.echo',
+  summary: 'echo',
+  input: echoSchema,
+  mutates: false,
+  run: async (_ctx, input) => {
+    if (input.name === 'conflict') throw new ConflictError('already exists', { field: 'name' });
+    if (input.name === 'unprocessable') throw new UnprocessableError('cannot process that name', { field: 'name' });
+    if (input.name === 'bug') throw new TypeError('secret internal detail');
+    return { hello: input.name };
+  },
+});
+const slow = defineOperation({
+  name: 'test.slow',
+  summary: 'a mutating slow operation',
+  input: z.object({}),
+  mutates: true,
+  run: async () => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 100));
+    inFlight--;
+    return { done: true };
+  },
+});
+const testRoutes: HttpRoute[] = [
+  ...ROUTES.filter((candidate) => candidate.path === '/healthz'),
+  route('verifier', 'POST', '/echo', echo),
+  ...(['verifier', 'holder'] as const).map((role) => route(role, 'POST', '/slow', slow)),
 ];
 
 beforeAll(async () => {

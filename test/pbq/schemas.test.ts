@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialRequestSchema, issueBodySchema, requestOptionsSchema, requestStatusSchema } from '../../src/core/pbq/schemas.js';
+import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../src/core/pbq/schemas.js';
+import { pbqIssue } from '../../src/core/operations/pbq.js';
 import { parseInput } from '../../src/core/validate.js';
 import { InputError } from '../../src/errors.js';
 import { ROOT } from '../helpers.js';
@@ -31,8 +32,8 @@ describe('credential request (spec 2.1)', () => {
 
 describe('issue and request options', () => {
   it('requires a DID and accepts only known operators', () => {
-    expect(() => parseInput(issueBodySchema, { did: 'alice' }, 'request body')).toThrow(/field did: expected a DID/);
-    expect(parseInput(issueBodySchema, { did: 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b' }, 'request body').did).toMatch(/^did:polygonid/);
+    expect(() => parseInput(pbqIssue.input, { did: 'alice' }, 'request body')).toThrow(/field did: expected a DID/);
+    expect(parseInput(pbqIssue.input, { did: 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b' }, 'request body').did).toMatch(/^did:polygonid/);
     expect(() => parseInput(requestOptionsSchema, { op: '$lte' }, 'options')).toThrow(/field op/);
     expect(parseInput(requestOptionsSchema, { field: 'nationality', op: '$in', value: 'NLD,BEL' }, 'options')).toEqual({ field: 'nationality', op: '$in', value: 'NLD,BEL' });
   });

@@ -248,7 +248,7 @@ describe('vc verifier verify', () => {
   it('refuses a nonce validity beyond one day as a usage error naming --ttl', () => {
     const run = runVc(['verifier', 'nonce', '--ttl', '9000000000000'], { home });
     expect(run.status, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/--ttl expects a number of seconds from 1 to 86400/);
+    expect(run.stderr).toMatch(/--ttl: expected a number of seconds from 1 to 86400/);
     expect(run.stderr).not.toMatch(/RangeError|at /);
   });
 
@@ -268,7 +268,8 @@ describe('vc verifier verify', () => {
   it('refuses an invalid VC_REQUIRE_NONCE as a configuration error naming the variable', () => {
     const run = runVc(['--json', 'verifier', 'verify', '--vc', file('disclosed.json')], { home, env: { VC_REQUIRE_NONCE: 'maybe' } });
     expect(run.status).toBe(3);
-    expect(run.stderr).toMatch(/VC_REQUIRE_NONCE="maybe": expected true or false/);
+    // With --json the error is one JSON line, the shape of an HTTP error body.
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'config_error', field: 'VC_REQUIRE_NONCE', message: expect.stringMatching(/VC_REQUIRE_NONCE="maybe": expected true or false/) } });
     expect(run.stdout).toBe('');
   });
 });

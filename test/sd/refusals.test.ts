@@ -75,9 +75,9 @@ describe('issuance', () => {
       [{ ...subject, '@context': { nickname: 'https://vc.example/vocab/passport#name' } }, /credentialSubject\.@context: JSON-LD keywords are not accepted/],
     ];
     for (const [candidate, message] of cases) {
-      const error = await refusal(issueSelectiveDisclosureCredential(ctx, { type: 'PassportCredential', subject: candidate, subjectSource: 'subject.json', store: false }));
+      const error = await refusal(issueSelectiveDisclosureCredential(ctx, { type: 'PassportCredential', subject: candidate, names: (field) => `subject.json: field ${field}`, store: false }));
       expect(error, String(message)).toBeInstanceOf(InputError);
-      expect(error.message).toMatch(/^subject\.json: /);
+      expect(error.message).toMatch(/^subject\.json: field credentialSubject: /);
       expect(error.message).toMatch(message);
       expect((error as InputError).exitCode).toBe(2);
     }
@@ -96,7 +96,7 @@ describe('holder import (vc holder import-sd, POST /sd-credentials)', () => {
       ['an expired credential', await signDirectly((c) => (c.expirationDate = '2030-02-01T00:00:00.000Z')), /expirationDate 2030-02-01T00:00:00\.000Z has passed/],
     ];
     for (const [name, credential, message] of refusedCredentials) {
-      const error = await refusal(storeSelectiveDisclosureCredential(ctx, { credential, source: 'credential.json' }));
+      const error = await refusal(storeSelectiveDisclosureCredential(ctx, { credential }));
       expect(error, name).toBeInstanceOf(UnprocessableError);
       expect(error.message, name).toMatch(message);
       expect(readHolderCredential(ctx, 'PassportCredential')?.id, name).toBe(good.id);
@@ -108,7 +108,7 @@ describe('holder import (vc holder import-sd, POST /sd-credentials)', () => {
 
   it('refuses the same credentials given to disclose as a file', async () => {
     const nested = await signDirectly((c) => ((c.credentialSubject as Record<string, unknown>).nationality = { id: 'did:example:nl' }));
-    const error = await refusal(deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name'], credential: nested, credentialSource: '--credential c.json' }));
+    const error = await refusal(deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name'], credential: nested, names: (field) => (field === 'credential' ? '--credential c.json' : field) }));
     expect(error.message).toMatch(/^--credential c\.json: credentialSubject\.nationality: a nested object/);
   });
 });

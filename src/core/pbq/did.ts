@@ -108,6 +108,6 @@ export async function createIssuerIdentity(ctx: Context): Promise<IssuerDidResul
 /** The holder identity to prove with: the credential subject, which must be in this wallet. */
 export function requireWalletIdentity(ctx: Context, did: string, what: string): void {
   if (!walletHasIdentity(ctx, did)) {
-    throw new NotFoundError(`${what} ${did} is not an identity of the wallet ${ctx.config.home} (its keys are needed to prove)`, { field: 'credentialSubject.id' });
+    throw new NotFoundError(`${what} ${did} is not an identity of the wallet ${ctx.config.home} (its keys are needed to prove)`, { field: 'verifiableCredential.credentialSubject.id' });
   }
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { samplePassportSubject } from '../sd/issue.js';
@@ -59,13 +60,14 @@ async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, un
  * Registers a credential type that is not bundled (a JSON schema with iden3 $metadata and its
  * JSON-LD context) for this process, so it can be issued; returns the type name.
  */
-export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; schemaSource: string; contextSource: string }): Promise<{ type: string }> {
-  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: options.schemaSource, context: options.contextSource });
+export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; names?: FieldNamer }): Promise<{ type: string }> {
+  const names = options.names ?? plainFieldNames;
+  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: names('schema'), context: names('context') });
   return { type: info.type };
 }
 
 /** `vc issuer issue --holder DID` / POST /generate-pbq-credentials: spec 2.3 `{message, credential}`. */
-export async function issuePbqCredential(ctx: Context, options: IssueOptions): Promise<IssueResult> {
+export async function issuePbqCredential(ctx: Context, options: IssueOptions & { names?: FieldNamer }): Promise<IssueResult> {
   const iden3 = await getIden3(ctx);
   const { core, sdk } = iden3.modules;
   const typeName = options.type ?? PASSPORT_TYPE;
@@ -82,7 +84,7 @@ export async function issuePbqCredential(ctx: Context, options: IssueOptions): P
   let subject: Record<string, unknown>;
   if (options.subject !== undefined) subject = { ...options.subject };
   else if (typeName === PASSPORT_TYPE) subject = await samplePbqPassportSubject(ctx);
-  else throw new InputError(`a subject is required for type ${typeName} (--subject FILE)`, { field: 'subject' });
+  else throw new InputError(`a subject is required for type ${typeName}: give its fields (${(options.names ?? plainFieldNames)('subject')})`, { field: 'subject' });
   delete subject.type;
   subject.id = holder.string();
 

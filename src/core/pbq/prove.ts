@@ -16,6 +16,7 @@ import type { ProofTiming } from '../../iden3/prover.js';
 import { requireWalletIdentity } from './did.js';
 import { universalVerifierAbi } from './request.js';
 import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './schemas.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
 const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
@@ -43,6 +44,8 @@ export interface ProveOptions {
    * Off, the circuit itself is left to reject what does not hold (tests use this).
    */
   precheck?: boolean;
+  /** How the caller names input fields (`verifiableCredential...`, `credentialRequest...`) in messages. */
+  names?: FieldNamer | undefined;
 }
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
@@ -81,10 +84,10 @@ function checkCredentialAgainstRequest(credential: W3CCredential, request: Crede
   for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
     const [op, expected] = Object.entries(condition)[0]!;
     const actual = credential.credentialSubject[field];
-    if (actual === undefined) throw new VerificationError(`the credential has no credentialSubject.${field}`, { field: `credentialSubject.${field}` });
+    if (actual === undefined) throw new VerificationError(`the credential has no credentialSubject.${field}`, { field: `verifiableCredential.credentialSubject.${field}` });
     if (!compare(op, actual, expected)) {
       throw new VerificationError(`the credential does not satisfy the query: credentialSubject.${field} = ${JSON.stringify(actual)} is not ${op} ${JSON.stringify(expected)}`, {
-        field: `credentialSubject.${field}`,
+        field: `verifiableCredential.credentialSubject.${field}`,
       });
     }
   }
@@ -95,23 +98,24 @@ function checkCredentialAgainstRequest(credential: W3CCredential, request: Crede
  * whatever the query: an expired credential (by the context's clock), a request whose value does
  * not fit the circuit, and JSON-LD contexts vc does not have (they resolve offline only).
  */
-export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions, 'credential' | 'request'>): Promise<void> {
+export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions, 'credential' | 'request' | 'names'>): Promise<void> {
   const { credential, request } = options;
+  const names = options.names ?? plainFieldNames;
   const expiration: unknown = credential.expirationDate;
   if (expiration !== undefined) {
     const expiresAt = new Date(String(expiration));
     if (Number.isNaN(expiresAt.getTime())) {
-      throw new InputError(`verifiableCredential.expirationDate: ${JSON.stringify(expiration)} is not an ISO 8601 date-time`, { field: 'verifiableCredential.expirationDate' });
+      throw new InputError(`${names('verifiableCredential.expirationDate')}: ${JSON.stringify(expiration)} is not an ISO 8601 date-time`, { field: 'verifiableCredential.expirationDate' });
     }
     if (expiresAt.getTime() <= ctx.now().getTime()) {
-      throw new VerificationError(`verifiableCredential.expirationDate: the credential expired at ${expiresAt.toISOString()}`, { field: 'verifiableCredential.expirationDate' });
+      throw new VerificationError(`${names('verifiableCredential.expirationDate')}: the credential expired at ${expiresAt.toISOString()}`, { field: 'verifiableCredential.expirationDate' });
     }
   }
   for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
     for (const [op, value] of Object.entries(condition)) {
       const problem = queryValueShapeProblem(op, value);
       const path = `credentialRequest.query.credentialSubject.${field}.${op}`;
-      if (problem !== undefined) throw new InputError(`${path}: ${problem}`, { field: path });
+      if (problem !== undefined) throw new InputError(`${names(path)}: ${problem}`, { field: path });
     }
   }
   const loader = (await getIden3(ctx)).documents.loader();
@@ -120,7 +124,7 @@ export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions,
     try {
       await loader(String(url));
     } catch (error) {
-      throw new UnprocessableError(`${field}: unknown JSON-LD context ${String(url)} (vc resolves contexts offline only: the bundled ones and those registered with vc issuer issue --context FILE --schema FILE)`, {
+      throw new UnprocessableError(`${names(field)}: unknown JSON-LD context ${String(url)} (vc resolves contexts offline only: the bundled ones and those an issuer registered with a context and schema of its own)`, {
         field,
         cause: error,
       });
@@ -190,12 +194,12 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     const message = describeError(error);
     if (message === sdk.VerifiableConstants.ERRORS.PROOF_SERVICE_CREDENTIAL_IS_EXPIRED) {
       // The js-sdk reads the system clock, which may be past the context's clock checked above.
-      throw new VerificationError(`verifiableCredential.expirationDate: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
+      throw new VerificationError(`${(options.names ?? plainFieldNames)('verifiableCredential.expirationDate')}: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
     }
     // JSON-LD processing of the credential (merklization) refusing its content is about the input.
     const name = (error as { name?: unknown }).name;
     if ((typeof name === 'string' && name.startsWith('jsonld.')) || /Safe mode validation error|multiple parents found/i.test(message)) {
-      throw new UnprocessableError(`verifiableCredential: the credential is not valid JSON-LD under its contexts (${message.split('\n')[0]!.slice(0, 160)}); ids must be absolute IRIs and each node may appear once`, {
+      throw new UnprocessableError(`${(options.names ?? plainFieldNames)('verifiableCredential')}: the credential is not valid JSON-LD under its contexts (${message.split('\n')[0]!.slice(0, 160)}); ids must be absolute IRIs and each node may appear once`, {
         field: 'verifiableCredential',
         cause: error,
       });
@@ -236,7 +240,7 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
   const verifier = chain.addresses.universalVerifier;
   const sender = chain.signer.address;
   const id = options.request.id;
-  if (!(await requestIdExists(ctx, id))) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (create it with vc verifier request)`, { field: 'credentialRequest.id' });
+  if (!(await requestIdExists(ctx, id))) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (the verifier creates and registers it first)`, { field: 'credentialRequest.id' });
   if (options.precheck !== false) {
     const verified = await isRequestProofVerified(ctx, sender, id);
     if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });

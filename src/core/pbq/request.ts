@@ -8,6 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { getChain } from '../../chain/chain.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
@@ -87,11 +88,12 @@ function isDateField(documents: Iden3Documents, type: string, context: string, f
  * field (the circuit compares field elements, so -1 would wrap to a huge number), or an invalid
  * YYYYMMDD date for a date field. Runs before anything is registered on chain.
  */
-export async function checkQueryValue(ctx: Context, query: CredentialRequest['query']): Promise<void> {
+export async function checkQueryValue(ctx: Context, query: CredentialRequest['query'], at: { names: FieldNamer; value: string }): Promise<void> {
   const [field, condition] = Object.entries(query.credentialSubject)[0]!;
   const [op, value] = Object.entries(condition)[0]!;
+  const refuse = (reason: string): InputError => new InputError(`${at.names(at.value)}: ${reason}`, { field: at.value });
   const shape = queryValueShapeProblem(op, value);
-  if (shape !== undefined) throw new InputError(`value: ${shape}`, { field: 'value' });
+  if (shape !== undefined) throw refuse(shape);
 
   const iden3 = await getIden3(ctx);
   const loader = iden3.documents.loader();
@@ -110,24 +112,24 @@ export async function checkQueryValue(ctx: Context, query: CredentialRequest['qu
     if (typeof item === 'number' && Number.isSafeInteger(item)) integer = BigInt(item);
     else if (typeof item === 'string' && /^-?\d+$/.test(item.trim())) integer = BigInt(item.trim());
     else if (typeof item === 'number' && Number.isInteger(item)) {
-      throw new InputError(`value: ${shown} is beyond 2^53 and not exact as a JSON number; give it as a decimal string`, { field: 'value' });
+      throw refuse(`${shown} is beyond 2^53 and not exact as a JSON number; give it as a decimal string`);
     } else {
-      throw new InputError(`value: ${shown} is not an integer (credentialSubject.${field} is an ${datatype.replace(XSD, 'xsd:')})`, { field: 'value' });
+      throw refuse(`${shown} is not an integer (credentialSubject.${field} is an ${datatype.replace(XSD, 'xsd:')})`);
     }
     if (integer < 0n) {
-      throw new InputError(`value: ${shown} is negative; the circuit compares non-negative integers only (credentialSubject.${field})`, { field: 'value' });
+      throw refuse(`${shown} is negative; the circuit compares non-negative integers only (credentialSubject.${field})`);
     }
     if (integer >= FIELD_MODULUS) {
-      throw new InputError(`value: ${shown} is not below the circuit's field modulus ${FIELD_MODULUS}`, { field: 'value' });
+      throw refuse(`${shown} is not below the circuit's field modulus ${FIELD_MODULUS}`);
     }
     if (dateField && !isYyyymmddDate(integer)) {
-      throw new InputError(`value: ${shown} is not a valid YYYYMMDD date (credentialSubject.${field} is a date, e.g. 20010101)`, { field: 'value' });
+      throw refuse(`${shown} is not a valid YYYYMMDD date (credentialSubject.${field} is a date, e.g. 20010101)`);
     }
   }
 }
 
 /** The on-chain encoding of a request: validator params and the query hash. */
-export async function encodeRequestParams(ctx: Context, request: CredentialRequest): Promise<{ params: string; queryHash: bigint }> {
+export async function encodeRequestParams(ctx: Context, request: CredentialRequest, at: { names: FieldNamer; allowedIssuers: string; query: string }): Promise<{ params: string; queryHash: bigint }> {
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
   const loader = iden3.documents.loader();
@@ -141,7 +143,7 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
     const schemaId = await sdk.jsonLDMerklizer.Path.getTypeIDFromContext(contextJson, request.query.type, ldOptions);
     schemaHash = sdk.calculateCoreSchemaHash(new TextEncoder().encode(schemaId));
   } catch (error) {
-    throw new UnprocessableError(`the query does not fit type ${request.query.type} of ${request.query.context}: ${describeError(error)}`, { field: 'query' });
+    throw new UnprocessableError(`the query does not fit type ${request.query.type} of ${request.query.context}: ${describeError(error)}`, at.query === '' ? {} : { field: at.query });
   }
   // Merklized credentials prove inclusion of the value at the path (0); non-merklized use slots (1).
   const claimPathNotExists = queryMetadata.merklizedSchema ? 0 : 1;
@@ -152,7 +154,7 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
         try {
           return core.DID.idFromDID(core.DID.parse(did)).bigInt();
         } catch (error) {
-          throw new InputError(`allowedIssuers: ${did} is not an iden3 DID (${describeError(error)})`, { field: 'query.allowedIssuers' });
+          throw new InputError(`${at.names(at.allowedIssuers)}: ${did} is not an iden3 DID (${describeError(error)})`, { field: at.allowedIssuers });
         }
       });
   const values = sdk.prepareCircuitArrayValues(queryMetadata.values, VALUE_ARRAY_SIZE);
@@ -181,21 +183,21 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
  * `vc verifier request`: builds the spec 2.1 request (defaults: PassportCredential, birthDate
  * $lt 20010101, any issuer), registers it on the UniversalVerifier and returns it.
  */
-export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}): Promise<CreateRequestResult> {
+export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}, names: FieldNamer = plainFieldNames): Promise<CreateRequestResult> {
   const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
   if ((options.field !== undefined || options.op !== undefined) && options.value === undefined) {
-    throw new InputError('--value is required with --field/--op', { field: 'value' });
+    throw new InputError(`${names('value')} is required with ${names('field')} or ${names('op')}`, { field: 'value' });
   }
   const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
   // The value's shape needs no context: refuse it before loading the js-sdk.
   const shape = queryValueShapeProblem(op, value);
-  if (shape !== undefined) throw new InputError(`value: ${shape}`, { field: 'value' });
+  if (shape !== undefined) throw new InputError(`${names('value')}: ${shape}`, { field: 'value' });
   const iden3 = await getIden3(ctx);
   const type = options.type ?? PASSPORT_TYPE;
   const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
   if (context === undefined) {
-    throw new InputError(`no JSON-LD context known for type ${type}: give --context URL (of a context registered with vc issuer issue --context)`, { field: 'context' });
+    throw new InputError(`no JSON-LD context known for type ${type}: give its URL (${names('context')}), a context the issuer registered`, { field: 'context' });
   }
   const query: CredentialRequest['query'] = {
     allowedIssuers: options.allowedIssuers ?? ['*'],
@@ -206,8 +208,8 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   // The checks and the encoding depend on the query only, not on the id: doing them first refuses
   // a field, value or issuer that does not fit before the circuits, the chain and the id search
   // are waited for, so nothing is registered on chain for a refused query.
-  await checkQueryValue(ctx, query);
-  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId: MTP_ON_CHAIN_CIRCUIT, query });
+  await checkQueryValue(ctx, query, { names, value: 'value' });
+  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId: MTP_ON_CHAIN_CIRCUIT, query }, { names, allowedIssuers: 'allowedIssuers', query: '' });
 
   await proofCircuitsDir(ctx);
   const chain = await getChain(ctx);

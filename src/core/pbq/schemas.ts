@@ -11,9 +11,11 @@ export const MTP_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
 export const QUERY_OPERATORS = ['$eq', '$lt', '$gt', '$in', '$nin', '$ne'] as const;
 export type QueryOperator = (typeof QUERY_OPERATORS)[number];
 
-const didString = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected a DID such as did:polygonid:polygon:local:2q...');
+/** A DID string. */
+export const didStringSchema = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected a DID such as did:polygonid:polygon:local:2q...');
 
-const queryValue = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string(), z.boolean()]))]);
+/** A query operand: one value or a list. */
+export const queryValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string(), z.boolean()]))]);
 
 /** Size of the value array of credentialAtomicQueryMTPV2OnChain: the most values $in/$nin can take. */
 export const MAX_QUERY_VALUES = 64;
@@ -41,7 +43,7 @@ export function queryValueShapeProblem(op: string, value: unknown): string | und
 
 /** A condition on one credentialSubject field: exactly one operator, with a value of its shape. */
 const fieldCondition = z
-  .record(z.string(), queryValue)
+  .record(z.string(), queryValueSchema)
   .refine((c) => Object.keys(c).length === 1 && QUERY_OPERATORS.includes(Object.keys(c)[0] as QueryOperator), {
     message: `expected one operator (${QUERY_OPERATORS.join(', ')}) with its value, e.g. {"$lt": 20010101}`,
   })
@@ -70,8 +72,8 @@ export const pbqCredentialSchema = z.looseObject({
   id: z.string().min(1),
   '@context': z.array(z.string()),
   type: z.array(z.string()).min(1),
-  credentialSubject: z.looseObject({ id: didString }),
-  issuer: didString,
+  credentialSubject: z.looseObject({ id: didStringSchema }),
+  issuer: didStringSchema,
   issuanceDate: z.string(),
   expirationDate: z
     .string()
@@ -83,22 +85,12 @@ export const pbqCredentialSchema = z.looseObject({
 });
 export type PbqCredentialInput = z.output<typeof pbqCredentialSchema>;
 
-/** Options of `vc holder did create` (and its route). */
-export const holderDidOptionsSchema = z.object({ new: z.boolean().optional() });
-
 /** A credential subject given by the issuer (fields of the type; `id` is set to the holder DID). */
 export const subjectSchema = z.record(z.string(), z.unknown());
 
-/** POST /generate-pbq-credentials body. */
-export const issueBodySchema = z.object({
-  did: didString,
-  type: z.string().min(1).optional(),
-  subject: subjectSchema.optional(),
-});
-
 /** Options of issuance (CLI and HTTP). */
 export const issueOptionsSchema = z.object({
-  holderDid: didString,
+  holderDid: didStringSchema,
   type: z.string().min(1).optional(),
   subject: subjectSchema.optional(),
 });
@@ -110,19 +102,10 @@ export const requestOptionsSchema = z.object({
   context: z.string().url().optional(),
   field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, 'expected a credentialSubject field name').optional(),
   op: z.enum(QUERY_OPERATORS).optional(),
-  value: z.union([queryValue, z.string()]).optional(),
+  value: z.union([queryValueSchema, z.string()]).optional(),
   allowedIssuers: z.array(z.string().min(1)).min(1).optional(),
 });
 export type RequestOptions = z.output<typeof requestOptionsSchema>;
-
-/** POST /generate-submit-proof body. */
-export const proveSubmitBodySchema = z.object({
-  verifiableCredential: pbqCredentialSchema,
-  credentialRequest: credentialRequestSchema,
-});
-
-/** POST /revoke body (issuer). */
-export const revokeBodySchema = z.object({ nonce: z.number().int().nonnegative().refine(Number.isSafeInteger, 'expected a safe integer') });
 
 /** GET /request-status query (verifier). */
 export const requestStatusSchema = z.object({

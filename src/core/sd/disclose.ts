@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { parseInput } from '../validate.js';
+import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
 import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { deriveBbsProof, describeProofError, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
 import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
@@ -32,8 +32,8 @@ export interface DeriveSelectiveDisclosureOptions {
   nonce?: string | undefined;
   /** Use this credential instead of the stored one. */
   credential?: unknown;
-  /** Names the source of `credential` in error messages. */
-  credentialSource?: string | undefined;
+  /** How the caller names input fields in messages (`credentialType`, `credential`, `nonce`). */
+  names?: FieldNamer | undefined;
 }
 
 export interface DeriveSelectiveDisclosureResult {
@@ -46,30 +46,29 @@ function typesOf(credential: BbsCredential): string[] {
 }
 
 /** Decodes a base64 nonce, insisting it round-trips so the verifier finds exactly this string. */
-function decodeNonce(nonce: string): Uint8Array {
+function decodeNonce(nonce: string, names: FieldNamer): Uint8Array {
   const bytes = Buffer.from(nonce, 'base64');
   if (bytes.length === 0 || bytes.toString('base64') !== nonce) {
-    throw new InputError(`nonce: expected a base64 string (as issued by \`vc verifier nonce\`), got "${nonce.slice(0, 40)}"`, { field: 'nonce' });
+    throw new InputError(`${names('nonce')}: expected a base64 string (as issued by \`vc verifier nonce\`), got "${nonce.slice(0, 40)}"`, { field: 'nonce' });
   }
   return new Uint8Array(bytes);
 }
 
 function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions): BbsCredential {
-  const type = parseInput(CredentialTypeSchema, options.type, 'credential type');
+  const names = options.names ?? plainFieldNames;
+  const type = parseInput(CredentialTypeSchema, options.type, names, 'credentialType');
   if (options.credential === undefined) {
     const stored = readHolderCredential(ctx, type);
     if (stored === undefined) {
-      throw new NotFoundError(
-        `the holder has no ${type} credential: issue one (vc issuer issue --format bbs --type ${type}) or pass --credential FILE`,
-        { field: 'credentialType' },
-      );
+      throw new NotFoundError(`the holder has no ${type} credential: keep one first (issued with --format bbs, or imported), or give it in ${names('credential')}`, {
+        field: 'credentialType',
+      });
     }
     return stored;
   }
-  const source = options.credentialSource ?? 'credential';
-  const credential = parseInput(BbsCredentialSchema, options.credential, source);
+  const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
   if (!typesOf(credential).includes(type)) {
-    throw new UnprocessableError(`${source}: is a ${typesOf(credential).join('/')} credential, not ${type}`, { field: 'type' });
+    throw new UnprocessableError(`${names('credential.type')}: is a ${typesOf(credential).join('/')} credential, not ${type}`, { field: 'credential.type' });
   }
   return credential;
 }
@@ -81,14 +80,14 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
 export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
   const credential = loadCredential(ctx, options);
   // A stored credential passed these checks when it was issued or imported; a file has not yet.
-  if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.credentialSource ?? 'credential');
+  if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.names ?? plainFieldNames, 'credential');
   else {
     const shape = checkSubjectShape(credential.credentialSubject);
     if (shape !== undefined) throw new UnprocessableError(`the stored ${options.type} credential cannot be disclosed: ${shape}`, { field: 'credentialType' });
   }
   const subject = credential.credentialSubject;
   const revealed = [...new Set(options.keys)].filter((key) => Object.hasOwn(subject, key));
-  const nonce = options.nonce === undefined ? new Uint8Array(randomBytes(32)) : decodeNonce(options.nonce);
+  const nonce = options.nonce === undefined ? new Uint8Array(randomBytes(32)) : decodeNonce(options.nonce, options.names ?? plainFieldNames);
 
   // A JSON-LD frame: the credential's own nodes, and only the chosen subject properties. The
   // subject's id is never framed as a property: a named subject is always linked by its id.
@@ -145,28 +144,28 @@ export interface StoreSelectiveDisclosureCredentialResult {
  * document), undefined terms, a subject field disclosure cannot handle, dates that make it invalid
  * now, or an issuer signature that does not verify. The same checks as the verifier's, up front.
  */
-export async function checkDisclosableCredential(ctx: Context, credential: BbsCredential, source: string): Promise<void> {
+export async function checkDisclosableCredential(ctx: Context, credential: BbsCredential, names: FieldNamer, base: string): Promise<void> {
+  const at = (relative: string): string => joinPath(base, relative);
+  const refuse = (relative: string, reason: string): UnprocessableError => new UnprocessableError(`${names(base)}: ${reason}`, { field: at(relative) });
   if (!['BbsBlsSignature2020', 'sec:BbsBlsSignature2020'].includes(credential.proof.type)) {
-    throw new UnprocessableError(`${source}: proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`, { field: 'proof.type' });
+    throw refuse('proof.type', `proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`);
   }
   const keyword = findEmbeddedKeyword(credential);
-  if (keyword !== undefined) {
-    throw new UnprocessableError(`${source}: ${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`, { field: keyword });
-  }
+  if (keyword !== undefined) throw refuse(keyword, `${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
   const contexts = checkContexts(credential);
-  if (!contexts.valid) throw new UnprocessableError(`${source}: ${contexts.reason}`, { field: '@context' });
+  if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const presented = checkPresentedShape(credential);
-  if (presented !== undefined) throw new UnprocessableError(`${source}: ${presented}`, { field: presented.split(':', 1)[0]! });
+  if (presented !== undefined) throw refuse(presented.split(':', 1)[0]!, presented);
   const shape = checkSubjectShape(credential.credentialSubject);
-  if (shape !== undefined) throw new UnprocessableError(`${source}: ${shape}`, { field: shape.split(':', 1)[0]! });
+  if (shape !== undefined) throw refuse(shape.split(':', 1)[0]!, shape);
   const documentLoader = await sdDocumentLoader(ctx);
   const { proof: _proof, ...document } = credential;
   const undefinedTerm = await findUndefinedJsonLdTerms(document, documentLoader);
-  if (undefinedTerm !== undefined) throw new UnprocessableError(`${source}: ${undefinedTerm}`, { field: 'credentialSubject' });
+  if (undefinedTerm !== undefined) throw refuse('credentialSubject', undefinedTerm);
   const validity = checkValidityDates(credential, ctx.now());
-  if (validity !== undefined) throw new UnprocessableError(`${source}: ${validity}`, { field: validity.split(' ', 1)[0]! });
+  if (validity !== undefined) throw refuse(validity.split(' ', 1)[0]!, validity);
   const check = await verifyBbsSignature(credential as JsonLdDocument, documentLoader);
-  if (!check.verified) throw new UnprocessableError(`${source}: the issuer's BBS+ signature does not verify: ${check.reason}`, { field: 'proof' });
+  if (!check.verified) throw refuse('proof', `the issuer's BBS+ signature does not verify: ${check.reason}`);
 }
 
 /**
@@ -174,12 +173,12 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
  * every check a later disclosure and verification would make (a holder should not keep what it
  * cannot later prove). A refused credential never replaces the stored one.
  */
-export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; source?: string }): Promise<StoreSelectiveDisclosureCredentialResult> {
-  const source = options.source ?? 'credential';
-  const credential = parseInput(BbsCredentialSchema, options.credential, source);
+export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; names?: FieldNamer }): Promise<StoreSelectiveDisclosureCredentialResult> {
+  const names = options.names ?? plainFieldNames;
+  const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
   const type = typesOf(credential).find((t) => t !== 'VerifiableCredential');
-  if (type === undefined) throw new UnprocessableError(`${source}: type lists no credential type besides VerifiableCredential`, { field: 'type' });
-  await checkDisclosableCredential(ctx, credential, source);
+  if (type === undefined) throw new UnprocessableError(`${names('credential.type')}: lists no credential type besides VerifiableCredential`, { field: 'credential.type' });
+  await checkDisclosableCredential(ctx, credential, names, 'credential');
   storeHolderCredential(ctx, type, options.credential as BbsCredential);
   const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
   return { stored: true, type, id: credential.id, issuer };

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
-import { parseInput } from '../validate.js';
+import { parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
 import {
   BBS_V1_URL,
   CREDENTIALS_V1_URL,
@@ -30,8 +30,8 @@ export interface IssueSelectiveDisclosureOptions {
   subject?: Record<string, unknown> | undefined;
   /** The holder's DID, used as credentialSubject.id (overrides subject.id). */
   holder?: string | undefined;
-  /** Where the subject came from, for error messages (a file name, "request body"). */
-  subjectSource?: string | undefined;
+  /** How the caller names input fields in messages (the subject is its field `credentialSubject`). */
+  names?: FieldNamer | undefined;
   /** When the credential stops being valid (ISO 8601); none by default. */
   expirationDate?: string | undefined;
   /** Keep the credential in the holder's store of this wallet (default true). */
@@ -48,21 +48,21 @@ export function samplePassportSubject(): Record<string, unknown> {
 }
 
 function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions): Record<string, unknown> {
-  const source = options.subjectSource ?? 'credentialSubject';
+  const names = options.names ?? plainFieldNames;
   let subject: Record<string, unknown>;
   if (options.subject !== undefined) {
-    subject = { ...parseInput(CredentialSubjectSchema, options.subject, source) };
+    subject = { ...parseInput(CredentialSubjectSchema, options.subject, names, 'credentialSubject') };
   } else if (type === PASSPORT_CREDENTIAL_TYPE) {
     subject = samplePassportSubject();
   } else {
-    throw new NotFoundError(`no sample subject for credential type ${type}: pass the credentialSubject fields (--subject FILE)`, { field: 'subject' });
+    throw new NotFoundError(`no sample subject for credential type ${type}: give the credentialSubject fields (${names('credentialSubject')})`, { field: 'credentialSubject' });
   }
   // The shape first: a nested value is refused for what it is, not as a wrong type of one field.
   const shape = checkSubjectShape(subject);
-  if (shape !== undefined) throw new InputError(`${source}: ${shape}`, { field: shape.split(':', 1)[0]! });
-  if (type === PASSPORT_CREDENTIAL_TYPE) subject = { ...parseInput(PassportSubjectSchema, subject, source) };
+  if (shape !== undefined) throw new InputError(`${names('credentialSubject')}: ${shape}`, { field: shape.split(':', 1)[0]! });
+  if (type === PASSPORT_CREDENTIAL_TYPE) subject = { ...parseInput(PassportSubjectSchema, subject, names, 'credentialSubject') };
   if ('type' in subject) {
-    throw new UnprocessableError(`${source}: field type is not part of a selective-disclosure subject (the credential carries the type)`, { field: 'type' });
+    throw new UnprocessableError(`${names('credentialSubject.type')}: type is not part of a selective-disclosure subject (the credential carries the type)`, { field: 'credentialSubject.type' });
   }
   if (options.holder !== undefined) subject.id = options.holder;
   // Spec 2.4 shows an empty subject id: we read it as "no identifier" (a JSON-LD blank node), since
@@ -72,12 +72,12 @@ function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions):
 }
 
 /** An expiration date as the credential carries it (ISO 8601 UTC), later than the issuance. */
-function checkExpirationDate(value: string, issuedAt: Date): string {
+function checkExpirationDate(value: string, issuedAt: Date, names: FieldNamer): string {
   const time = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(time)) {
-    throw new InputError(`expirationDate: expected an ISO 8601 date such as 2030-12-31 or 2030-12-31T23:59:59Z, got "${value.slice(0, 40)}"`, { field: 'expirationDate' });
+    throw new InputError(`${names('expirationDate')}: expected an ISO 8601 date such as 2030-12-31 or 2030-12-31T23:59:59Z, got "${value.slice(0, 40)}"`, { field: 'expirationDate' });
   }
-  if (time <= issuedAt.getTime()) throw new InputError(`expirationDate: ${value} is not after the issuance (${issuedAt.toISOString()})`, { field: 'expirationDate' });
+  if (time <= issuedAt.getTime()) throw new InputError(`${names('expirationDate')}: ${value} is not after the issuance (${issuedAt.toISOString()})`, { field: 'expirationDate' });
   return new Date(time).toISOString();
 }
 
@@ -98,17 +98,17 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
     type: ['VerifiableCredential', type],
     issuer: key.did,
     issuanceDate: issuedAt.toISOString(),
-    ...(options.expirationDate !== undefined ? { expirationDate: checkExpirationDate(options.expirationDate, issuedAt) } : {}),
+    ...(options.expirationDate !== undefined ? { expirationDate: checkExpirationDate(options.expirationDate, issuedAt, options.names ?? plainFieldNames) } : {}),
     ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema2023' } } : {}),
     credentialSubject: subject,
   };
   const keyword = findEmbeddedKeyword(unsigned);
   if (keyword !== undefined) {
-    throw new InputError(`${options.subjectSource ?? 'credentialSubject'}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
+    throw new InputError(`${(options.names ?? plainFieldNames)('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
   }
   const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, documentLoader);
   if (undefinedTerm !== undefined) {
-    throw new UnprocessableError(`${options.subjectSource ?? 'credentialSubject'}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });
+    throw new UnprocessableError(`${(options.names ?? plainFieldNames)('credentialSubject')}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });
   }
 
   const progress = ctx.progress.start(`signing ${type} with BBS+`);

@@ -71,35 +71,6 @@ export const BbsCredentialSchema = z.looseObject({
 });
 export type BbsCredential = z.output<typeof BbsCredentialSchema>;
 
-/** Issuer HTTP body (POST /generate-sd-credentials): everything optional. */
-export const IssueSdRequestSchema = z.strictObject({
-  type: CredentialTypeSchema.optional(),
-  credentialSubject: CredentialSubjectSchema.optional(),
-  expirationDate: z.string().optional(),
-});
-
-/** Holder HTTP body (POST /generate-selective-disclosure-vc), as the spec, plus an optional verifier nonce. */
-export const DiscloseRequestSchema = z.strictObject({
-  credentialType: CredentialTypeSchema,
-  selectiveDisclosureKeys: z.array(z.string().min(1)).min(1, 'expected at least one key to reveal'),
-  nonce: z.string().min(1).optional(),
-});
-
-/** Holder HTTP body (POST /sd-credentials): a BBS+ credential to keep for later disclosure. */
-export const StoreSdCredentialRequestSchema = z.strictObject({
-  credential: BbsCredentialSchema,
-});
-
-/**
- * Verifier HTTP body (POST /verify-vc). The vc is checked by the verifier, not by this schema.
- * `requireNonce` refuses proofs whose nonce this verifier did not issue; with VC_REQUIRE_NONCE=true
- * the server requires one whatever the body says.
- */
-export const VerifyRequestSchema = z.strictObject({
-  vc: z.record(z.string(), z.unknown()),
-  requireNonce: z.boolean().optional(),
-});
-
 /** One check of a verification. */
 export const VerificationCheckSchema = z.object({
   id: z.string(),

@@ -1,0 +1,288 @@
+/**
+ * Every command of `vc`, one entry each: its words and the core operation behind it, with what
+ * only the command line has (flag names that differ from the field, a human summary, examples).
+ * Flags, their help and their validation come from the operation's input schema.
+ */
+import type { Command } from 'commander';
+import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
+import type { CircuitsInfo } from '../core/circuits.js';
+import type { AnyOperation } from '../core/operation.js';
+import { addOperationCommand, type CliCommand } from './operationCommand.js';
+import type { CliRuntime } from './runtime.js';
+import { registerConfigCommands } from './config.js';
+import { registerDemoCommand } from './demo.js';
+import { registerServeCommand } from './serve.js';
+
+/** A summary function over a result of a known shape. */
+function summary<R>(render: (result: R, input: Record<string, unknown>) => string | undefined): (result: never, input: Record<string, unknown>) => string | undefined {
+  return render as (result: never, input: Record<string, unknown>) => string | undefined;
+}
+
+interface Contracts {
+  state: string;
+  universalVerifier: string;
+  mtpValidator: string;
+  poseidon: string | undefined;
+}
+
+function contractLines(contracts: Contracts): string {
+  return `State ${contracts.state}, UniversalVerifier ${contracts.universalVerifier}, MTP validator ${contracts.mtpValidator}` + (contracts.poseidon === undefined ? '' : `, Poseidon ${contracts.poseidon}`);
+}
+
+function circuitsLine(info: CircuitsInfo): string {
+  const parts = info.circuits.map((c) => `${c.id}${c.statistics ? ` (${c.statistics.constraints.toLocaleString('en-US')} constraints)` : ''}`);
+  const kind = info.source === 'configured' ? 'CIRCUITS_PATH' : info.development ? 'development keys' : 'built';
+  return `${parts.join(', ')} in ${info.dir} [${kind}]`;
+}
+
+const short = (value: unknown): string => `${String(value).slice(0, 32)}...`;
+
+/** The command groups: their description and examples. */
+export const GROUPS: Readonly<Record<string, { description: string; help?: string }>> = {
+  issuer: {
+    description: 'issue credentials: iden3 (BJJ signature + on-chain state, for proof by query) or BBS+ (for selective disclosure)',
+    help: 'Examples:\n  $ vc issuer did create\n  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json\n  $ vc issuer issue --format bbs --subject fixtures/subjects/passport.json -o sd-passport.json\n  $ vc issuer revoke --nonce 12345',
+  },
+  'issuer did': { description: "the issuer's iden3 DID" },
+  holder: {
+    description: 'hold credentials: create the holder DID, prove a query on chain, disclose selected fields',
+    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json',
+  },
+  'holder did': { description: "the holder's iden3 DID" },
+  verifier: {
+    description: 'verify: create on-chain credential requests, check selectively disclosed credentials',
+    help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --vc disclosed.json",
+  },
+  chain: {
+    description: 'manage the chain: the embedded local node (started on demand) and the iden3 contracts on it',
+    help: 'Examples:\n  $ vc chain status            # starts the embedded node and deploys on first use\n  $ vc chain down              # stops the node, keeping its state\n  $ vc chain reset --yes       # forget the local chain and its deployment\n  $ RPC_URL=https://... WALLET_KEY=... vc chain deploy',
+  },
+  circuits: {
+    description: 'build the zero-knowledge circuits (development keys) or fetch the official ones',
+    help: 'Examples:\n  $ vc circuits status\n  $ vc circuits build          # compile + development setup, cached per user\n  $ vc circuits fetch --dir ~/circuits && CIRCUITS_PATH=~/circuits vc holder prove-submit ...',
+  },
+  config: { description: 'show the effective configuration, set the default wallet home', help: 'Examples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work' },
+};
+
+/** The commands backed by an operation. */
+export const COMMANDS: readonly CliCommand[] = [
+  {
+    path: 'issuer issue',
+    operation: pbq.pbqIssue,
+    variants: { option: 'format', description: 'credential format: iden3 (proof by query) or bbs (selective disclosure)', choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue }, default: 'iden3' },
+    description: 'issue a credential: iden3 (for proof by query, needs --holder) or BBS+ (--format bbs, for selective disclosure)',
+    flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>' },
+    summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } } }>((result) =>
+      result.credential === undefined
+        ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (BbsBlsSignature2020) by ${short(result.issuer)}; kept by the holder`
+        : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
+    ),
+    help: `Examples:
+  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json   # iden3, for proof by query
+  $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
+  $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
+
+A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
+own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
+Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.`,
+  },
+  {
+    path: 'issuer bbs-key',
+    operation: sd.sdIssuerKey,
+    summary: summary<{ did: string; seedSource: string }>((result) => `BBS+ issuer key ${short(result.did)} (seed from ${result.seedSource})`),
+    help: `Examples:
+  $ vc issuer bbs-key                      # did, verificationMethod, publicKeyBase58, seedSource
+  $ vc issuer bbs-key --show-secret -o key-backup.json
+
+The key derives from IDP_BLS_SIGN_SEED_PHRASE; without it, a 12-word phrase is generated once and
+kept in the wallet store (0600). Add the did to the verifier's VC_TRUSTED_ISSUERS to trust it.`,
+  },
+  {
+    path: 'issuer did create',
+    operation: pbq.pbqIssuerDid,
+    summary: summary<{ payload: { method: string; id: string } }>((result) => `issuer DID did:${result.payload.method}:${result.payload.id}`),
+    help: 'Examples:\n  $ vc issuer did create\n  $ ISSUER_DID=did:polygonid:polygon:local:2q... vc issuer did create',
+  },
+  { path: 'issuer credentials', operation: pbq.pbqIssued, help: 'Examples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json' },
+  {
+    path: 'issuer revoke',
+    operation: pbq.pbqRevoke,
+    summary: summary<{ nonce: number; txId: string }>((result) => `revoked nonce ${result.nonce} (tx ${result.txId})`),
+    help: 'Examples:\n  $ vc issuer revoke --nonce "$(jq .credential.credentialStatus.revocationNonce passport.json)"',
+  },
+  {
+    path: 'holder did create',
+    operation: pbq.pbqHolderDid,
+    summary: summary<{ did_String: string }>((result) => `holder DID ${result.did_String}`),
+    help: 'Examples:\n  $ vc holder did create\n  $ vc holder did create --new --json',
+  },
+  {
+    path: 'holder prove-submit',
+    operation: pbq.pbqProveSubmit,
+    flags: { verifiableCredential: 'credential', credentialRequest: 'request' },
+    unwrap: { verifiableCredential: 'credential' },
+    summary: summary<{ txHash?: string }>((result, input) => `proof for request ${String((input.credentialRequest as { id?: unknown } | undefined)?.id)} verified on chain (tx ${result.txHash})`),
+    help: `Examples:
+  $ vc holder prove-submit --credential passport.json --request request.json
+  $ vc holder prove-submit --credential passport.json --request request.json --json | jq .txHash
+
+--credential takes the issuer's whole response ({message, credential}) or the bare credential.
+The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
+Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
+  },
+  {
+    path: 'holder disclose',
+    operation: sd.sdDisclose,
+    flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
+    summary: summary<{ vc: { credentialSubject: Record<string, unknown> } }>((result) => {
+      const revealed = Object.keys(result.vc.credentialSubject);
+      return `disclosed ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with a BbsBlsSignatureProof2020`;
+    }),
+    help: `Examples:
+  $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
+  $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
+  $ vc holder disclose --type PassportCredential --keys name --credential sd.json
+
+A subject with an id (a DID) is always linked by it.`,
+  },
+  {
+    path: 'holder import-sd',
+    operation: sd.sdImport,
+    summary: summary<{ type: string; issuer: string }>((result) => `kept ${result.type} from ${short(result.issuer)}`),
+    help: 'Examples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
+  },
+  {
+    path: 'verifier request',
+    operation: pbq.pbqRequest,
+    summary: summary<{ id: number }>((result) => `request ${result.id} registered on the UniversalVerifier`),
+    help: `Examples:
+  $ vc verifier request -o request.json                            # birthDate $lt 20010101
+  $ vc verifier request --field nationality --op '$in' --value NLD,BEL -o request.json
+  $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r '"did:\\(.payload.method):\\(.payload.id)"')"`,
+  },
+  {
+    path: 'verifier status',
+    operation: pbq.pbqRequestStatus,
+    flags: { request: 'request <id>', address: 'address <address>' },
+    summary: summary<{ validatorVersion: string }>((result) => `verified (${result.validatorVersion})`),
+    help: 'Exit code 1 when the address has no verified proof.\n\nExamples:\n  $ vc verifier status --request 123456789 --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  },
+  {
+    path: 'verifier nonce',
+    operation: sd.sdNonce,
+    flags: { ttlSeconds: 'ttl <seconds>' },
+    summary: summary<{ expiresAt: string }>((result) => `nonce valid until ${result.expiresAt}`),
+    help: `Examples:
+  $ vc verifier nonce                                   # {"nonce": "...", "expiresAt": "..."}
+  $ vc holder disclose --type PassportCredential --keys name --nonce "$(vc verifier nonce --json | jq -r .nonce)" -o d.json
+  $ vc verifier verify --vc d.json                      # uses the nonce up: verifying d.json again fails`,
+  },
+  {
+    path: 'verifier verify',
+    operation: sd.sdVerify,
+    unwrap: { vc: 'vc' },
+    summary: summary<{ message: string }>((result) => result.message),
+    help: `Examples:
+  $ vc verifier verify --vc disclosed.json
+  $ VC_TRUSTED_ISSUERS=did:key:zUC7... vc verifier verify --vc disclosed.json --require-nonce
+
+--vc takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
+Exit code 1 when not verified. Checks: the derived proof, bundled contexts only, every field
+defined, the key belongs to the issuer, the issuer is trusted (VC_TRUSTED_ISSUERS, * for any), and
+a nonce issued by \`vc verifier nonce\` is unused and unexpired (a successful verification uses it
+up). A nonce the verifier did not issue is accepted unless --require-nonce or VC_REQUIRE_NONCE=true.`,
+  },
+  {
+    path: 'chain up',
+    operation: chain.chainUp,
+    summary: summary<{ chainId: number; rpcUrl: string; blockNumber: number; embedded: boolean; node?: { started: boolean } }>(
+      (result) => `chain ${result.chainId} ${result.node?.started === true ? 'started' : result.embedded ? 'already running' : 'external'} at ${result.rpcUrl}, block ${result.blockNumber}`,
+    ),
+  },
+  {
+    path: 'chain status',
+    operation: chain.chainStatus,
+    summary: summary<{ chainId: number; rpcUrl: string; blockNumber: number; embedded: boolean; contracts: Contracts }>(
+      (result) => `chain ${result.chainId} (${result.embedded ? 'embedded' : 'external'}) at ${result.rpcUrl}, block ${result.blockNumber}: ${contractLines(result.contracts)}`,
+    ),
+  },
+  {
+    path: 'chain down',
+    operation: chain.chainDown,
+    summary: summary<{ stopped: boolean; pid?: number }>((result) => (result.stopped ? `local chain node (pid ${result.pid}) stopped, state saved` : 'the local chain node was not running')),
+  },
+  {
+    path: 'chain reset',
+    operation: chain.chainReset,
+    flags: { confirm: 'yes' },
+    summary: summary<{ removedStateDir: string }>((result) => `local chain state deleted (${result.removedStateDir})`),
+  },
+  {
+    path: 'chain deploy',
+    operation: chain.chainDeploy,
+    summary: summary<{ deployed: string[]; configured: string[]; chainId: number; durationMs: number; contracts: Contracts }>((result) =>
+      result.deployed.length === 0 && result.configured.length === 0
+        ? `contracts already deployed on chain ${result.chainId}: ${contractLines(result.contracts)}`
+        : `deployed ${result.deployed.length} contracts on chain ${result.chainId} in ${(result.durationMs / 1000).toFixed(1)} s: ${contractLines(result.contracts)}`,
+    ),
+  },
+  {
+    path: 'circuits build',
+    operation: circuits.circuitsBuild,
+    summary: summary<CircuitsInfo>((info) => `${info.built.length === 0 ? 'up to date' : `built ${info.built.join(', ')}`}: ${circuitsLine(info)}`),
+    warn: (info: CircuitsInfo) => (info.development ? 'development keys: for local chains only, never for a public network' : undefined),
+    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --force --json',
+  },
+  {
+    path: 'circuits status',
+    operation: circuits.circuitsStatus,
+    summary: summary<CircuitsInfo & { upToDate: boolean }>((info) => (info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`)),
+    help: 'Example:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+  },
+  {
+    path: 'circuits fetch',
+    operation: circuits.circuitsFetch,
+    summary: summary<{ extracted: string[]; dir: string }>((result) => `extracted ${result.extracted.length} files into ${result.dir}; set CIRCUITS_PATH=${result.dir}`),
+    warn: (result: { checksum: { verified: boolean }; sha256: string }) => (result.checksum.verified ? undefined : `archive not verified against a published checksum (sha256 ${result.sha256})`),
+    help: 'The archive is checked against --sha256, else against URL.sha256 when the server publishes one;\notherwise the result says it is unverified.\n\nExample:\n  $ vc circuits fetch --dir ~/circuits && export CIRCUITS_PATH=~/circuits',
+  },
+  { path: 'config show', operation: system.configShow, help: 'Example:\n  $ vc config show --json | jq .chain' },
+];
+
+/** Commands of the command line itself, with no operation (or one they call their own way). */
+export const LOCAL_COMMANDS: ReadonlyArray<{ path: string; summary: string; operation?: AnyOperation; register: (program: Command, rt: CliRuntime) => void }> = [
+  { path: 'serve', summary: 'serve the issuer, holder and verifier routes over HTTP (JSON)', register: registerServeCommand },
+  { path: 'demo', summary: system.demo.summary, operation: system.demo, register: registerDemoCommand },
+  { path: 'config set-home', summary: 'remember DIR as the default wallet home (VC_HOME and --home still override it)', register: registerConfigCommands },
+  { path: 'config unset-home', summary: 'forget the default wallet home set with set-home', register: registerConfigCommands },
+];
+
+/** The group command for `words` (created on first use), under the program. */
+function groupFor(program: Command, words: string[]): Command {
+  let parent = program;
+  for (let i = 0; i < words.length; i += 1) {
+    const name = words[i]!;
+    let next = parent.commands.find((command) => command.name() === name);
+    if (next === undefined) {
+      const group = GROUPS[words.slice(0, i + 1).join(' ')];
+      next = parent.command(name).description(group?.description ?? name);
+      if (group?.help !== undefined) next.addHelpText('after', `\n${group.help}`);
+    }
+    parent = next;
+  }
+  return parent;
+}
+
+/** Registers every command of the tables. */
+export function registerCommands(program: Command, rt: CliRuntime): void {
+  for (const command of COMMANDS) {
+    const words = command.path.split(' ');
+    addOperationCommand(groupFor(program, words.slice(0, -1)), words.at(-1)!, command, rt);
+  }
+  const registered = new Set<(program: Command, rt: CliRuntime) => void>();
+  for (const local of LOCAL_COMMANDS) {
+    if (registered.has(local.register)) continue;
+    registered.add(local.register);
+    local.register(program, rt);
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * Builds a commander command from an operation's declaration: one flag per input field (its
+ * name, kind and help from the zod schema), JSON files for structured fields, the result to
+ * stdout or -o FILE, and errors naming the flag (and file) a field came from.
+ */
+import { InvalidOptionArgumentError, Option, type Command } from 'commander';
+import { z } from 'zod';
+import type { AnyOperation } from '../core/operation.js';
+import { invokeOperation } from '../core/operation.js';
+import type { FieldNamer } from '../core/validate.js';
+import { InputError } from '../errors.js';
+import { readJsonFile } from './io.js';
+import type { CliRuntime } from './runtime.js';
+
+/** How the command line gives one input field. */
+export type FlagKind = 'switch' | 'integer' | 'text' | 'list' | 'file';
+
+export interface FlagInfo {
+  field: string;
+  /** The flag without dashes, e.g. `keys`. */
+  flag: string;
+  /** The argument's name in the help, e.g. `did` in `--holder <did>`. */
+  argument: string | undefined;
+  kind: FlagKind;
+  required: boolean;
+  description: string;
+  choices?: string[];
+  defaultValue?: unknown;
+}
+
+/** One command of the CLI table (src/cli/commands.ts). */
+export interface CliCommand {
+  /** The words after `vc`, e.g. `holder disclose`. */
+  path: string;
+  operation: AnyOperation;
+  /** Operations chosen by an option instead of one (`vc issuer issue --format bbs|iden3`). */
+  variants?: { option: string; description: string; choices: Record<string, AnyOperation>; default: string };
+  /** The command's description when it is not the operation's summary. */
+  description?: string;
+  /** Flags of fields that differ from the field's name in kebab case, with the argument's name: `holder <did>`. */
+  flags?: Readonly<Record<string, string>>;
+  /** File fields whose document may be a wrapper: use its `key` member when it has one and no proof. */
+  unwrap?: Readonly<Record<string, string>>;
+  /** Fields the command line does not offer. */
+  omit?: readonly string[];
+  /** A one-line human summary of the result (on stderr). */
+  summary?: (result: never, input: Record<string, unknown>) => string | undefined;
+  /** A warning about the result (on stderr). */
+  warn?: (result: never) => string | undefined;
+  /** Help text after the options: examples and notes. */
+  help?: string;
+}
+
+interface SchemaNode {
+  _zod: { def: { type: string; innerType?: SchemaNode; defaultValue?: unknown; element?: SchemaNode; options?: SchemaNode[]; entries?: Record<string, string> } };
+  description?: string;
+}
+
+/** Strips optional and default wrappers, collecting what they say. */
+function unwrapField(schema: z.ZodType): { node: SchemaNode; optional: boolean; defaultValue: unknown; description: string | undefined } {
+  let node = schema as unknown as SchemaNode;
+  let optional = false;
+  let defaultValue: unknown;
+  let description = node.description;
+  for (;;) {
+    const { type, innerType } = node._zod.def;
+    if ((type === 'optional' || type === 'default' || type === 'nullable') && innerType !== undefined) {
+      optional = true;
+      if (type === 'default') defaultValue = node._zod.def.defaultValue;
+      node = innerType;
+      description ??= node.description;
+    } else {
+      return { node, optional, defaultValue, description };
+    }
+  }
+}
+
+function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
+  const { type, element, options, entries } = node._zod.def;
+  switch (type) {
+    case 'boolean':
+      return { kind: 'switch' };
+    case 'number':
+      return { kind: 'integer' };
+    case 'string':
+      return { kind: 'text' };
+    case 'enum':
+      return { kind: 'text', choices: Object.values(entries ?? {}) };
+    case 'array':
+      return element !== undefined && unwrapField(element as unknown as z.ZodType).node._zod.def.type === 'string' ? { kind: 'list' } : { kind: 'file' };
+    case 'union':
+      // A value that may be given as a string (a query operand) is given as text.
+      return (options ?? []).some((option) => option._zod.def.type === 'string') ? { kind: 'text' } : { kind: 'file' };
+    default:
+      return { kind: 'file' };
+  }
+}
+
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** The flags of an operation's input fields on a command. */
+export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit'>, operation: AnyOperation): FlagInfo[] {
+  const input = operation.input;
+  if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
+  return Object.entries(input.shape as Record<string, z.ZodType>)
+    .filter(([field]) => !(command.omit ?? []).includes(field))
+    .map(([field, schema]) => {
+      const { node, optional, defaultValue, description } = unwrapField(schema);
+      const { kind, choices } = kindOf(node);
+      const [flag, argument] = (command.flags?.[field] ?? kebab(field)).split(' ');
+      return {
+        field,
+        flag: flag!,
+        argument: argument?.replace(/[<>]/g, ''),
+        kind,
+        required: !optional,
+        description: description ?? field,
+        ...(choices === undefined ? {} : { choices }),
+        ...(defaultValue === undefined ? {} : { defaultValue }),
+      };
+    });
+}
+
+function placeholder(info: FlagInfo): string {
+  if (info.argument !== undefined) return `<${info.argument}>`;
+  if (info.kind === 'file') return '<file>';
+  if (info.kind === 'list') return '<list>';
+  if (info.kind === 'integer') return '<n>';
+  return `<${info.flag.split('-').pop()}>`;
+}
+
+/** The option key commander stores a flag under (camel case of the flag). */
+function optionKey(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+function integerArgument(flag: string): (value: string) => number {
+  return (value) => {
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) throw new InvalidOptionArgumentError(`--${flag} expects an integer, got "${value}"`);
+    return Number(value);
+  };
+}
+
+function commaList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function optionFor(info: FlagInfo, prefix = ''): Option {
+  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
+  const option = new Option(info.kind === 'switch' ? `--${info.flag}` : `--${info.flag} ${placeholder(info)}`, description);
+  if (info.choices !== undefined) option.choices(info.choices);
+  if (info.kind === 'integer') option.argParser(integerArgument(info.flag));
+  if (info.kind === 'list') option.argParser(commaList);
+  if (info.defaultValue !== undefined && info.kind !== 'file') option.default(info.defaultValue);
+  // A required field without a default must be given (commander says so, exit 2).
+  if (info.required && info.defaultValue === undefined) option.makeOptionMandatory();
+  return option;
+}
+
+/**
+ * How this command names input fields: the flag (with the file it read), then the path inside
+ * the file, e.g. `--subject alice.json: field birthDate`, `--keys`.
+ */
+function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>): FieldNamer {
+  return (path) => {
+    if (path === '') return 'options';
+    const top = path.split(/[.[]/, 1)[0]!;
+    const info = flags.find((candidate) => candidate.field === top);
+    if (info === undefined) return path;
+    const rest = path.slice(top.length).replace(/^\./, '');
+    const file = files.get(top);
+    const where = info.kind === 'file' ? `--${info.flag} ${file ?? 'FILE'}` : `--${info.flag}`;
+    return rest === '' ? where : `${where}: field ${rest}`;
+  };
+}
+
+/** The flag (with the path inside its file) an error's field came from, for --json error output. */
+function cliFieldName(flags: FlagInfo[], field: string | undefined): string | undefined {
+  if (field === undefined) return undefined;
+  const top = field.split(/[.[]/, 1)[0]!;
+  const info = flags.find((candidate) => candidate.field === top);
+  if (info === undefined) return field;
+  const rest = field.slice(top.length).replace(/^\./, '');
+  return rest === '' ? `--${info.flag}` : `--${info.flag} ${rest}`;
+}
+
+/** Reads the operation's input from the parsed options: flags as they are, files as JSON. */
+function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<string, unknown>, files: Map<string, string>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const info of flags) {
+    const value = options[optionKey(info.flag)];
+    if (value === undefined) continue;
+    if (info.kind === 'switch') {
+      if (value === true) input[info.field] = true;
+      continue;
+    }
+    if (info.kind !== 'file') {
+      input[info.field] = value;
+      continue;
+    }
+    const file = String(value);
+    files.set(info.field, file);
+    let document = readJsonFile(file, `--${info.flag}`);
+    const key = command.unwrap?.[info.field];
+    if (key !== undefined && typeof document === 'object' && document !== null && !Array.isArray(document) && key in document && !('proof' in document)) {
+      document = (document as Record<string, unknown>)[key];
+    }
+    input[info.field] = document;
+  }
+  return input;
+}
+
+/** Adds one command of the table to the program. */
+export function addOperationCommand(parent: Command, name: string, command: CliCommand, rt: CliRuntime): Command {
+  const variants = command.variants;
+  const operations = variants === undefined ? [command.operation] : Object.values(variants.choices);
+  const flagsByOperation = new Map(operations.map((operation) => [operation, flagsOf(command, operation)]));
+  const cmd = parent.command(name).description(command.description ?? command.operation.summary);
+  if (variants !== undefined) {
+    cmd.addOption(new Option(`--${variants.option} <${variants.option}>`, variants.description).choices(Object.keys(variants.choices)).default(variants.default));
+  }
+  // Each flag once; a flag only some variants take says which.
+  const seen = new Set<string>();
+  for (const [variant, operation] of variants === undefined ? [['', command.operation] as const] : Object.entries(variants.choices)) {
+    for (const info of flagsByOperation.get(operation)!) {
+      if (seen.has(info.flag)) continue;
+      seen.add(info.flag);
+      const takenBy = variants === undefined ? [] : Object.entries(variants.choices).filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
+      const prefix = variants !== undefined && takenBy.length < operations.length ? `${takenBy.join(', ') || variant}: ` : '';
+      // With variants, a field one of them requires is checked by that variant's schema.
+      cmd.addOption(optionFor(variants === undefined ? info : { ...info, required: false }, prefix));
+    }
+  }
+  cmd.option('-o, --output <file>', 'write the result to this file instead of stdout');
+  if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
+  cmd.action(async (options: Record<string, unknown>) => {
+    let operation = command.operation;
+    if (variants !== undefined) {
+      const choice = String(options[optionKey(variants.option)]);
+      operation = variants.choices[choice]!;
+      const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));
+      for (const info of [...flagsByOperation.values()].flat()) {
+        if (!own.has(info.flag) && cmd.getOptionValueSource(optionKey(info.flag)) === 'cli') {
+          throw new InputError(`--${info.flag} does not apply to --${variants.option} ${choice}`, { field: info.flag });
+        }
+      }
+    }
+    const flags = flagsByOperation.get(operation)!;
+    rt.renderField = (field) => cliFieldName(flags, field);
+    const files = new Map<string, string>();
+    const input = inputFrom(command, flags, options, files);
+    const ctx = await rt.ctx();
+    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(flags, files) });
+    const failure = operation.failure?.(result);
+    const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
+    rt.output.result(result, { outFile: options.output as string | undefined, summary });
+    const warning = command.warn?.(result as never);
+    if (warning !== undefined) rt.output.warn(warning);
+    if (failure !== undefined) {
+      rt.output.failure(failure);
+      rt.exitCode = 1;
+    }
+  });
+  return cmd;
+}

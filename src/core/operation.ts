@@ -1,0 +1,50 @@
+/**
+ * The shape of an operation: everything a user can do with `vc` is one declaration (name, input
+ * schema, result schema, whether it mutates, `run`), listed in src/core/operations. The CLI, the
+ * HTTP server, the OpenAPI document, the command help, the README table and the behavioural tests
+ * are all derived from these declarations, so they cannot disagree.
+ */
+import type { z } from 'zod';
+import type { Context } from '../context.js';
+import { parseInput, plainFieldNames, type FieldNamer } from './validate.js';
+
+/** What an adapter tells an operation about the call: how to name input fields in messages. */
+export interface OperationCall {
+  names: FieldNamer;
+}
+
+export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
+  /** Stable name, `group.action` (e.g. `sd.disclose`). */
+  readonly name: string;
+  /** One line: the command's description and the route's summary. */
+  readonly summary: string;
+  /** The input, validated before `run`: its fields are the HTTP body and the CLI flags. */
+  readonly input: S;
+  /** The result's shape (OpenAPI). */
+  readonly result?: z.ZodType;
+  /**
+   * Mutating operations write the wallet or send transactions: a server runs them one at a time.
+   * Reads run in parallel.
+   */
+  readonly mutates: boolean;
+  /**
+   * For operations whose result can be a negative outcome that is not an error (a verification
+   * that fails): its message, or undefined when the result is a success. The CLI exits 1 on it.
+   */
+  readonly failure?: (result: NoInfer<R>) => string | undefined;
+  run(ctx: Context, input: z.output<S>, call: OperationCall): Promise<R>;
+}
+
+/** Any operation, for tables. */
+export type AnyOperation = Operation<z.ZodType, any>;
+
+/** Declares an operation with its input type inferred from the schema. */
+export function defineOperation<S extends z.ZodType, R>(operation: Operation<S, R>): Operation<S, R> {
+  return operation;
+}
+
+/** Validates `input` against the operation's schema and runs it: the one way adapters call core. */
+export async function invokeOperation<S extends z.ZodType, R>(ctx: Context, operation: Operation<S, R>, input: unknown, call: OperationCall = { names: plainFieldNames }): Promise<R> {
+  const parsed = parseInput(operation.input, input, call.names);
+  return operation.run(ctx, parsed, call);
+}

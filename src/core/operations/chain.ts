@@ -1,0 +1,74 @@
+/**
+ * The chain: the embedded local node (started on demand) and the iden3 contracts on it, or the
+ * configured external network.
+ */
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+
+const chain = () => import('../chain.js');
+
+const verifierArtifactSchema = z.object({
+  abi: z.array(z.unknown()),
+  bytecode: z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex bytecode'),
+});
+
+export const chainUp = defineOperation({
+  name: 'chain.up',
+  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed)',
+  input: z.object({}),
+  mutates: true,
+  run: async (ctx) => (await chain()).chainStatus(ctx),
+});
+
+export const chainStatus = defineOperation({
+  name: 'chain.status',
+  summary: 'chain id, block number, RPC URL and every contract address (starts and deploys the local chain if needed)',
+  input: z.object({}),
+  mutates: true,
+  run: async (ctx) => (await chain()).chainStatus(ctx),
+});
+
+export const chainDown = defineOperation({
+  name: 'chain.down',
+  summary: 'stop the local chain node, saving its state (the next command restarts it where it was)',
+  input: z.object({}),
+  mutates: true,
+  run: async (ctx) => (await chain()).chainDown(ctx),
+});
+
+export const chainReset = defineOperation({
+  name: 'chain.reset',
+  summary: 'stop the local chain and delete its state and address book (identity states on it are lost)',
+  input: z.object({ confirm: z.boolean().describe('confirm the deletion').optional() }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    if (input.confirm !== true) {
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(`this deletes the local chain (every identity state and deployed contract on it): confirm it with ${call.names('confirm')}`, { field: 'confirm' });
+    }
+    return (await chain()).chainReset(ctx, { confirm: true });
+  },
+});
+
+export const chainDeploy = defineOperation({
+  name: 'chain.deploy',
+  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept)',
+  input: z.object({
+    force: z.boolean().describe('redeploy every contract even if the recorded ones are intact').optional(),
+    stateTransitionVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for the stateTransition circuit').optional(),
+    mtpVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for credentialAtomicQueryMTPV2OnChain').optional(),
+    officialVerifiers: z.boolean().describe('forget development verifiers and deploy the official @iden3/contracts ones').optional(),
+    allowDevVerifiers: z.boolean().describe('allow development verifiers on a chain that is not a development chain').optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input) =>
+    (await chain()).chainDeploy(ctx, {
+      verifiers: {
+        ...(input.stateTransitionVerifier === undefined ? {} : { stateTransition: input.stateTransitionVerifier }),
+        ...(input.mtpVerifier === undefined ? {} : { credentialAtomicQueryMTPV2OnChain: input.mtpVerifier }),
+      },
+      force: input.force === true,
+      officialVerifiers: input.officialVerifiers === true,
+      allowDevVerifiers: input.allowDevVerifiers === true,
+    }),
+});

@@ -1,0 +1,24 @@
+/**
+ * Every operation of vc, by name: the table the CLI, the HTTP server, the OpenAPI documents, the
+ * README's command table and the behavioural tests are derived from.
+ */
+import type { AnyOperation } from '../operation.js';
+import * as chain from './chain.js';
+import * as circuits from './circuits.js';
+import * as pbq from './pbq.js';
+import * as sd from './sd.js';
+import * as system from './system.js';
+
+export { chain, circuits, pbq, sd, system };
+
+/** All operations (each module's exports are its declarations), by module, then by name: the same order under every loader. */
+export const OPERATIONS: readonly AnyOperation[] = [sd, pbq, chain, circuits, system].flatMap((group) =>
+  (Object.values(group) as AnyOperation[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+);
+
+/** The operation of a name; throws for an unknown one (a bug in a table). */
+export function operationNamed(name: string): AnyOperation {
+  const found = OPERATIONS.find((operation) => operation.name === name);
+  if (found === undefined) throw new Error(`no operation ${name}`);
+  return found;
+}

@@ -1,0 +1,31 @@
+/**
+ * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
+ */
+import { circuits, pbq, sd, system } from '../core/operations/index.js';
+import { ROLES, route, type HttpRoute } from './route.js';
+
+export const ROUTES: readonly HttpRoute[] = [
+  // Every role: readiness (503 when not ready, for load balancers), the chain to share, the circuits.
+  ...ROLES.map((role) => route(role, 'GET', '/healthz', system.health, { fixed: { role }, status: (result) => ((result as { status: string }).status === 'ok' ? 200 : 503) })),
+  ...ROLES.map((role) => route(role, 'GET', '/circuits', circuits.circuitsStatus)),
+  // Issuer.
+  route('issuer', 'POST', '/did', pbq.pbqIssuerDid),
+  route('issuer', 'POST', '/generate-pbq-credentials', pbq.pbqIssue, { omit: ['context', 'schema'] }),
+  route('issuer', 'POST', '/revoke', pbq.pbqRevoke),
+  route('issuer', 'GET', '/issued-credentials', pbq.pbqIssued),
+  route('issuer', 'GET', '/issued-credentials/:id', pbq.pbqIssued),
+  route('issuer', 'POST', '/generate-sd-credentials', sd.sdIssue),
+  route('issuer', 'GET', '/bbs-key', sd.sdIssuerKey, { omit: ['showSecret'] }),
+  route('issuer', 'POST', '/node', pbq.rhsSaveNodes, { bodyField: 'nodes' }),
+  route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
+  // Holder.
+  route('holder', 'POST', '/did', pbq.pbqHolderDid),
+  route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit),
+  route('holder', 'POST', '/generate-selective-disclosure-vc', sd.sdDisclose, { omit: ['credential'] }),
+  route('holder', 'POST', '/sd-credentials', sd.sdImport),
+  // Verifier.
+  route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201 }),
+  route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
+  route('verifier', 'POST', '/nonce', sd.sdNonce),
+  route('verifier', 'POST', '/verify-vc', sd.sdVerify),
+];

@@ -1,0 +1,63 @@
+/**
+ * The tables every surface is derived from: each operation is reachable, each command and route
+ * is an operation of the table, and the README's table is the generated one.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { COMMANDS, LOCAL_COMMANDS } from '../../src/cli/commands.js';
+import { flagsOf } from '../../src/cli/operationCommand.js';
+import { renderOperationTable, withOperationTable } from '../../src/cli/reference.js';
+import { OPERATIONS } from '../../src/core/operations/index.js';
+import { ROUTES } from '../../src/http/routes.js';
+import { ROOT } from '../helpers.js';
+
+const commandOperations = COMMANDS.flatMap((command) => [command.operation, ...Object.values(command.variants?.choices ?? {})]);
+
+describe('the operation table', () => {
+  it('names each operation once and gives each an object input', () => {
+    const names = OPERATIONS.map((operation) => operation.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const operation of OPERATIONS) {
+      expect(operation.name).toMatch(/^[a-z]+\.[a-zA-Z]+$/);
+      expect(operation.input, operation.name).toBeInstanceOf(z.ZodObject);
+      expect(operation.summary.length, operation.name).toBeGreaterThan(10);
+    }
+  });
+
+  it('reaches every operation from the command line or HTTP, and nothing else', () => {
+    for (const operation of OPERATIONS) {
+      const reachable = commandOperations.includes(operation) || LOCAL_COMMANDS.some((local) => local.operation === operation) || ROUTES.some((route) => route.operation === operation);
+      expect(reachable, `${operation.name} has no command and no route`).toBe(true);
+    }
+    for (const operation of [...commandOperations, ...ROUTES.map((route) => route.operation)]) expect(OPERATIONS).toContain(operation);
+  });
+
+  it('gives every field of a command a distinct flag with a description', () => {
+    for (const command of COMMANDS) {
+      for (const operation of [command.operation, ...Object.values(command.variants?.choices ?? {})]) {
+        const flags = flagsOf(command, operation);
+        expect(new Set(flags.map((info) => info.flag)).size, command.path).toBe(flags.length);
+        for (const info of flags) expect(info.description, `${command.path} --${info.flag}`).not.toBe(info.field);
+      }
+    }
+  });
+
+  it('keeps secrets and the holder-side credential off the routes', () => {
+    const bbsKey = ROUTES.find((route) => route.path === '/bbs-key')!;
+    expect(bbsKey.omit).toContain('showSecret');
+    const disclose = ROUTES.find((route) => route.path === '/generate-selective-disclosure-vc')!;
+    expect(disclose.omit).toContain('credential');
+    // No route runs what deletes or deploys.
+    for (const route of ROUTES) expect(['chain.reset', 'chain.deploy', 'chain.down', 'circuits.build', 'circuits.fetch', 'config.show', 'demo.run']).not.toContain(route.operation.name);
+  });
+
+  it('is what README.md shows (run `npm run docs` after changing a table)', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(withOperationTable(readme)).toBe(readme);
+    const table = renderOperationTable();
+    for (const command of [...COMMANDS, ...LOCAL_COMMANDS]) expect(table).toContain(`\`vc ${command.path}`);
+    for (const route of ROUTES) expect(table).toContain(`\`${route.method} ${route.path}\``);
+  });
+});
