@@ -206,6 +206,7 @@ up). A nonce the verifier did not issue is accepted unless --require-nonce or VC
       (result) => `chain ${result.chainId} (${result.embedded ? 'embedded' : 'external'}) at ${result.rpcUrl}, block ${result.blockNumber}: ${contractLines(result.contracts)}`,
     ),
   },
+  { path: 'chain env', operation: chain.chainEnv, summary: summary<Record<string, string>>((env) => Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')) },
   {
     path: 'chain down',
     operation: chain.chainDown,

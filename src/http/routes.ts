@@ -1,13 +1,14 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { circuits, pbq, sd, system } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 export const ROUTES: readonly HttpRoute[] = [
   // Every role: readiness (503 when not ready, for load balancers), the chain to share, the circuits.
   ...ROLES.map((role) => route(role, 'GET', '/healthz', system.health, { fixed: { role }, status: (result) => ((result as { status: string }).status === 'ok' ? 200 : 503) })),
   ...ROLES.map((role) => route(role, 'GET', '/circuits', circuits.circuitsStatus)),
+  ...ROLES.map((role) => route(role, 'GET', '/chain-env', chain.chainEnv)),
   // Issuer.
   route('issuer', 'POST', '/did', pbq.pbqIssuerDid),
   route('issuer', 'POST', '/generate-pbq-credentials', pbq.pbqIssue, { omit: ['context', 'schema'] }),

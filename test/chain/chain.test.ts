@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokeOperation } from '../../src/core/operation.js';
+import { chainEnv } from '../../src/core/operations/chain.js';
 import { poseidon } from '@iden3/js-crypto';
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
@@ -113,6 +115,18 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(result.addresses.all).toEqual(Object.fromEntries(Object.entries(before.contracts).map(([k, v]) => [k, v.address])));
     expect(connection.signer.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
     expect(LOCAL_DEV_ACCOUNT_KEY).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it('chain env gives what another party sets to use the same contracts with its own key', async () => {
+    const env = await invokeOperation(newContext(home), chainEnv, {});
+    expect(Object.keys(env)).not.toContain('WALLET_KEY');
+    expect(env).toMatchObject({ CHAIN_ID: '152', NETWORK_NAME: 'polygon:local' });
+    // Anvil's second development account: another party, with a wallet of its own.
+    const other = newContext(newHome(), { ...env, WALLET_KEY: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' });
+    const chain = await getChain(other);
+    expect(chain.embedded).toBe(false);
+    expect(chain.signer.address).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+    expect(chain.addresses).toMatchObject({ state: env.STATE_CONTRACT_ADDRESS, universalVerifier: env.BSC_ADDRESS, mtpValidator: env.MTP_ADDRESS });
   });
 
   it('decodes a revert by its custom error name', async () => {

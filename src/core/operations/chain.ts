@@ -28,6 +28,28 @@ export const chainStatus = defineOperation({
   run: async (ctx) => (await chain()).chainStatus(ctx),
 });
 
+export const chainEnv = defineOperation({
+  name: 'chain.env',
+  summary: 'the variables another party sets to use this chain and its contracts (never WALLET_KEY: each party signs with its own)',
+  input: z.object({}),
+  result: z.record(z.string(), z.string()),
+  mutates: true,
+  run: async (ctx) => {
+    const status = await (await chain()).chainStatus(ctx);
+    const { didBlockchain, didNetwork } = ctx.config.chain;
+    return {
+      CHAIN_ID: String(status.chainId),
+      NETWORK_NAME: `${didBlockchain}:${didNetwork}`,
+      // An RPC URL with a path, query or user info is shown by its origin only (API keys live there).
+      RPC_URL: status.rpcUrl,
+      STATE_CONTRACT_ADDRESS: status.contracts.state,
+      BSC_ADDRESS: status.contracts.universalVerifier,
+      MTP_ADDRESS: status.contracts.mtpValidator,
+      ...(status.contracts.poseidon === undefined ? {} : { POSEIDON_ADDRESS: status.contracts.poseidon }),
+    };
+  },
+});
+
 export const chainDown = defineOperation({
   name: 'chain.down',
   summary: 'stop the local chain node, saving its state (the next command restarts it where it was)',
