@@ -178,7 +178,7 @@ export async function runCircuitsBench(options: CircuitsBenchOptions = {}): Prom
   };
   const cache = options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {};
   try {
-    const fixtureDir = path.join(root, 'test', 'circuits-pipeline', 'fixtures');
+    const fixtureDir = path.join(root, 'test', 'circuits', 'fixtures');
     const fixture = await ensureCircuits(ctx, { ...cache, circuits: [{ id: 'pipelineFixture', main: path.join(fixtureDir, 'pipelineFixture.circom') }] });
     const fixtureInput = JSON.parse(readFileSync(path.join(fixtureDir, 'pipelineFixture.input.json'), 'utf8')) as unknown;
     report.circuits.push(await benchCircuit(snarkjs, fixture.circuits[0]!, fixtureInput, runs, work));

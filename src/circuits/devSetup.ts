@@ -7,7 +7,7 @@
  * know them, so every point the zkey needs is computed as a field element first (A_i(tau),
  * B_i(tau), (beta*A_i + alpha*B_i + C_i)(tau)/delta, the H basis) and then multiplied once by the
  * generator. The result is byte-for-byte what snarkjs writes for a ceremony with the same tau,
- * alpha, beta and delta (test/circuits-pipeline checks this against stock snarkjs), except for
+ * alpha, beta and delta (test/circuits checks this against stock snarkjs), except for
  * section 10: no contribution records (delta is applied directly, not as a recorded
  * contribution) and the "circuit hash" slot holds the Blake2b-512 of the r1cs file.
  *

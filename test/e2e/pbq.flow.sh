@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The proof-by-query flow as a user runs it: separate `vc` invocations on one wallet home.
-#   test/pbq/flow.sh WORKDIR          (VC defaults to "node dist/bin/vc.js"; VC_HOME to WORKDIR/home)
+#   test/e2e/pbq.flow.sh WORKDIR          (VC defaults to "node dist/bin/vc.js"; VC_HOME to WORKDIR/home)
 # Leaves holder.json, issuer.json, request.json, credential.json, result.json and status.json in
 # WORKDIR and prints the prove-submit mapping; exits non-zero at the first failing step.
 set -euo pipefail
 
-work="${1:?usage: flow.sh WORKDIR}"
+work="${1:?usage: pbq.flow.sh WORKDIR}"
 mkdir -p "$work"
 VC="${VC:-node $(dirname "$0")/../../dist/bin/vc.js}"
 export VC_HOME="${VC_HOME:-$work/home}"

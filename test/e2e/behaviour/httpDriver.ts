@@ -3,11 +3,11 @@
  * each call sent to the route of the operation in the route table (src/http/routes.ts). Non-2xx
  * answers become DriverCallErrors from the JSON error body.
  */
-import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import type { Role } from '../../src/http/route.js';
-import { ROUTES } from '../../src/http/routes.js';
-import { startServer, type ErrorBody, type RunningServer } from '../../src/http/server.js';
+import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import type { Role } from '../../../src/http/route.js';
+import { ROUTES } from '../../../src/http/routes.js';
+import { startServer, type ErrorBody, type RunningServer } from '../../../src/http/server.js';
 import { DriverCallError, driverOver, type Driver } from './driver.js';
 import { stopEmbeddedChain } from './inProcessDriver.js';
 

@@ -3,16 +3,16 @@
  * way the CLI and the server call core. Errors become DriverCallErrors carrying the VcError's HTTP
  * status, code, field (a path in the operation's input) and exit code.
  */
-import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { invokeOperation } from '../../src/core/operation.js';
-import { operationNamed } from '../../src/core/operations/index.js';
-import { isVcError } from '../../src/errors.js';
+import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { invokeOperation } from '../../../src/core/operation.js';
+import { operationNamed } from '../../../src/core/operations/index.js';
+import { isVcError } from '../../../src/errors.js';
 import { DriverCallError, driverOver, type Driver } from './driver.js';
 
 /** Stops the local chain node a proof-by-query operation may have started for this wallet. */
 export async function stopEmbeddedChain(ctx: Context): Promise<void> {
-  const { stopLocalNode } = await import('../../src/chain/anvil.js');
+  const { stopLocalNode } = await import('../../../src/chain/anvil.js');
   await stopLocalNode(ctx, { persist: false }).catch(() => undefined);
 }
 

@@ -80,8 +80,8 @@ afterAll(() => {
 });
 
 describe('the whole flow through separate invocations', () => {
-  it('test/pbq/flow.sh: holder DID, issuer DID, request, issue, prove-submit; the contract agrees', () => {
-    const script = spawnSync('bash', [path.join(ROOT, 'test', 'pbq', 'flow.sh'), tmp.dir], {
+  it('test/e2e/pbq.flow.sh: holder DID, issuer DID, request, issue, prove-submit; the contract agrees', () => {
+    const script = spawnSync('bash', [path.join(ROOT, 'test', 'e2e', 'pbq.flow.sh'), tmp.dir], {
       env: childEnv({ ...env, VC_HOME: home }),
       encoding: 'utf8',
       timeout: LONG,

@@ -1,30 +1,27 @@
 /**
- * The shared behavioural suite through the `vc` binary: every call is a command of the table.
+ * The shared behavioural suite against the core operations called in this process.
  */
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../helpers.js';
 import type { Driver } from './driver.js';
-import { createCliDriver } from './cliDriver.js';
+import { createInProcessDriver } from './inProcessDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';
 import { describeSelectiveDisclosureBehaviours } from './sd.behaviour.js';
 import { behaviourVariables } from './setup.js';
 
-const tmp = tempDir('vc-behaviour-cli-');
+const tmp = tempDir('vc-behaviour-inprocess-');
 let driver: Driver;
 
 beforeAll(() => {
-  const scratch = path.join(tmp.dir, 'files');
-  mkdirSync(scratch);
-  driver = createCliDriver(behaviourVariables(), path.join(tmp.dir, 'home'), scratch);
+  driver = createInProcessDriver(behaviourVariables(), path.join(tmp.dir, 'home'));
 });
 afterAll(async () => {
   await driver?.close();
   tmp.cleanup();
 });
 
-describe('behaviours through the vc binary', () => {
+describe('behaviours in process', () => {
   describeSelectiveDisclosureBehaviours(() => driver, () => tmp.dir);
   describeProofByQueryBehaviours(() => driver);
 });

@@ -9,12 +9,12 @@
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { getIden3 } from '../../src/iden3/wallet.js';
-import { getChain } from '../../src/chain/chain.js';
-import { listIssuedCredentials } from '../../src/core/pbq/issue.js';
-import { runVc, tempDir, type VcRun } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { getIden3 } from '../../../src/iden3/wallet.js';
+import { getChain } from '../../../src/chain/chain.js';
+import { listIssuedCredentials } from '../../../src/core/pbq/issue.js';
+import { runVc, tempDir, type VcRun } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;

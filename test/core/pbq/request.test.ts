@@ -4,11 +4,11 @@
  * loading circuits, starting the local chain or searching for a request id.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context, ServiceKey } from '../../src/context.js';
-import { createCredentialRequest } from '../../src/core/pbq/request.js';
-import { UnprocessableError } from '../../src/errors.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context, ServiceKey } from '../../../src/context.js';
+import { createCredentialRequest } from '../../../src/core/pbq/request.js';
+import { UnprocessableError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers.js';
 
 const tmp = tempDir('vc-pbq-request-');
 afterAll(() => tmp.cleanup());

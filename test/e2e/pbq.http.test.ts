@@ -69,7 +69,7 @@ describe('proof by query over HTTP (vc serve --role all)', () => {
     expect(((node.body.node as Json).children as string[]).length).toBe(3);
 
     // No proof yet: the verifier reads false from the contract. (Prove-submit over HTTP, with the
-    // {"<id>": true} mapping and the replay refusal, is covered by test/behaviour/pbq.behaviour.ts.)
+    // {"<id>": true} mapping and the replay refusal, is covered by test/e2e/behaviour/pbq.behaviour.ts.)
     const status = await call('GET', `${urls.verifier}/request-status?request=${requestId}&address=${DEV_ADDRESS}`);
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ requestId, address: DEV_ADDRESS, isVerified: false });

@@ -1,27 +1,30 @@
 /**
- * The shared behavioural suite against the core operations called in this process.
+ * The shared behavioural suite through the `vc` binary: every call is a command of the table.
  */
 import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../helpers.js';
 import type { Driver } from './driver.js';
-import { createInProcessDriver } from './inProcessDriver.js';
+import { createCliDriver } from './cliDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';
 import { describeSelectiveDisclosureBehaviours } from './sd.behaviour.js';
 import { behaviourVariables } from './setup.js';
 
-const tmp = tempDir('vc-behaviour-inprocess-');
+const tmp = tempDir('vc-behaviour-cli-');
 let driver: Driver;
 
 beforeAll(() => {
-  driver = createInProcessDriver(behaviourVariables(), path.join(tmp.dir, 'home'));
+  const scratch = path.join(tmp.dir, 'files');
+  mkdirSync(scratch);
+  driver = createCliDriver(behaviourVariables(), path.join(tmp.dir, 'home'), scratch);
 });
 afterAll(async () => {
   await driver?.close();
   tmp.cleanup();
 });
 
-describe('behaviours in process', () => {
+describe('behaviours through the vc binary', () => {
   describeSelectiveDisclosureBehaviours(() => driver, () => tmp.dir);
   describeProofByQueryBehaviours(() => driver);
 });

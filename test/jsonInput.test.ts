@@ -6,9 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import { InvalidJsonError, MAX_JSON_DEPTH, parseJsonText } from '../../src/jsonInput.js';
-import { runVc, tempDir } from '../helpers.js';
+import { InputError } from '../src/errors.js';
+import { InvalidJsonError, MAX_JSON_DEPTH, parseJsonText } from '../src/jsonInput.js';
+import { runVc, tempDir } from './helpers.js';
 
 const tmp = tempDir('vc-json-');
 afterAll(() => tmp.cleanup());

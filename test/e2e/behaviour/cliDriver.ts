@@ -7,12 +7,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseConfig, type RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { COMMANDS } from '../../src/cli/commands.js';
-import { flagsOf, type FlagInfo } from '../../src/cli/operationCommand.js';
-import type { AnyOperation } from '../../src/core/operation.js';
-import { runVcAsync } from '../helpers.js';
+import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { COMMANDS } from '../../../src/cli/commands.js';
+import { flagsOf, type FlagInfo } from '../../../src/cli/operationCommand.js';
+import type { AnyOperation } from '../../../src/core/operation.js';
+import { runVcAsync } from '../../helpers.js';
 import { DriverCallError, STATUS_BY_CODE, driverOver, type Driver, type Json } from './driver.js';
 import { stopEmbeddedChain } from './inProcessDriver.js';
 

@@ -6,8 +6,8 @@
  * `vc` binary (the command table), so the same behaviours run against all three surfaces.
  */
 import { expect } from 'vitest';
-import type { DidObject } from '../../src/iden3/did.js';
-import { ExitCode } from '../../src/errors.js';
+import type { DidObject } from '../../../src/iden3/did.js';
+import { ExitCode } from '../../../src/errors.js';
 
 export type Json = Record<string, unknown>;
 
@@ -41,7 +41,7 @@ export interface DiscloseResult {
   vc: Json;
 }
 
-export type { DidObject } from '../../src/iden3/did.js';
+export type { DidObject } from '../../../src/iden3/did.js';
 
 export type DriverKind = 'in-process' | 'http' | 'cli';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, InputError, NetworkError, redactUrls } from '../../src/errors.js';
+import { ExitCode, InputError, NetworkError, redactUrls } from '../src/errors.js';
 
 describe('errors', () => {
   it('carry exit codes and HTTP statuses by kind', () => {

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../src/core/pbq/schemas.js';
-import { pbqIssue } from '../../src/core/operations/pbq.js';
-import { parseInput } from '../../src/core/validate.js';
-import { InputError } from '../../src/errors.js';
-import { ROOT } from '../helpers.js';
+import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../../src/core/pbq/schemas.js';
+import { pbqIssue } from '../../../src/core/operations/pbq.js';
+import { parseInput } from '../../../src/core/validate.js';
+import { InputError } from '../../../src/errors.js';
+import { ROOT } from '../../helpers.js';
 
 const fixture = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'requests', 'passport-birthdate-lt.json'), 'utf8')) as Record<string, unknown>;
 

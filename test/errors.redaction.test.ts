@@ -3,8 +3,8 @@
  * `vc config show`, not in error messages, not in the server's log. The origin stays visible.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
-import { runVc, runVcAsync, startVcServe, tempDir, type VcServer } from '../helpers.js';
+import { ExitCode } from '../src/errors.js';
+import { runVc, runVcAsync, startVcServe, tempDir, type VcServer } from './helpers.js';
 
 const SECRET = 'SECRETKEY123';
 const ORIGIN = 'https://rpc.example.invalid';

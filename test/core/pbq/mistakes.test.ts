@@ -12,13 +12,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context, ServiceKey } from '../../src/context.js';
-import { checkProofInputs } from '../../src/core/pbq/prove.js';
-import { createCredentialRequest, universalVerifierAbi } from '../../src/core/pbq/request.js';
-import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';
-import { InputError, UnprocessableError, VerificationError } from '../../src/errors.js';
-import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context, ServiceKey } from '../../../src/context.js';
+import { checkProofInputs } from '../../../src/core/pbq/prove.js';
+import { createCredentialRequest, universalVerifierAbi } from '../../../src/core/pbq/request.js';
+import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/schemas.js';
+import { InputError, UnprocessableError, VerificationError } from '../../../src/errors.js';
+import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 

@@ -5,12 +5,12 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
-import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
-import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../src/bbs/suite.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { deriveBlsKeyPair } from '../../../src/bbs/keys.js';
+import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../../src/bbs/suite.js';
+import { tempDir } from '../../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 /** did:key of the phrase 'letter advice cage absurd amount doctor acoustic avoid letter advice cage above': another issuer. */

@@ -6,16 +6,16 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
-import { readHolderCredential } from '../../src/core/sd/store.js';
-import { SD_CREDENTIAL_CONTEXTS } from '../../src/core/sd/issue.js';
-import { loadIssuerBlsKey } from '../../src/bbs/keys.js';
-import { signBbsCredential, verifyBbsSignature, type JsonLdDocument } from '../../src/bbs/suite.js';
-import { sdDocumentLoader } from '../../src/core/sd/loader.js';
-import { InputError, UnprocessableError } from '../../src/errors.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { readHolderCredential } from '../../../src/core/sd/store.js';
+import { SD_CREDENTIAL_CONTEXTS } from '../../../src/core/sd/issue.js';
+import { loadIssuerBlsKey } from '../../../src/bbs/keys.js';
+import { signBbsCredential, verifyBbsSignature, type JsonLdDocument } from '../../../src/bbs/suite.js';
+import { sdDocumentLoader } from '../../../src/core/sd/loader.js';
+import { InputError, UnprocessableError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const NOW = new Date('2030-03-01T10:00:00.000Z');

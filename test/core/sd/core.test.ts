@@ -4,15 +4,15 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../src/bbs/documentLoader.js';
-import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
-import { resolveBlsDidKey } from '../../src/bbs/didKey.js';
-import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
-import { SD_NONCES_NAMESPACE } from '../../src/core/sd/store.js';
-import { InputError } from '../../src/errors.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../../src/bbs/documentLoader.js';
+import { deriveBlsKeyPair } from '../../../src/bbs/keys.js';
+import { resolveBlsDidKey } from '../../../src/bbs/didKey.js';
+import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/store.js';
+import { InputError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 /** The did:key of FIXED_PHRASE: pinned so a library change that alters derivation is caught. */

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../helpers.js';
 import { expectCallError } from './driver.js';
 import { createHttpDriver, type HttpDriver } from './httpDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';

@@ -4,14 +4,14 @@
  * foreign issuer the verifier does not trust.
  */
 import path from 'node:path';
-import type { RawVariables } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { parseConfig } from '../../src/config/parse.js';
+import type { RawVariables } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { parseConfig } from '../../../src/config/parse.js';
 import type { Json } from './driver.js';
 
 /** The BIP39 test phrase of the issuer under test (IDP_BLS_SIGN_SEED_PHRASE). */
 export const ISSUER_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
-/** Its did:key (pinned in test/sd/core.test.ts as well). */
+/** Its did:key (pinned in test/core/sd/core.test.ts as well). */
 export const ISSUER_DID =
   'did:key:zUC7H4kksLQr5yQHYBW45AW3cppuvvG5vdhzWKZN7ZwHcBPG1cBGCTxSgyURgPxhmRZriy3vtgQZEjgEAni1Qmd2mZNxQJkCYoTnSp7Z5fsGr3pmfwCCBBqnkzghotM6RGcswkw';
 /** Another valid phrase: an issuer the verifier under test does not trust. */
@@ -38,7 +38,7 @@ export const SUBJECT: Json = {
 export async function issueForeignCredential(root: string): Promise<Json> {
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FOREIGN_PHRASE }, path.join(root, 'foreign-issuer')) });
   try {
-    const { issueSelectiveDisclosureCredential } = await import('../../src/core/sd/issue.js');
+    const { issueSelectiveDisclosureCredential } = await import('../../../src/core/sd/issue.js');
     return (await issueSelectiveDisclosureCredential(ctx, { subject: SUBJECT, store: false })) as Json;
   } finally {
     await ctx.close();
