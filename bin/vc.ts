@@ -10,6 +10,7 @@ import { ExitCode, asConnectionFailure, isVcError } from '../src/errors.js';
 
 async function main(argv: string[]): Promise<number> {
   const rt = new CliRuntime();
+  rt.jsonRequested = argv.includes('--json');
   const program = buildProgram(rt);
   try {
     await program.parseAsync(argv);

@@ -3,16 +3,30 @@
  * naming the file, the JSON path and what was wrong. Parsing against a schema is done by the
  * core's shared schemas.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';
+
+/** The largest input file read (credentials, requests, schemas are kilobytes). */
+export const MAX_INPUT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Reads and parses a JSON file; `what` names the option for the error message (e.g. --credential). */
 export function readJsonFile(file: string, what: string): unknown {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Opened without blocking on a FIFO, checked to be a regular file of bounded size before reading:
+    // /dev/zero or a named pipe would otherwise be read forever.
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new InputError(`${what}: ${file} is not a regular file`, { field: what });
+      if (stat.size > MAX_INPUT_FILE_BYTES) throw new InputError(`${what}: ${file} is larger than ${MAX_INPUT_FILE_BYTES / 1024 / 1024} MiB`, { field: what });
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new InputError(`${what}: cannot read ${file}: ${reason}`, { field: what, cause: error });

@@ -3,6 +3,8 @@
  * name, kind and help from the zod schema), JSON files for structured fields, the result to
  * stdout or -o FILE, and errors naming the flag (and file) a field came from.
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 import { InvalidOptionArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { AnyOperation } from '../core/operation.js';
@@ -177,6 +179,7 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>): FieldName
 /** The flag (with the path inside its file) an error's field came from, for --json error output. */
 function cliFieldName(flags: FlagInfo[], field: string | undefined): string | undefined {
   if (field === undefined) return undefined;
+  if (field === 'output') return '--output';
   const top = field.split(/[.[]/, 1)[0]!;
   const info = flags.find((candidate) => candidate.field === top);
   if (info === undefined) return field;
@@ -200,7 +203,14 @@ function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<strin
     }
     const file = String(value);
     files.set(info.field, file);
-    let document = readJsonFile(file, `--${info.flag}`);
+    let document: unknown;
+    try {
+      document = readJsonFile(file, `--${info.flag}`);
+    } catch (error) {
+      // A file that cannot be read or parsed is the flag's problem, wherever inside it.
+      if (error instanceof InputError) throw new (error.constructor as typeof InputError)(error.message, { field: info.field, cause: error });
+      throw error;
+    }
     const key = command.unwrap?.[info.field];
     if (key !== undefined && typeof document === 'object' && document !== null && !Array.isArray(document) && key in document && !('proof' in document)) {
       document = (document as Record<string, unknown>)[key];
@@ -208,6 +218,26 @@ function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<strin
     input[info.field] = document;
   }
   return input;
+}
+
+/** Refuses an -o path whose directory is missing or not writable, or that is a directory. */
+function checkOutputPath(file: string): void {
+  const directory = path.dirname(path.resolve(file));
+  try {
+    if (!statSync(directory).isDirectory()) throw new InputError(`-o ${file}: ${directory} is not a directory`, { field: 'output' });
+    accessSync(directory, constants.W_OK);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(`-o ${file}: ${code === 'ENOENT' ? `no directory ${directory}` : code === 'EACCES' ? `cannot write in ${directory}` : `cannot write there (${code ?? 'unknown'})`}; nothing was done`, { field: 'output' });
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(file).isDirectory();
+  } catch {
+    isDirectory = false;
+  }
+  if (isDirectory) throw new InputError(`-o ${file}: is a directory; nothing was done`, { field: 'output' });
 }
 
 /** Adds one command of the table to the program. */
@@ -235,13 +265,16 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
   cmd.action(async (options: Record<string, unknown>) => {
     let operation = command.operation;
+    rt.renderField = (field) => cliFieldName([...flagsByOperation.values()].flat(), field);
+    // Nothing is done when the result could not be written: the output path is checked first.
+    if (options.output !== undefined) checkOutputPath(String(options.output));
     if (variants !== undefined) {
       const choice = String(options[optionKey(variants.option)]);
       operation = variants.choices[choice]!;
       const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));
       for (const info of [...flagsByOperation.values()].flat()) {
         if (!own.has(info.flag) && cmd.getOptionValueSource(optionKey(info.flag)) === 'cli') {
-          throw new InputError(`--${info.flag} does not apply to --${variants.option} ${choice}`, { field: info.flag });
+          throw new InputError(`--${info.flag} does not apply to --${variants.option} ${choice}`, { field: info.field });
         }
       }
     }

@@ -40,7 +40,13 @@ export function buildProgram(rt: CliRuntime): Command {
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (text) => rt.output.rawOut(text),
-      writeErr: (text) => rt.output.raw(text),
+      writeErr: (text) => {
+        // With --json, a usage error is one JSON line like every other error.
+        if (!rt.jsonRequested || !text.startsWith('error: ')) return rt.output.raw(text);
+        const message = text.slice('error: '.length).trim().replace(/\s*\n\s*/g, ' ');
+        const flag = /'(--[a-z][a-z0-9-]*)/.exec(message)?.[1];
+        rt.output.raw(`${JSON.stringify({ error: { code: 'invalid_input', message, ...(flag === undefined ? {} : { field: flag }) } })}\n`);
+      },
     });
 
   program.hook('preAction', async (_this, action) => {

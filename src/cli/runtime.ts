@@ -18,6 +18,8 @@ export class CliRuntime {
   output: Output = new Output({ json: false, quiet: false });
   /** Exit code requested by a command that completed (1 when a verification failed). */
   exitCode: ExitCodeValue = 0;
+  /** --json was on the command line: set before parsing, for usage errors found before any command runs. */
+  jsonRequested = false;
   /** How the running command names an error's input field (a flag); set by the command. */
   renderField: (field: string | undefined) => string | undefined = (field) => field;
   private context: Context | undefined;

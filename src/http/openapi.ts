@@ -55,9 +55,11 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[]): 
       const params = parameters(route);
       if (params.length > 0) operation.parameters = params;
     } else {
-      const input = jsonSchema(requestSchema(route)) as { properties?: Record<string, unknown> };
+      const input = jsonSchema(requestSchema(route)) as { properties?: Record<string, unknown>; required?: string[] };
       const body = route.bodyField === undefined ? input : (input.properties?.[route.bodyField] ?? {});
-      operation.requestBody = { required: true, content: { 'application/json': { schema: body } } };
+      // A body whose fields are all optional may be left out (the server reads no body as {}).
+      const required = route.bodyField !== undefined || (input.required ?? []).length > 0;
+      operation.requestBody = { required, content: { 'application/json': { schema: body } } };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }

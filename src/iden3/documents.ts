@@ -93,7 +93,7 @@ export class Iden3Documents {
     const found = this.types().find((t) => t.type === type);
     if (found === undefined) {
       const known = this.types().map((t) => t.type).join(', ');
-      throw new UnprocessableError(`unknown credential type "${type}" (known: ${known}); give its JSON-LD context and JSON schema with --context FILE --schema FILE`, { field: 'type' });
+      throw new UnprocessableError(`unknown credential type "${type}" (known: ${known}); its JSON-LD context and JSON schema must be registered first (on the command line: vc issuer issue --context FILE --schema FILE)`, { field: 'type' });
     }
     return found;
   }

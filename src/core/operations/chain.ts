@@ -15,7 +15,7 @@ const verifierArtifactSchema = z.object({
 export const chainUp = defineOperation({
   name: 'chain.up',
   summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed)',
-  input: z.object({}),
+  input: z.strictObject({}),
   mutates: true,
   run: async (ctx) => (await chain()).chainStatus(ctx),
 });
@@ -23,7 +23,7 @@ export const chainUp = defineOperation({
 export const chainStatus = defineOperation({
   name: 'chain.status',
   summary: 'chain id, block number, RPC URL and every contract address (starts and deploys the local chain if needed)',
-  input: z.object({}),
+  input: z.strictObject({}),
   mutates: true,
   run: async (ctx) => (await chain()).chainStatus(ctx),
 });
@@ -31,7 +31,7 @@ export const chainStatus = defineOperation({
 export const chainEnv = defineOperation({
   name: 'chain.env',
   summary: 'the variables another party sets to use this chain and its contracts (never WALLET_KEY: each party signs with its own)',
-  input: z.object({}),
+  input: z.strictObject({}),
   result: z.record(z.string(), z.string()),
   mutates: true,
   run: async (ctx) => {
@@ -53,7 +53,7 @@ export const chainEnv = defineOperation({
 export const chainDown = defineOperation({
   name: 'chain.down',
   summary: 'stop the local chain node, saving its state (the next command restarts it where it was)',
-  input: z.object({}),
+  input: z.strictObject({}),
   mutates: true,
   run: async (ctx) => (await chain()).chainDown(ctx),
 });
@@ -61,7 +61,7 @@ export const chainDown = defineOperation({
 export const chainReset = defineOperation({
   name: 'chain.reset',
   summary: 'stop the local chain and delete its state and address book (identity states on it are lost)',
-  input: z.object({ confirm: z.boolean().describe('confirm the deletion').optional() }),
+  input: z.strictObject({ confirm: z.boolean().describe('confirm the deletion').optional() }),
   mutates: true,
   run: async (ctx, input, call) => {
     if (input.confirm !== true) {
@@ -75,7 +75,7 @@ export const chainReset = defineOperation({
 export const chainDeploy = defineOperation({
   name: 'chain.deploy',
   summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept)',
-  input: z.object({
+  input: z.strictObject({
     force: z.boolean().describe('redeploy every contract even if the recorded ones are intact').optional(),
     stateTransitionVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for the stateTransition circuit').optional(),
     mtpVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for credentialAtomicQueryMTPV2OnChain').optional(),

@@ -10,7 +10,7 @@ const circuits = () => import('../circuits.js');
 export const circuitsBuild = defineOperation({
   name: 'circuits.build',
   summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers (cached)',
-  input: z.object({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
+  input: z.strictObject({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
   mutates: true,
   run: async (ctx, input) => (await circuits()).buildCircuits(ctx, { force: input.force === true }),
 });
@@ -18,7 +18,7 @@ export const circuitsBuild = defineOperation({
 export const circuitsStatus = defineOperation({
   name: 'circuits.status',
   summary: 'where the circuit files are, cache keys, constraint counts, development or official',
-  input: z.object({}),
+  input: z.strictObject({}),
   mutates: false,
   run: async (ctx) => (await circuits()).circuitsStatus(ctx),
 });
@@ -26,7 +26,7 @@ export const circuitsStatus = defineOperation({
 export const circuitsFetch = defineOperation({
   name: 'circuits.fetch',
   summary: 'download the official iden3 circuit files (resumable) for real networks; use them with CIRCUITS_PATH',
-  input: z.object({
+  input: z.strictObject({
     dir: z.string().min(1).default('circuits-official').describe('target directory'),
     url: z.string().min(1).describe('archive URL (default: the archive the js-sdk documents)').optional(),
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').describe('expected sha256 of the archive').optional(),

@@ -32,7 +32,7 @@ const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a sa
 export const pbqHolderDid = defineOperation({
   name: 'pbq.holderDid',
   summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2)",
-  input: z.object({ new: z.boolean().describe('create another identity and make it the default').optional() }),
+  input: z.strictObject({ new: z.boolean().describe('create another identity and make it the default').optional() }),
   result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string() }),
   mutates: true,
   run: async (ctx, input) => {
@@ -44,7 +44,7 @@ export const pbqHolderDid = defineOperation({
 export const pbqIssuerDid = defineOperation({
   name: 'pbq.issuerDid',
   summary: "create (or return) the issuer's iden3 DID (spec 2.2, payload form); ISSUER_DID selects an existing identity of the wallet",
-  input: z.object({}),
+  input: z.strictObject({}),
   result: z.object({ payload: didObjectSchema }),
   mutates: true,
   run: async (ctx) => {
@@ -56,7 +56,7 @@ export const pbqIssuerDid = defineOperation({
 export const pbqIssue = defineOperation({
   name: 'pbq.issue',
   summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof',
-  input: z.object({
+  input: z.strictObject({
     did: didStringSchema.describe("the holder's DID (credentialSubject.id)"),
     type: z.string().min(1).describe('credential type (default PassportCredential)').optional(),
     subject: subjectSchema.describe('the credentialSubject fields (default for PassportCredential: the sample passport)').optional(),
@@ -87,7 +87,7 @@ export const pbqIssue = defineOperation({
 export const pbqRevoke = defineOperation({
   name: 'pbq.revoke',
   summary: 'revoke an iden3 credential by its revocation nonce and publish the new state on chain',
-  input: z.object({ nonce: safeInteger.nonnegative().describe('credentialStatus.revocationNonce of the credential') }),
+  input: z.strictObject({ nonce: safeInteger.nonnegative().describe('credentialStatus.revocationNonce of the credential') }),
   result: z.object({ message: z.string(), issuer: z.string(), nonce: z.number(), txId: z.string(), state: z.string() }),
   mutates: true,
   run: async (ctx, input) => {
@@ -99,7 +99,7 @@ export const pbqRevoke = defineOperation({
 export const pbqIssued = defineOperation({
   name: 'pbq.issued',
   summary: 'the iden3 credentials this issuer issued (an interrupted issuance is completed first), or one whole with its proofs',
-  input: z.object({ id: z.string().min(1).describe('the credential (urn:uuid:...) to give whole').optional() }),
+  input: z.strictObject({ id: z.string().min(1).describe('the credential (urn:uuid:...) to give whole').optional() }),
   // Completing an interrupted publication sends a transaction.
   mutates: true,
   run: async (ctx, input) => {
@@ -111,7 +111,7 @@ export const pbqIssued = defineOperation({
 export const pbqRequest = defineOperation({
   name: 'pbq.request',
   summary: 'create a credential request for credentialAtomicQueryMTPV2OnChain (spec 2.1) and register it on the UniversalVerifier',
-  input: z.object({
+  input: z.strictObject({
     type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
@@ -131,7 +131,7 @@ export const pbqRequest = defineOperation({
 export const pbqRequestStatus = defineOperation({
   name: 'pbq.requestStatus',
   summary: 'whether an address has a verified proof for a request (read from the UniversalVerifier)',
-  input: z.object({
+  input: z.strictObject({
     request: requestStatusSchema.shape.request.describe('the request id'),
     address: requestStatusSchema.shape.address.describe('the address that submitted the proof'),
   }),
@@ -147,7 +147,7 @@ export const pbqRequestStatus = defineOperation({
 export const pbqProveSubmit = defineOperation({
   name: 'pbq.proveSubmit',
   summary: "prove the request's query over an iden3 credential (credentialAtomicQueryMTPV2OnChain) and submit it to the UniversalVerifier",
-  input: z.object({
+  input: z.strictObject({
     verifiableCredential: pbqCredentialSchema.describe('the credential (spec 2.3)'),
     credentialRequest: credentialRequestSchema.describe('the credential request (spec 2.1)'),
   }),
@@ -162,7 +162,7 @@ export const pbqProveSubmit = defineOperation({
 export const rhsSaveNodes = defineOperation({
   name: 'rhs.saveNodes',
   summary: 'reverse hash service: store tree nodes (each hash must equal the Poseidon hash of its children)',
-  input: z.object({ nodes: rhsNodesSchema.describe('the nodes, [{hash, children}]') }),
+  input: z.strictObject({ nodes: rhsNodesSchema.describe('the nodes, [{hash, children}]') }),
   result: z.object({ status: z.literal('OK'), saved: z.number() }),
   mutates: true,
   run: async (ctx, input) => {
@@ -174,7 +174,7 @@ export const rhsSaveNodes = defineOperation({
 export const rhsReadNode = defineOperation({
   name: 'rhs.readNode',
   summary: 'reverse hash service: the children of a node hash',
-  input: z.object({ hash: z.string().describe('the node hash (hex)') }),
+  input: z.strictObject({ hash: z.string().describe('the node hash (hex)') }),
   result: z.object({ node: z.object({ hash: z.string(), children: z.array(z.string()) }), status: z.literal('OK') }),
   mutates: false,
   run: async (ctx, input) => {

@@ -22,7 +22,11 @@ export const sdIssue = defineOperation({
   input: z.strictObject({
     type: CredentialTypeSchema.describe('credential type; it must be defined by a bundled JSON-LD context').optional(),
     credentialSubject: CredentialSubjectSchema.describe('the credentialSubject fields (default: the sample passport, fixtures/subjects/passport.json)').optional(),
-    holder: z.string().min(1).describe("the holder's DID, used as credentialSubject.id").optional(),
+    holder: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/, 'expected a DID or another absolute IRI, e.g. did:example:alice')
+      .describe("the holder's DID, used as credentialSubject.id")
+      .optional(),
     expirationDate: z.string().describe('expirationDate of the credential (ISO 8601, e.g. 2030-12-31)').optional(),
   }),
   result: BbsCredentialSchema,

@@ -9,7 +9,7 @@ import { QUERY_OPERATORS } from '../pbq/schemas.js';
 export const health = defineOperation({
   name: 'system.health',
   summary: 'readiness of the service: chain reachable (or startable), circuit files present; never starts anything',
-  input: z.object({ role: z.string().describe('the role that answers') }),
+  input: z.strictObject({ role: z.string().describe('the role that answers') }),
   result: z.object({
     status: z.enum(['ok', 'degraded']),
     role: z.string(),
@@ -27,7 +27,7 @@ export const health = defineOperation({
 export const configShow = defineOperation({
   name: 'config.show',
   summary: 'the effective configuration, secrets masked (URLs by their origin: API keys often sit in their path)',
-  input: z.object({}),
+  input: z.strictObject({}),
   mutates: false,
   run: async (ctx) => {
     const { config } = ctx;
@@ -46,7 +46,7 @@ export const configShow = defineOperation({
 export const demo = defineOperation({
   name: 'demo.run',
   summary: 'both flows end to end, for real, on the configured chain (the embedded default when nothing is configured)',
-  input: z.object({
+  input: z.strictObject({
     flow: z.enum(['pbq', 'sd', 'both']).default('both').describe('which flow to run'),
     revealKeys: z.array(z.string().min(1)).min(1).default(['id', 'name', 'nationality']).describe('passport fields the holder reveals (selective disclosure)'),
     query: z

@@ -109,7 +109,8 @@ export type RequestOptions = z.output<typeof requestOptionsSchema>;
 
 /** GET /request-status query (verifier). */
 export const requestStatusSchema = z.object({
-  request: z.coerce.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer'),
+  // A query string gives text: decimal digits only (no 1e3, 0x10 or blank read as numbers).
+  request: z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), z.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer')),
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address'),
 });
 

@@ -60,7 +60,7 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
   if (options.credential === undefined) {
     const stored = readHolderCredential(ctx, type);
     if (stored === undefined) {
-      throw new NotFoundError(`the holder has no ${type} credential: keep one first (issued with --format bbs, or imported), or give it in ${names('credential')}`, {
+      throw new NotFoundError(`the holder has no ${type} credential: keep one first (issued by this wallet in the BBS+ format, or imported)`, {
         field: 'credentialType',
       });
     }

@@ -1,0 +1,76 @@
+/**
+ * Commands built from the operation table (src/cli/operationCommand.ts): input files are read
+ * safely, the output path is checked before anything is done, and every error, usage errors
+ * included, is one JSON line under --json naming the flag.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runVc, tempDir } from '../helpers.js';
+
+const tmp = tempDir('vc-cli-operations-');
+afterAll(() => tmp.cleanup());
+let homes = 0;
+const freshHome = (): string => path.join(tmp.dir, `home-${++homes}`);
+
+function jsonError(stderr: string): { code: string; message: string; field?: string } {
+  const lines = stderr.trim().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return (JSON.parse(lines[0]!) as { error: { code: string; message: string; field?: string } }).error;
+}
+
+describe('commands built from the operation table', () => {
+  it('answers usage errors found by the parser as one JSON line under --json', () => {
+    const missing = runVc(['--json', 'holder', 'disclose', '--keys', 'name'], { home: freshHome() });
+    expect(missing.status).toBe(2);
+    expect(jsonError(missing.stderr)).toEqual({ code: 'invalid_input', message: "required option '--type <type>' not specified", field: '--type' });
+    const unknown = runVc(['--json', 'verifier', 'nonce', '--bogus'], { home: freshHome() });
+    expect(unknown.status).toBe(2);
+    expect(jsonError(unknown.stderr)).toMatchObject({ code: 'invalid_input', field: '--bogus' });
+  });
+
+  it('reads input files only when they are regular files, at once', () => {
+    const fifo = path.join(tmp.dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const file of ['/dev/zero', fifo, tmp.dir]) {
+      const started = Date.now();
+      const run = runVc(['--json', 'holder', 'import-sd', '--credential', file], { home: freshHome(), timeoutMs: 20_000 });
+      expect(run.status, file).toBe(2);
+      expect(jsonError(run.stderr), file).toMatchObject({ field: '--credential' });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    }
+  });
+
+  it('names the flag of a file that is not valid JSON, not a key inside it', () => {
+    const duplicate = path.join(tmp.dir, 'duplicate.json');
+    writeFileSync(duplicate, '{"type": 1, "type": 2}');
+    const run = runVc(['--json', 'issuer', 'issue', '--format', 'bbs', '--subject', duplicate], { home: freshHome() });
+    expect(run.status).toBe(2);
+    expect(jsonError(run.stderr)).toMatchObject({ code: 'invalid_json', field: '--subject', message: expect.stringMatching(/duplicate key "type"/) });
+  });
+
+  it('does nothing when the result could not be written (-o into a missing directory or onto a directory)', () => {
+    const home = freshHome();
+    const outDir = path.join(tmp.dir, 'out');
+    mkdirSync(outDir);
+    for (const target of [path.join(tmp.dir, 'missing', 'sd.json'), outDir]) {
+      const run = runVc(['--json', 'issuer', 'issue', '--format', 'bbs', '-o', target], { home });
+      expect(run.status, target).toBe(2);
+      expect(jsonError(run.stderr), target).toMatchObject({ field: '--output', message: expect.stringMatching(/nothing was done/) });
+    }
+    // Nothing was issued, so the holder keeps no credential.
+    const disclose = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'name'], { home });
+    expect(disclose.status).toBe(2);
+    expect(jsonError(disclose.stderr)).toMatchObject({ code: 'not_found', field: '--type' });
+  });
+
+  it('refuses a flag the chosen variant does not take, naming it', () => {
+    const run = runVc(['--json', 'issuer', 'issue', '--format', 'bbs', '--context', '/dev/null'], { home: freshHome() });
+    expect(run.status).toBe(2);
+    expect(jsonError(run.stderr)).toEqual({ code: 'invalid_input', message: '--context does not apply to --format bbs', field: '--context' });
+    const holder = runVc(['--json', 'issuer', 'issue', '--format', 'bbs', '--holder', 'x'], { home: freshHome() });
+    expect(holder.status).toBe(2);
+    expect(jsonError(holder.stderr)).toMatchObject({ field: '--holder', message: expect.stringMatching(/absolute IRI/) });
+  });
+});
