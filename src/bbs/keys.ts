@@ -60,14 +60,10 @@ export async function readIssuerSeedPhrase(ctx: Context): Promise<{ phrase: stri
   if (configured !== undefined) return { phrase: configured, source: 'config' };
   const { generateMnemonic } = await import('@scure/bip39');
   const { wordlist } = await import('@scure/bip39/wordlists/english');
-  const candidate = generateMnemonic(wordlist, 128);
-  const stored = ctx.store.transaction(() => {
-    const existing = ctx.store.get<StoredSeedPhrase>(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY);
-    if (existing !== undefined) return existing;
-    const created: StoredSeedPhrase = { phrase: candidate, createdAt: ctx.now().toISOString() };
-    ctx.store.put(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY, created);
-    return created;
-  });
+  const stored = ctx.store.getOrCreate<StoredSeedPhrase>(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY, () => ({
+    phrase: generateMnemonic(wordlist, 128),
+    createdAt: ctx.now().toISOString(),
+  }));
   return { phrase: stored.phrase, source: 'wallet' };
 }
 

@@ -70,19 +70,6 @@ export function probeEndpoint(url: string): Promise<number> {
   );
 }
 
-function probeWebSocket(provider: JsonRpcApiProvider, url: string): Promise<number> {
-  return withProbeRetries(url, async () => {
-    const result = await Promise.race([
-      provider.send('eth_chainId', []) as Promise<string>,
-      // Unreferenced: a pending probe timer must not keep the process alive once the race is won.
-      sleep(RPC_PROBE_TIMEOUT_MS, undefined, { ref: false }).then(() => {
-        throw new Error(`no answer within ${RPC_PROBE_TIMEOUT_MS} ms`);
-      }),
-    ]);
-    return Number(BigInt(result));
-  });
-}
-
 async function createConnection(ctx: Context): Promise<ChainConnection> {
   const { chain } = ctx.config;
   const embedded = chain.rpcUrl === undefined;
@@ -97,22 +84,13 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
 
   const ethers = await import('ethers');
   const network = ethers.Network.from(chain.chainId);
-  let provider: JsonRpcApiProvider;
-  let reportedChainId: number;
-  if (/^wss?:/i.test(rpcUrl)) {
-    provider = new ethers.WebSocketProvider(rpcUrl, network, { staticNetwork: network, cacheTimeout: -1 });
-    reportedChainId = await probeWebSocket(provider, rpcUrl).catch(async (error: unknown) => {
-      await provider.destroy();
-      throw error;
-    });
-  } else {
-    reportedChainId = embedded ? chain.chainId : await probeEndpoint(rpcUrl);
-    // A static network stops ethers from re-detecting the chain (and retrying forever when down);
-    // anvil mines instantly, so receipts are polled quickly there.
-    // cacheTimeout -1: ethers otherwise answers a repeated eth_getTransactionCount from a 250 ms
-    // cache, handing out a nonce that was just used.
-    provider = new ethers.JsonRpcProvider(rpcUrl, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
-  }
+  // RPC_URL is http(s) only (the configuration refuses WebSocket endpoints).
+  const reportedChainId = embedded ? chain.chainId : await probeEndpoint(rpcUrl);
+  // A static network stops ethers from re-detecting the chain (and retrying forever when down);
+  // anvil mines instantly, so receipts are polled quickly there.
+  // cacheTimeout -1: ethers otherwise answers a repeated eth_getTransactionCount from a 250 ms
+  // cache, handing out a nonce that was just used.
+  const provider: JsonRpcApiProvider = new ethers.JsonRpcProvider(rpcUrl, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
   if (reportedChainId !== chain.chainId) {
     await provider.destroy();
     throw new ConfigError(`the chain at RPC_URL ${rpcUrl} has chain id ${reportedChainId}, but CHAIN_ID is ${chain.chainId}`, { field: 'CHAIN_ID' });

@@ -150,6 +150,20 @@ export class WalletStore {
     return this.statements.count.get(ns)?.n ?? 0;
   }
 
+  /**
+   * The record at namespace/key, created by `create` when there is none, in one transaction: two
+   * processes asking at once agree on one record (for secrets generated on first use).
+   */
+  getOrCreate<T>(namespace: string, key: string, create: () => T): T {
+    return this.transaction(() => {
+      const found = this.get<T>(namespace, key);
+      if (found !== undefined) return found;
+      const created = create();
+      this.put(namespace, key, created);
+      return created;
+    });
+  }
+
   /** Runs synchronous reads and writes as one atomic transaction (all or nothing). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();

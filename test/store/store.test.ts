@@ -16,6 +16,22 @@ function home(): string {
 }
 
 describe('WalletStore', () => {
+  it('getOrCreate creates a record once: a second opening of the wallet gets the first one', () => {
+    const dir = home();
+    const first = WalletStore.open(dir);
+    const second = WalletStore.open(dir);
+    let created = 0;
+    const make = (value: string) => () => {
+      created += 1;
+      return { value };
+    };
+    expect(first.getOrCreate('secrets', 'k', make('one'))).toEqual({ value: 'one' });
+    expect(second.getOrCreate('secrets', 'k', make('two'))).toEqual({ value: 'one' });
+    expect(created).toBe(1);
+    first.close();
+    second.close();
+  });
+
   it('persists namespaced records across openings, with a private home and a 0600 database', () => {
     const dir = home();
     const store = WalletStore.open(dir);

@@ -52,14 +52,10 @@ export function existingVerifierNonceSecret(ctx: Context): Buffer | undefined {
 export function verifierNonceSecret(ctx: Context): Buffer {
   const existing = existingVerifierNonceSecret(ctx);
   if (existing !== undefined) return existing;
-  const candidate = randomBytes(SECRET_BYTES).toString('base64');
-  const stored = ctx.store.transaction(() => {
-    const found = ctx.store.get<StoredVerifierSecret>(SD_VERIFIER_NAMESPACE, SECRET_KEY);
-    if (found !== undefined) return found;
-    const created: StoredVerifierSecret = { secret: candidate, createdAt: ctx.now().toISOString() };
-    ctx.store.put(SD_VERIFIER_NAMESPACE, SECRET_KEY, created);
-    return created;
-  });
+  const stored = ctx.store.getOrCreate<StoredVerifierSecret>(SD_VERIFIER_NAMESPACE, SECRET_KEY, () => ({
+    secret: randomBytes(SECRET_BYTES).toString('base64'),
+    createdAt: ctx.now().toISOString(),
+  }));
   return decodeSecret(ctx, stored);
 }
 
