@@ -73,12 +73,16 @@ export class Output {
     return !this.json && !this.quiet;
   }
 
-  /** Emits a command's result: JSON to stdout or to `outFile`, plus an optional human summary. */
-  result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined } = {}): void {
+  /**
+   * Emits a command's result: JSON to stdout or to `outFile` (or the command's own text form,
+   * unless --json), plus an optional human summary.
+   */
+  result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined; text?: ((value: unknown) => string) | undefined } = {}): void {
+    const text = this.json ? undefined : options.text?.(value);
     if (options.outFile !== undefined) {
       // Results are credentials, proofs and keys: personal data, readable by the owner only.
       try {
-        writeFileAtomic(options.outFile, `${JSON.stringify(value, null, 2)}\n`, 0o600);
+        writeFileAtomic(options.outFile, `${text ?? JSON.stringify(value, null, 2)}\n`, 0o600);
       } catch (error) {
         // The command's effect happened (a credential issued, a proof submitted): say so, so a
         // retry does not repeat it, and where to get the result again.
@@ -90,8 +94,8 @@ export class Output {
       }
       this.info(`wrote ${options.outFile}`);
     } else {
-      const text = this.json || !this.stdout.isTTY ? JSON.stringify(value) : JSON.stringify(value, null, 2);
-      this.stdout.write(`${text}\n`);
+      const shown = text ?? (this.json || !this.stdout.isTTY ? JSON.stringify(value) : JSON.stringify(value, null, 2));
+      this.stdout.write(`${shown}\n`);
     }
     if (options.summary !== undefined) this.success(options.summary);
   }

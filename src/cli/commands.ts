@@ -206,7 +206,13 @@ up). A nonce the verifier did not issue is accepted unless --require-nonce or VC
       (result) => `chain ${result.chainId} (${result.embedded ? 'embedded' : 'external'}) at ${result.rpcUrl}, block ${result.blockNumber}: ${contractLines(result.contracts)}`,
     ),
   },
-  { path: 'chain env', operation: chain.chainEnv, summary: summary<Record<string, string>>((env) => Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')) },
+  {
+    path: 'chain env',
+    operation: chain.chainEnv,
+    text: (env: Record<string, string>) => Object.entries(env).map(([key, value]) => `${key}=${value}`).join('\n'),
+    summary: summary(() => 'the variables another party sets to use this chain (it adds its own WALLET_KEY)'),
+    help: 'Prints dotenv lines (JSON with --json).\n\nExamples:\n  $ vc chain env -o ../holder/.env && echo WALLET_KEY=0x... >> ../holder/.env\n  $ vc chain env --json | jq -r .BSC_ADDRESS',
+  },
   {
     path: 'chain down',
     operation: chain.chainDown,

@@ -47,6 +47,8 @@ export interface CliCommand {
   omit?: readonly string[];
   /** A one-line human summary of the result (on stderr). */
   summary?: (result: never, input: Record<string, unknown>) => string | undefined;
+  /** The result as text on stdout or in -o FILE instead of JSON (unless --json), e.g. dotenv lines. */
+  text?: (result: never) => string;
   /** A warning about the result (on stderr). */
   warn?: (result: never) => string | undefined;
   /** Help text after the options: examples and notes. */
@@ -54,7 +56,7 @@ export interface CliCommand {
 }
 
 interface SchemaNode {
-  _zod: { def: { type: string; innerType?: SchemaNode; defaultValue?: unknown; element?: SchemaNode; options?: SchemaNode[]; entries?: Record<string, string> } };
+  _zod: { def: { type: string; innerType?: SchemaNode; defaultValue?: unknown; element?: SchemaNode; options?: SchemaNode[]; entries?: Record<string, string>; out?: SchemaNode } };
   description?: string;
 }
 
@@ -78,8 +80,11 @@ function unwrapField(schema: z.ZodType): { node: SchemaNode; optional: boolean; 
 }
 
 function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
-  const { type, element, options, entries } = node._zod.def;
+  const { type, element, options, entries, out } = node._zod.def;
   switch (type) {
+    case 'pipe':
+      // A preprocessed value (a number read from text): the kind of what it becomes.
+      return out === undefined ? { kind: 'file' } : kindOf(out);
     case 'boolean':
       return { kind: 'switch' };
     case 'number':
@@ -286,7 +291,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(flags, files) });
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
-    rt.output.result(result, { outFile: options.output as string | undefined, summary });
+    rt.output.result(result, { outFile: options.output as string | undefined, summary, text: command.text as ((value: unknown) => string) | undefined });
     const warning = command.warn?.(result as never);
     if (warning !== undefined) rt.output.warn(warning);
     if (failure !== undefined) {

@@ -4,7 +4,7 @@
  * pluggable verifiers and external-chain configuration. Each home is a fresh temp directory and
  * every node started here is stopped in afterAll.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
 import { chainReset, chainStatus } from '../../src/chain/manage.js';
 import { checkHealth } from '../../src/core/health.js';
+import { runVc } from '../helpers.js';
 
 const homes: string[] = [];
 const contexts: Context[] = [];
@@ -127,6 +128,13 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(chain.embedded).toBe(false);
     expect(chain.signer.address).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
     expect(chain.addresses).toMatchObject({ state: env.STATE_CONTRACT_ADDRESS, universalVerifier: env.BSC_ADDRESS, mtpValidator: env.MTP_ADDRESS });
+    // On the command line: dotenv lines (stdout or -o FILE), the same variables as --json.
+    const file = path.join(newHome(), 'party.env');
+    const run = runVc(['chain', 'env', '-o', file], { home });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))).toEqual(env);
+    expect(runVc(['--json', 'chain', 'env'], { home }).json()).toEqual(env);
   });
 
   it('decodes a revert by its custom error name', async () => {

@@ -44,6 +44,18 @@ describe('the operation table', () => {
     }
   });
 
+  it('gives each field the kind of flag its schema says (a number, a list, a switch, a file)', () => {
+    const kinds = (path: string): Record<string, string> => {
+      const command = COMMANDS.find((candidate) => candidate.path === path)!;
+      return Object.fromEntries(flagsOf(command, command.operation).map((info) => [info.flag, info.kind]));
+    };
+    expect(kinds('verifier status')).toEqual({ request: 'integer', address: 'text' });
+    expect(kinds('holder disclose')).toEqual({ type: 'text', keys: 'list', nonce: 'text', credential: 'file' });
+    expect(kinds('verifier request')).toMatchObject({ op: 'text', value: 'text', 'allowed-issuers': 'list' });
+    expect(kinds('issuer revoke')).toEqual({ nonce: 'integer' });
+    expect(kinds('chain deploy')).toEqual({ force: 'switch', 'state-transition-verifier': 'file', 'mtp-verifier': 'file', 'official-verifiers': 'switch', 'allow-dev-verifiers': 'switch' });
+  });
+
   it('keeps secrets and the holder-side credential off the routes', () => {
     const bbsKey = ROUTES.find((route) => route.path === '/bbs-key')!;
     expect(bbsKey.omit).toContain('showSecret');
