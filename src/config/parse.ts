@@ -10,6 +10,44 @@ export const LOCAL_CHAIN_ID = 152;
 /** Chain ids treated as local development chains (dev verifiers may be deployed there). */
 export const DEV_CHAIN_IDS: readonly number[] = [LOCAL_CHAIN_ID, 31337, 1337];
 
+/**
+ * The DID network (`<blockchain>:<network>`) of each chain id @iden3/js-iden3-core knows for the
+ * polygonid method (a test checks this table against the library's). Any other chain needs
+ * NETWORK_NAME, except development chains, which get a network of their own.
+ */
+export const KNOWN_CHAIN_DID_NETWORKS: Readonly<Record<number, string>> = {
+  1: 'eth:main',
+  11155111: 'eth:sepolia',
+  137: 'polygon:main',
+  80002: 'polygon:amoy',
+  1101: 'polygon:zkevm',
+  2442: 'polygon:cardona',
+  21000: 'privado:main',
+  21001: 'privado:test',
+  59144: 'linea:main',
+  59141: 'linea:sepolia',
+  45056: 'billions:main',
+  6913: 'billions:test',
+  8453: 'base:main',
+  84532: 'base:sepolia',
+  56: 'bnb:main',
+  97: 'bnb:test',
+};
+
+/**
+ * The DID network of a chain when NETWORK_NAME is not set: the embedded chain's `polygon:local`,
+ * `polygon:dev<id>` for another development chain (its own network, so its DIDs never pass for
+ * another chain's), the library's network for a chain it knows, else undefined.
+ */
+export function defaultDidNetwork(chainId: number): { blockchain: string; network: string } | undefined {
+  if (chainId === LOCAL_CHAIN_ID) return { blockchain: 'polygon', network: 'local' };
+  if (DEV_CHAIN_IDS.includes(chainId)) return { blockchain: 'polygon', network: `dev${chainId}` };
+  const known = KNOWN_CHAIN_DID_NETWORKS[chainId];
+  if (known === undefined) return undefined;
+  const [blockchain, network] = known.split(':') as [string, string];
+  return { blockchain, network };
+}
+
 export interface ChainConfig {
   /** Chain id; 152 for the embedded node. */
   chainId: number;
@@ -146,9 +184,17 @@ export function parseConfig(vars: RawVariables, home: string): Config {
 
   const chainId = integer(vars, 'CHAIN_ID', problems, 1, 2 ** 53 - 1) ?? LOCAL_CHAIN_ID;
 
-  let didBlockchain = 'polygon';
-  let didNetwork = chainId === LOCAL_CHAIN_ID ? 'local' : 'amoy';
+  const fallback = defaultDidNetwork(chainId);
+  let didBlockchain = fallback?.blockchain ?? 'polygon';
+  let didNetwork = fallback?.network ?? 'amoy';
   const networkName = text(vars, 'NETWORK_NAME');
+  if (networkName === undefined && fallback === undefined) {
+    problems.add(
+      'CHAIN_ID',
+      String(chainId),
+      `a chain whose DID network vc knows, or NETWORK_NAME set for chain ${chainId}: "<blockchain>:<network>" (registered for DIDs on this chain), e.g. NETWORK_NAME=mychain:test`,
+    );
+  }
   if (networkName !== undefined) {
     const parts = networkName.split(':');
     if (parts.length > 2 || parts.some((p) => !NAME_RE.test(p))) {

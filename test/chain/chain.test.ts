@@ -378,9 +378,9 @@ describe('concurrency and external chains', () => {
 
   it('refuses dev verifiers on a chain that is not a development chain', async () => {
     const nonDevHome = newHome();
-    const node = await ensureLocalNode(newContext(nonDevHome, { CHAIN_ID: '777' }));
+    const node = await ensureLocalNode(newContext(nonDevHome, { CHAIN_ID: '777', NETWORK_NAME: 'test:net777' }));
     const official = iden3Artifact('Groth16VerifierStateTransition');
-    const ctx = newContext(newHome(), { RPC_URL: node.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: '777' });
+    const ctx = newContext(newHome(), { RPC_URL: node.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: '777', NETWORK_NAME: 'test:net777' });
     const error = await deployContracts(ctx, { verifiers: { stateTransition: { abi: official.abi, bytecode: official.bytecode } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/not a development chain/);

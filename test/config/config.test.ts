@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { DEV_CHAIN_IDS, KNOWN_CHAIN_DID_NETWORKS, parseConfig } from '../../src/config/parse.js';
 import { ConfigError } from '../../src/errors.js';
 
 const PHRASE = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -35,6 +35,28 @@ describe('parseConfig', () => {
     expect(config.server.port).toBe(8080);
     expect(config.issuer.blsSeedPhrase).toBe(PHRASE);
     expect(config.verifier.trustedIssuers).toEqual(['did:key:z1', 'did:key:z2']);
+  });
+
+  it('gives each chain its DID network: local on 152, dev<id> on other development chains, the library\'s for a known chain, else asks for NETWORK_NAME', async () => {
+    const network = (vars: Record<string, string>): string => {
+      const { chain } = parseConfig(vars, '/h');
+      return `${chain.didBlockchain}:${chain.didNetwork}`;
+    };
+    expect(network({})).toBe('polygon:local');
+    expect(network({ CHAIN_ID: '31337' })).toBe('polygon:dev31337');
+    expect(network({ CHAIN_ID: '1337' })).toBe('polygon:dev1337');
+    expect(network({ CHAIN_ID: '80002' })).toBe('polygon:amoy');
+    expect(network({ CHAIN_ID: '21000' })).toBe('privado:main');
+    expect(network({ CHAIN_ID: '777', NETWORK_NAME: 'mychain:test' })).toBe('mychain:test');
+    expect(() => parseConfig({ CHAIN_ID: '777' }, '/h')).toThrow(ConfigError);
+    expect(() => parseConfig({ CHAIN_ID: '777' }, '/h')).toThrow(/CHAIN_ID="777": expected a chain whose DID network vc knows, or NETWORK_NAME set for chain 777/);
+    // The table is the library's: every chain id it names maps to the same network there.
+    const core = await import('@iden3/js-iden3-core');
+    for (const [chainId, key] of Object.entries(KNOWN_CHAIN_DID_NETWORKS)) {
+      expect(core.ChainIds[key], key).toBe(Number(chainId));
+      expect(core.DidMethodNetwork.polygonid?.[key], key).toBeDefined();
+    }
+    for (const devChainId of DEV_CHAIN_IDS) expect(Object.values(core.ChainIds)).not.toContain(devChainId);
   });
 
   it('reports every problem at once, by name, with what was expected, without echoing secrets', () => {
