@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.js';
 import { invokeOperation } from '../core/operation.js';
+import { announceServedRhs } from '../core/pbq/rhs.js';
 import { parseInput } from '../core/validate.js';
 import { InputError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';
@@ -43,6 +44,11 @@ export interface StartServerOptions {
 export interface RunningServer {
   /** Base URL of each served role. */
   urls: Partial<Record<Role, string>>;
+  /**
+   * With the issuer role and RHS_URL unset: the reverse hash service its credentials name (its
+   * own address), and whether others can reach it (not on a wildcard address).
+   */
+  rhs?: { url: string; reachable: boolean } | undefined;
   /** Stops accepting, waits for in-flight requests, then resolves. */
   close(): Promise<void>;
 }
@@ -405,8 +411,11 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
     }
     throw error;
   }
+  // Credentials name the RHS where this issuer actually listens (RHS_URL, when set, wins).
+  const rhs = urls.issuer === undefined ? undefined : announceServedRhs(ctx, urls.issuer);
   return {
     urls,
+    rhs,
     close: async () => {
       await Promise.all(apps.map((app) => app.close()));
     },

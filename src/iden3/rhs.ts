@@ -18,6 +18,7 @@
 import type { CredentialStatus, CredentialStatusResolveOptions, CredentialStatusResolver, IStateStorage, RevocationStatus } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Hash, Proof } from '@iden3/js-merkletree';
+import { ServiceKey, type Context } from '../context.js';
 import { InputError, NetworkError, describeError } from '../errors.js';
 import type { WalletStore } from '../store/store.js';
 import type { Iden3Modules } from './modules.js';
@@ -25,14 +26,29 @@ import type { Iden3Modules } from './modules.js';
 const RHS_NODES_NS = 'iden3.rhs.nodes';
 
 /**
- * Base URL written into credentialStatus.id when RHS_URL is unset: the issuer service's DEFAULT
- * address (`vc serve --role issuer` on port 3000), which serves the embedded RHS at /node. It is
- * fixed on purpose: credentials are issued by the CLI as well, which cannot know where (or
- * whether) an issuer service will run. When the issuer is served on another port or host (PORT,
- * --port, a proxy), set RHS_URL to its public base URL before issuing, or holders outside this
- * wallet home cannot resolve the status (holders sharing the home read the nodes locally).
+ * Base URL written into credentialStatus.id when RHS_URL is unset and no issuer service runs in
+ * this process: the issuer service's DEFAULT address (`vc serve --role issuer` on port 3000),
+ * which serves the embedded RHS at /node. A served issuer names its own address instead
+ * (servedRhsUrl). Behind a proxy or on a wildcard address, set RHS_URL to the public base URL,
+ * or holders outside this wallet home cannot resolve the status (holders sharing the home read
+ * the nodes locally).
  */
 export const EMBEDDED_RHS_URL = 'http://127.0.0.1:3000';
+
+const SERVED_RHS_URL = new ServiceKey<string>('iden3.servedRhsUrl');
+
+/**
+ * Makes credentials issued by this process name `baseUrl` (the issuer service's own address) as
+ * their reverse hash service. Must be called before the iden3 wallet of the context is created.
+ */
+export function useServedRhsUrl(ctx: Context, baseUrl: string): void {
+  void ctx.lazy(SERVED_RHS_URL, () => Promise.resolve(baseUrl));
+}
+
+/** The RHS base URL credentials of this process name: RHS_URL, the served issuer's address, or the default. */
+export async function embeddedRhsBaseUrl(ctx: Context): Promise<string> {
+  return ctx.config.rhsUrl ?? (await ctx.peek(SERVED_RHS_URL)) ?? EMBEDDED_RHS_URL;
+}
 
 /** Time allowed for one reverse hash service request (connect, answer and body). */
 export const RHS_TIMEOUT_MS = 10_000;

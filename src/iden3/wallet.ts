@@ -49,7 +49,8 @@ async function createIden3(ctx: Context): Promise<Iden3> {
   const { sdk } = modules;
   const registration = await registerDidNetwork(ctx.config);
   const store = ctx.store;
-  const { EMBEDDED_RHS_URL } = await import('./rhs.js');
+  const { embeddedRhsBaseUrl } = await import('./rhs.js');
+  const rhsUrl = await embeddedRhsBaseUrl(ctx);
 
   const states = await ChainStateStorage.create(ctx, modules);
   const dataStorage: IDataStorage = {
@@ -79,7 +80,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
     states,
     documents: new Iden3Documents(store, sdk),
     rhsNodes,
-    rhsUrl: ctx.config.rhsUrl ?? EMBEDDED_RHS_URL,
+    rhsUrl,
     didNetwork: { method: registration.method, blockchain: registration.blockchain, network: registration.network, chainId: registration.chainId },
   };
 }

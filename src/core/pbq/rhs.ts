@@ -5,7 +5,21 @@
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { getIden3 } from '../../iden3/wallet.js';
-import type { RhsNode } from '../../iden3/rhs.js';
+import { useServedRhsUrl, type RhsNode } from '../../iden3/rhs.js';
+
+/**
+ * Called by the server once the issuer service listens at `issuerUrl`: unless RHS_URL is set,
+ * credentials it issues name that address as their reverse hash service. Returns the URL they
+ * name, or undefined with RHS_URL set. A wildcard address (0.0.0.0, ::) is not an address others
+ * can reach: the default stays, and the caller says to set RHS_URL.
+ */
+export function announceServedRhs(ctx: Context, issuerUrl: string): { url: string; reachable: boolean } | undefined {
+  if (ctx.config.rhsUrl !== undefined) return undefined;
+  const { hostname } = new URL(issuerUrl);
+  if (hostname === '0.0.0.0' || hostname === '[::]') return { url: issuerUrl, reachable: false };
+  useServedRhsUrl(ctx, issuerUrl);
+  return { url: issuerUrl, reachable: true };
+}
 
 /** Stores nodes after checking each hash against its children; returns how many were saved. */
 export async function saveRhsNodes(ctx: Context, nodes: RhsNode[]): Promise<{ status: 'OK'; saved: number }> {
