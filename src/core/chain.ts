@@ -2,6 +2,27 @@
  * The chain operations users reach (`vc chain status|down|reset|deploy`, and stopping the node a
  * server started): core's door to the chain layer, so the CLI and HTTP adapters never import it.
  */
+import type { Context } from '../context.js';
+import type { VerifierCircuit } from '../chain/deploy.js';
 export { chainDeploy, chainDown, chainReset, chainStatus } from '../chain/manage.js';
 export type { ChainDeployResult, ChainDownResult, ChainResetResult, ChainStatusResult } from '../chain/manage.js';
 export { stopLocalNodeIfStartedHere } from '../chain/client.js';
+
+/**
+ * The Groth16 verifiers to deploy so that proofs of the circuits in use verify: on a development
+ * chain (the embedded node, or chain id 152, 31337, 1337) with development circuits, their own
+ * verifiers; otherwise none (deployContracts then deploys the official @iden3/contracts ones).
+ * May build the circuits first (cached).
+ */
+export async function verifiersMatchingCircuits(ctx: Context): Promise<Partial<Record<VerifierCircuit, { abi: unknown[]; bytecode: string }>>> {
+  const { isDevChain, VERIFIER_CIRCUITS } = await import('../chain/deploy.js');
+  if (!isDevChain(ctx.config.chain.chainId, ctx.config.chain.rpcUrl === undefined)) return {};
+  const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
+  if (!(await ensureCircuits(ctx)).development) return {};
+  const verifiers: Partial<Record<VerifierCircuit, { abi: unknown[]; bytecode: string }>> = {};
+  for (const circuit of VERIFIER_CIRCUITS) {
+    const artifact = await loadVerifierArtifact(ctx, circuit);
+    verifiers[circuit] = { abi: artifact.abi, bytecode: artifact.bytecode };
+  }
+  return verifiers;
+}

@@ -30,4 +30,23 @@ describe('a development chain with chain id 31337', () => {
     const status = runVc(['--json', 'chain', 'status'], { home, env });
     expect(status.json<{ chainId: number }>().chainId).toBe(31337);
   }, 900_000);
+
+  it('deploys, through RPC_URL, the verifiers of the development circuits by default, so issuance there works', () => {
+    const rpcUrl = runVc(['--json', 'chain', 'env'], { home, env }).json<{ RPC_URL: string }>().RPC_URL;
+    // Another party on the same node: its own wallet, its own key (anvil's third account), its own deployment.
+    const other = path.join(tmp.dir, 'other');
+    const otherEnv = { CHAIN_ID: '31337', RPC_URL: rpcUrl, WALLET_KEY: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' };
+    const deployed = runVc(['--json', 'chain', 'deploy'], { home: other, env: otherEnv });
+    expect(deployed.status, deployed.stderr).toBe(0);
+    const verifiers = deployed.json<{ verifiers: Record<string, { source: string }> }>().verifiers;
+    expect(verifiers.stateTransition?.source).toBe('dev');
+    expect(verifiers.credentialAtomicQueryMTPV2OnChain?.source).toBe('dev');
+    const holder = runVc(['--json', 'holder', 'did', 'create'], { home: other, env: otherEnv }).json<{ did_String: string }>().did_String;
+    const issued = runVc(['--json', 'issuer', 'issue', '--holder', holder], { home: other, env: otherEnv });
+    expect(issued.status, issued.stderr).toBe(0);
+    // Asked for, the official verifiers are what gets deployed (and they refuse these circuits' proofs).
+    const official = runVc(['--json', 'chain', 'deploy', '--official-verifiers'], { home: other, env: otherEnv });
+    expect(official.status, official.stderr).toBe(0);
+    expect(official.json<{ verifiers: Record<string, { source: string }> }>().verifiers.stateTransition?.source).toBe('official');
+  }, 900_000);
 });

@@ -74,7 +74,7 @@ export const chainReset = defineOperation({
 
 export const chainDeploy = defineOperation({
   name: 'chain.deploy',
-  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept)',
+  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept); on a development chain with development circuits, their verifiers',
   input: z.strictObject({
     force: z.boolean().describe('redeploy every contract even if the recorded ones are intact').optional(),
     stateTransitionVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for the stateTransition circuit').optional(),
@@ -83,14 +83,19 @@ export const chainDeploy = defineOperation({
     allowDevVerifiers: z.boolean().describe('allow development verifiers on a chain that is not a development chain').optional(),
   }),
   mutates: true,
-  run: async (ctx, input) =>
-    (await chain()).chainDeploy(ctx, {
-      verifiers: {
-        ...(input.stateTransitionVerifier === undefined ? {} : { stateTransition: input.stateTransitionVerifier }),
-        ...(input.mtpVerifier === undefined ? {} : { credentialAtomicQueryMTPV2OnChain: input.mtpVerifier }),
-      },
+  run: async (ctx, input) => {
+    const given = {
+      ...(input.stateTransitionVerifier === undefined ? {} : { stateTransition: input.stateTransitionVerifier }),
+      ...(input.mtpVerifier === undefined ? {} : { credentialAtomicQueryMTPV2OnChain: input.mtpVerifier }),
+    };
+    // Without a choice, the verifiers that match the circuits in use: on a development chain with
+    // development circuits, their own (official verifiers would reject every proof of them).
+    const chosen = Object.keys(given).length > 0 || input.officialVerifiers === true;
+    return (await chain()).chainDeploy(ctx, {
+      verifiers: chosen ? given : await (await chain()).verifiersMatchingCircuits(ctx),
       force: input.force === true,
       officialVerifiers: input.officialVerifiers === true,
       allowDevVerifiers: input.allowDevVerifiers === true,
-    }),
+    });
+  },
 });
