@@ -1,0 +1,127 @@
+/**
+ * The spec's deployment: three organisations, three wallets, three `vc serve` processes, one
+ * chain. One anvil node runs as its own process; a fourth wallet deploys the contracts; each party
+ * gets its `.env` from `vc chain env` plus a WALLET_KEY of its own; then both flows run over HTTP
+ * only, each call to the service of the party that makes it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anvilBinaryPath, findFreePort } from '../../src/chain/anvil.js';
+import { ROOT, childEnv, runVc, startVcServe, tempDir, type VcServer } from '../helpers.js';
+
+/** Anvil's first four development accounts: the deployer, then one per party. */
+const KEYS = {
+  deployer: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  issuer: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  holder: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  verifier: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+} as const;
+const HOLDER_ADDRESS = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+
+type Party = 'issuer' | 'holder' | 'verifier';
+const PARTIES: readonly Party[] = ['issuer', 'holder', 'verifier'];
+
+const tmp = tempDir('vc-three-parties-');
+const home = (name: string): string => path.join(tmp.dir, name);
+let node: ChildProcess;
+let rpcUrl: string;
+const servers: Partial<Record<Party, VcServer>> = {};
+
+async function waitForRpc(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`anvil did not answer at ${url}`);
+}
+
+async function call<T>(party: Party, method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${servers[party]!.urls[party]!}${route}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+beforeAll(async () => {
+  const port = await findFreePort();
+  node = spawn(anvilBinaryPath(), ['--host', '127.0.0.1', '--port', String(port), '--chain-id', '152', '--silent'], { stdio: 'ignore' });
+  rpcUrl = `http://127.0.0.1:${port}`;
+  await waitForRpc(rpcUrl);
+
+  // One wallet deploys (development verifiers: a development chain with development circuits).
+  const deployed = runVc(['--json', 'chain', 'deploy'], { home: home('deployer'), env: { RPC_URL: rpcUrl, WALLET_KEY: KEYS.deployer } });
+  expect(deployed.status, deployed.stderr).toBe(0);
+  // Each party: the chain's variables from `vc chain env`, and its own key.
+  for (const party of PARTIES) {
+    const envFile = path.join(tmp.dir, `${party}.env`);
+    const env = runVc(['chain', 'env', '-o', envFile], { home: home('deployer'), env: { RPC_URL: rpcUrl, WALLET_KEY: KEYS.deployer } });
+    expect(env.status, env.stderr).toBe(0);
+    appendFileSync(envFile, `WALLET_KEY=${KEYS[party]}\n`);
+    servers[party] = await startVcServe(home(party), ['--role', party, '--env', envFile]);
+  }
+}, 600_000);
+
+afterAll(async () => {
+  for (const server of Object.values(servers)) await server?.stop();
+  node?.kill('SIGTERM');
+  tmp.cleanup();
+});
+
+describe('issuer, holder and verifier: three wallets and three services on one chain', () => {
+  it('proof by query over HTTP only: holder DID, request, credential, the holder proves and the contract agrees', async () => {
+    const holderDid = await call<{ did_String: string }>('holder', 'POST', '/did', {});
+    expect(holderDid.status).toBe(200);
+    const request = await call<{ id: number }>('verifier', 'POST', '/credential-requests', {});
+    expect(request.status, JSON.stringify(request.body)).toBe(201);
+    const issuerDid = await call<{ payload: { id: string } }>('issuer', 'POST', '/did', {});
+    expect(issuerDid.status).toBe(200);
+    const issued = await call<{ credential: Record<string, unknown> }>('issuer', 'POST', '/generate-pbq-credentials', { did: holderDid.body.did_String });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const proved = await call<Record<string, unknown>>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body });
+    expect(proved.status, JSON.stringify(proved.body)).toBe(200);
+    expect(proved.body[String(request.body.id)]).toBe(true);
+    expect(proved.body.sender).toBe(HOLDER_ADDRESS);
+    const status = await call<{ isVerified: boolean }>('verifier', 'GET', `/request-status?request=${request.body.id}&address=${HOLDER_ADDRESS}`);
+    expect(status.body.isVerified).toBe(true);
+  }, 900_000);
+
+  it('selective disclosure over HTTP only: BBS+ credential, holder import, disclosure bound to a verifier nonce, verified', async () => {
+    const credential = await call<Record<string, unknown>>('issuer', 'POST', '/generate-sd-credentials', {});
+    expect(credential.status).toBe(200);
+    const kept = await call<{ stored: boolean }>('holder', 'POST', '/sd-credentials', { credential: credential.body });
+    expect(kept.body.stored).toBe(true);
+    const nonce = await call<{ nonce: string }>('verifier', 'POST', '/nonce', {});
+    const disclosed = await call<{ vc: Record<string, unknown> }>('holder', 'POST', '/generate-selective-disclosure-vc', {
+      credentialType: 'PassportCredential',
+      selectiveDisclosureKeys: ['name', 'nationality'],
+      nonce: nonce.body.nonce,
+    });
+    expect(disclosed.status).toBe(200);
+    const verified = await call<{ verified: boolean; message: string }>('verifier', 'POST', '/verify-vc', { vc: disclosed.body.vc, requireNonce: true });
+    expect(verified.body).toMatchObject({ verified: true, message: 'user has been verified successfully' });
+  }, 300_000);
+
+  it('the same flows from the shell, three homes with their own .env files (test/e2e/three-parties.sh)', () => {
+    const deployerEnv = path.join(tmp.dir, 'deployer.env');
+    writeFileSync(deployerEnv, `RPC_URL=${rpcUrl}\nWALLET_KEY=${KEYS.deployer}\n`);
+    const work = path.join(tmp.dir, 'shell');
+    const run = spawnSync('bash', [path.join(ROOT, 'test', 'e2e', 'three-parties.sh'), work, home('deployer'), deployerEnv, KEYS.issuer, KEYS.holder, KEYS.verifier], {
+      cwd: tmp.dir,
+      env: childEnv(),
+      encoding: 'utf8',
+      timeout: 900_000,
+    });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ verified: true });
+    const status = JSON.parse(readFileSync(path.join(work, 'status.json'), 'utf8')) as { isVerified: boolean; address: string };
+    expect(status).toMatchObject({ isVerified: true, address: HOLDER_ADDRESS });
+  }, 900_000);
+});
