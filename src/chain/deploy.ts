@@ -70,6 +70,11 @@ const OFFICIAL_VERIFIERS: Record<VerifierCircuit, { artifact: string; requiredFu
   },
 };
 
+/** The @iden3/contracts artifact of the official verifier of a circuit. */
+export function officialVerifierArtifactName(circuit: VerifierCircuit): string {
+  return OFFICIAL_VERIFIERS[circuit].artifact;
+}
+
 /** Every contract the deployment creates, by key. */
 export const CONTRACT_KEYS = [
   'poseidon1',

@@ -109,6 +109,10 @@ async function circuitsDirectory(ctx: Context): Promise<string> {
       ctx.progress.info('deploying the Groth16 verifiers of the development circuits on the embedded chain');
       await deployContracts(ctx, { verifiers: wanted });
     }
+  } else if (ctx.config.chain.rpcUrl !== undefined) {
+    // Another party deployed the contracts: their verifiers must be those of these circuits.
+    const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
+    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development });
   }
   return info.dir;
 }

@@ -44,9 +44,20 @@ describe('a development chain with chain id 31337', () => {
     const holder = runVc(['--json', 'holder', 'did', 'create'], { home: other, env: otherEnv }).json<{ did_String: string }>().did_String;
     const issued = runVc(['--json', 'issuer', 'issue', '--holder', holder], { home: other, env: otherEnv });
     expect(issued.status, issued.stderr).toBe(0);
-    // Asked for, the official verifiers are what gets deployed (and they refuse these circuits' proofs).
+    // Asked for, the official verifiers are what gets deployed; they would refuse every proof of
+    // these development circuits, so the next command says so before proving anything.
     const official = runVc(['--json', 'chain', 'deploy', '--official-verifiers'], { home: other, env: otherEnv });
     expect(official.status, official.stderr).toBe(0);
     expect(official.json<{ verifiers: Record<string, { source: string }> }>().verifiers.stateTransition?.source).toBe('official');
+    const refused = runVc(['--json', 'issuer', 'issue', '--holder', holder], { home: other, env: otherEnv });
+    expect(refused.status).toBe(3);
+    const error = (JSON.parse(refused.stderr.trim()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('config_error');
+    expect(error.message).toMatch(/verifier on chain 31337 \(0x[0-9a-fA-F]{40}\) is the official one, but the circuits in use \(.+\) are development builds/);
+    expect(error.message).toMatch(/`vc chain deploy`/);
+    // And the fix works: the development verifiers again, then issuance.
+    expect(runVc(['--json', 'chain', 'deploy'], { home: other, env: otherEnv }).status).toBe(0);
+    const again = runVc(['--json', 'issuer', 'issue', '--holder', holder], { home: other, env: otherEnv });
+    expect(again.status, again.stderr).toBe(0);
   }, 900_000);
 });
