@@ -45,6 +45,8 @@ const STOP_TIMEOUT_MS = 10_000;
 export interface LocalNodeRecord {
   pid: number;
   port: number;
+  /** The address the node listens on (absent: 127.0.0.1). */
+  host?: string;
   chainId: number;
   rpcUrl: string;
   startedAt: string;
@@ -294,11 +296,13 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
   settleAnvilDumpReporting(ctx, stateDir);
   const snapshot = newestSnapshot(stateDir);
 
+  // An address fixed with `vc chain up --port/--host` is kept, or the start fails: other wallets use it.
+  const fixed = fixedLocalNodeAddress(ctx, chainId);
   let lastFailure = '';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await findFreePort(attempt === 0 ? preferredPort : undefined);
+    const port = fixed.port ?? (await findFreePort(attempt === 0 ? preferredPort : undefined));
     const args = [
-      '--host', '127.0.0.1',
+      '--host', fixed.host,
       '--port', String(port),
       '--chain-id', String(chainId),
       '--dump-state', files.anvilDump,
@@ -319,13 +323,14 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
     });
     child.unref();
 
-    const rpcUrl = `http://127.0.0.1:${port}`;
+    const rpcUrl = `http://${connectHost(fixed.host)}:${port}`;
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline && exited === undefined && spawnError === undefined) {
       if ((await probeChainId(rpcUrl, 500)) === chainId) {
         const record: LocalNodeRecord = {
           pid: child.pid!,
           port,
+          ...(fixed.host === LOOPBACK ? {} : { host: fixed.host }),
           chainId,
           rpcUrl,
           startedAt: ctx.now().toISOString(),
@@ -346,7 +351,10 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
       throw new NetworkError(`the local chain node did not answer on ${rpcUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
     }
     lastFailure = tail(files.log);
-    if (!/address already in use/i.test(lastFailure)) break;
+    if (!/address already in use/i.test(lastFailure) || fixed.port !== undefined) break;
+  }
+  if (fixed.port !== undefined && /address already in use/i.test(lastFailure)) {
+    throw new NetworkError(`the local chain node cannot listen on ${fixed.host}:${fixed.port}: the port is in use (choose another with vc chain up --port N)`);
   }
   throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
 }
@@ -366,6 +374,35 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
     await sleep(50);
   }
   return !isProcessAlive(pid);
+}
+
+const LOOPBACK = '127.0.0.1';
+
+/** Where this machine reaches a node listening on `host` (a wildcard address: the loopback). */
+function connectHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return LOOPBACK;
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The address fixed for the local node of a chain (`vc chain up --port/--host`), if any. */
+function fixedLocalNodeAddress(ctx: Context, chainId: number): { port: number | undefined; host: string } {
+  return { port: ctx.store.get<number>(NODE_NS, `fixedPort:${chainId}`), host: ctx.store.get<string>(NODE_NS, `host:${chainId}`) ?? LOOPBACK };
+}
+
+/**
+ * Fixes the address of the local node (kept across restarts, so other wallets can use it through
+ * RPC_URL) and restarts a running node that listens elsewhere, its state saved first.
+ */
+export async function fixLocalNodeAddress(ctx: Context, address: { port?: number | undefined; host?: string | undefined }): Promise<void> {
+  const chainId = ctx.config.chain.chainId;
+  if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
+  if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
+  const status = await localNodeStatus(ctx);
+  const record = status.record;
+  if (record === undefined || status.state !== 'running' || record.chainId !== chainId) return;
+  const wanted = fixedLocalNodeAddress(ctx, chainId);
+  if ((wanted.port === undefined || wanted.port === record.port) && wanted.host === (record.host ?? LOOPBACK)) return;
+  await stopLocalNode(ctx);
 }
 
 /** Stops a node process: SIGTERM (anvil dumps its state on exit), then SIGKILL if it hangs. */

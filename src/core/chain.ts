@@ -7,6 +7,7 @@ import type { VerifierCircuit } from '../chain/deploy.js';
 export { chainDeploy, chainDown, chainReset, chainStatus } from '../chain/manage.js';
 export type { ChainDeployResult, ChainDownResult, ChainResetResult, ChainStatusResult } from '../chain/manage.js';
 export { stopLocalNodeIfStartedHere } from '../chain/client.js';
+export { fixLocalNodeAddress } from '../chain/anvil.js';
 
 /**
  * The Groth16 verifiers to deploy so that proofs of the circuits in use verify: on a development

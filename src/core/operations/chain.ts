@@ -14,10 +14,26 @@ const verifierArtifactSchema = z.object({
 
 export const chainUp = defineOperation({
   name: 'chain.up',
-  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed)',
-  input: z.strictObject({}),
+  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed); --port/--host keep it on a fixed address other wallets can use',
+  input: z.strictObject({
+    port: z.number().int().min(1).max(65535).describe('the port the node keeps from now on (restarted there if it runs elsewhere)').optional(),
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9.:-]+$/, 'expected an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0')
+      .describe('the address it listens on from now on (default 127.0.0.1; 0.0.0.0 for other machines)')
+      .optional(),
+  }),
   mutates: true,
-  run: async (ctx) => (await chain()).chainStatus(ctx),
+  run: async (ctx, input, call) => {
+    if (input.port !== undefined || input.host !== undefined) {
+      if (ctx.config.chain.rpcUrl !== undefined) {
+        const { InputError } = await import('../../errors.js');
+        throw new InputError(`${call.names(input.port !== undefined ? 'port' : 'host')} applies to the embedded node; RPC_URL names another chain`, { field: input.port !== undefined ? 'port' : 'host' });
+      }
+      await (await chain()).fixLocalNodeAddress(ctx, input);
+    }
+    return (await chain()).chainStatus(ctx);
+  },
 });
 
 export const chainStatus = defineOperation({

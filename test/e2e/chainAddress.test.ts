@@ -1,0 +1,54 @@
+/**
+ * `vc chain up --port N [--host H]`: the embedded node keeps a fixed address other wallets can
+ * use through RPC_URL, across restarts, with its state.
+ */
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/chain/anvil.js';
+import { runVc, tempDir } from '../helpers.js';
+
+const tmp = tempDir('vc-chain-address-');
+const home = path.join(tmp.dir, 'home');
+const busyHome = path.join(tmp.dir, 'busy');
+let busy: Server | undefined;
+
+afterAll(() => {
+  busy?.close();
+  for (const dir of [home, busyHome]) runVc(['--json', 'chain', 'down'], { home: dir });
+  tmp.cleanup();
+});
+
+interface Status {
+  rpcUrl: string;
+  blockNumber: number;
+}
+
+describe('a fixed address for the embedded node', () => {
+  it('moves a running node to the port asked for, keeps it there across restarts, with its state', async () => {
+    const first = runVc(['--json', 'chain', 'up'], { home });
+    expect(first.status, first.stderr).toBe(0);
+    const port = await findFreePort();
+    const moved = runVc(['--json', 'chain', 'up', '--port', String(port)], { home });
+    expect(moved.status, moved.stderr).toBe(0);
+    expect(moved.json<Status>().rpcUrl).toBe(`http://127.0.0.1:${port}`);
+    expect(moved.json<Status>().blockNumber).toBe(first.json<Status>().blockNumber);
+    expect(runVc(['--json', 'chain', 'down'], { home }).status).toBe(0);
+    const again = runVc(['--json', 'chain', 'status'], { home });
+    expect(again.json<Status>().rpcUrl).toBe(`http://127.0.0.1:${port}`);
+    const env = runVc(['chain', 'env'], { home });
+    expect(env.stdout).toContain(`RPC_URL=http://127.0.0.1:${port}\n`);
+  }, 300_000);
+
+  it('refuses a port in use instead of moving elsewhere, and --port with RPC_URL', async () => {
+    const port = await findFreePort();
+    busy = createServer();
+    await new Promise<void>((resolve) => busy!.listen(port, '127.0.0.1', resolve));
+    const taken = runVc(['--json', 'chain', 'up', '--port', String(port)], { home: busyHome });
+    expect(taken.status).toBe(4);
+    expect(JSON.parse(taken.stderr.trim().split('\n').at(-1)!).error.message).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+    const external = runVc(['--json', 'chain', 'up', '--port', '9999'], { home: busyHome, env: { RPC_URL: 'http://127.0.0.1:9', WALLET_KEY: `0x${'11'.repeat(32)}` } });
+    expect(external.status).toBe(2);
+    expect(JSON.parse(external.stderr.trim()).error).toMatchObject({ field: '--port', message: expect.stringMatching(/applies to the embedded node/) });
+  }, 300_000);
+});
