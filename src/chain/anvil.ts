@@ -158,6 +158,15 @@ export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
   return { state: chainId === record.chainId ? 'running' : 'unresponsive', record };
 }
 
+/** Whether nothing listens on `host`:`port` (so a node can). */
+function portIsFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
 /** Finds a free TCP port on the loopback interface. */
 export function findFreePort(preferred?: number): Promise<number> {
   const tryListen = (port: number): Promise<number | undefined> =>
@@ -395,10 +404,18 @@ function fixedLocalNodeAddress(ctx: Context, chainId: number): { port: number | 
  */
 export async function fixLocalNodeAddress(ctx: Context, address: { port?: number | undefined; host?: string | undefined }): Promise<void> {
   const chainId = ctx.config.chain.chainId;
-  if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
-  if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
   const status = await localNodeStatus(ctx);
   const record = status.record;
+  const current = fixedLocalNodeAddress(ctx, chainId);
+  const host = address.host ?? current.host;
+  const port = address.port ?? current.port;
+  // Checked before anything changes: a refused address leaves the node and the setting as they were.
+  const runsThere = record !== undefined && status.state === 'running' && record.port === port && (record.host ?? LOOPBACK) === host;
+  if (port !== undefined && !runsThere && !(await portIsFree(port, host))) {
+    throw new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use (choose another with vc chain up --port N)`);
+  }
+  if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
+  if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
   if (record === undefined || status.state !== 'running' || record.chainId !== chainId) return;
   const wanted = fixedLocalNodeAddress(ctx, chainId);
   if ((wanted.port === undefined || wanted.port === record.port) && wanted.host === (record.host ?? LOOPBACK)) return;

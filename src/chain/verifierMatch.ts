@@ -52,9 +52,14 @@ export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir:
     const official = code.length > 0 && iden3Artifact(officialVerifierArtifactName(circuit)).bytecode.toLowerCase().includes(code);
     const where = `the ${circuit} verifier on chain ${chain.chainId} (${addresses[circuit]})`;
     const local = `the circuits in use (${circuits.dir})`;
-    const fix = circuits.development
-      ? 'deploy their verifiers with `vc chain deploy` (the default on a development chain), or use the official circuits (`vc circuits fetch`, CIRCUITS_PATH)'
-      : 'deploy the official verifiers with `vc chain deploy --official-verifiers`';
+    // A party using someone else's deployment (its addresses configured) cannot fix it by deploying.
+    const theirs = ctx.config.chain.stateContractAddress !== undefined;
+    const redeploy = circuits.development ? '`vc chain deploy` (development verifiers, the default on a development chain)' : '`vc chain deploy --official-verifiers`';
+    const fix = theirs
+      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the MTP validator's address changes)`
+      : circuits.development
+        ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
+        : `deploy the official verifiers with ${redeploy}`;
     const message = circuits.development
       ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${fix}`
       : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${fix}`;

@@ -211,6 +211,7 @@ up). A nonce the verifier did not issue is accepted unless --require-nonce or VC
     operation: chain.chainEnv,
     text: (env: Record<string, string>) => Object.entries(env).map(([key, value]) => `${key}=${value}`).join('\n'),
     summary: summary(() => 'the variables another party sets to use this chain (it adds its own WALLET_KEY)'),
+    warn: (env: Record<string, string>) => (env.RPC_URL === undefined ? 'RPC_URL is left out: it carries a key (a path, query or user info); each party sets its own RPC_URL' : undefined),
     help: 'Prints dotenv lines (JSON with --json).\n\nExamples:\n  $ vc chain env -o ../holder/.env && echo WALLET_KEY=0x... >> ../holder/.env\n  $ vc chain env --json | jq -r .BSC_ADDRESS',
   },
   {

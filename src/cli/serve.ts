@@ -48,7 +48,9 @@ Logs: one JSON line per request on stderr (id, route, status, duration); never b
       });
       rt.output.result({ listening: server.urls, ...(server.rhs === undefined ? {} : { rhsUrl: server.rhs.url }) });
       if (server.rhs?.reachable === true) rt.output.info(`issued credentials name the reverse hash service at ${server.rhs.url}/node`);
-      if (server.rhs?.reachable === false) rt.output.warn(`the issuer listens on a wildcard address: set RHS_URL to the address other parties reach it at, or their holders cannot check revocation`);
+      if (server.rhs?.reachable === false) {
+        rt.output.warn(`the issuer listens on every interface, and its credentials name the reverse hash service at ${server.rhs.url}/node, which only this machine reaches: set RHS_URL to the address other parties reach it at`);
+      }
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           rt.output.info(`${signal}: finishing in-flight requests and shutting down`);

@@ -195,6 +195,14 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       `a chain whose DID network vc knows, or NETWORK_NAME set for chain ${chainId}: "<blockchain>:<network>" (registered for DIDs on this chain), e.g. NETWORK_NAME=mychain:test`,
     );
   }
+  const rpcUrlGiven = text(vars, 'RPC_URL') !== undefined;
+  if (!rpcUrlGiven && KNOWN_CHAIN_DID_NETWORKS[chainId] !== undefined) {
+    problems.add(
+      'CHAIN_ID',
+      String(chainId),
+      `a development chain id for the embedded node (152, 31337, 1337, or one of your own with NETWORK_NAME): ${chainId} is ${KNOWN_CHAIN_DID_NETWORKS[chainId]}, a public network; set RPC_URL and WALLET_KEY to use it`,
+    );
+  }
   if (networkName !== undefined) {
     const parts = networkName.split(':');
     if (parts.length > 2 || parts.some((p) => !NAME_RE.test(p))) {

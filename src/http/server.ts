@@ -412,7 +412,7 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
     throw error;
   }
   // Credentials name the RHS where this issuer actually listens (RHS_URL, when set, wins).
-  const rhs = urls.issuer === undefined ? undefined : announceServedRhs(ctx, urls.issuer);
+  const rhs = urls.issuer === undefined ? undefined : announceServedRhs(ctx, urls.issuer, host);
   return {
     urls,
     rhs,

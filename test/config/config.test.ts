@@ -45,8 +45,11 @@ describe('parseConfig', () => {
     expect(network({})).toBe('polygon:local');
     expect(network({ CHAIN_ID: '31337' })).toBe('polygon:dev31337');
     expect(network({ CHAIN_ID: '1337' })).toBe('polygon:dev1337');
-    expect(network({ CHAIN_ID: '80002' })).toBe('polygon:amoy');
-    expect(network({ CHAIN_ID: '21000' })).toBe('privado:main');
+    const external = { RPC_URL: 'https://rpc.example.org', WALLET_KEY: 'ab'.repeat(32) };
+    expect(network({ CHAIN_ID: '80002', ...external })).toBe('polygon:amoy');
+    expect(network({ CHAIN_ID: '21000', ...external })).toBe('privado:main');
+    // The embedded node never runs a chain id of a public network.
+    expect(() => parseConfig({ CHAIN_ID: '80002' }, '/h')).toThrow(/CHAIN_ID="80002": expected a development chain id for the embedded node .*polygon:amoy, a public network; set RPC_URL/);
     expect(network({ CHAIN_ID: '777', NETWORK_NAME: 'mychain:test' })).toBe('mychain:test');
     expect(() => parseConfig({ CHAIN_ID: '777' }, '/h')).toThrow(ConfigError);
     expect(() => parseConfig({ CHAIN_ID: '777' }, '/h')).toThrow(/CHAIN_ID="777": expected a chain whose DID network vc knows, or NETWORK_NAME set for chain 777/);

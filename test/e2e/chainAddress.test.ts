@@ -40,13 +40,26 @@ describe('a fixed address for the embedded node', () => {
     expect(env.stdout).toContain(`RPC_URL=http://127.0.0.1:${port}\n`);
   }, 300_000);
 
-  it('refuses a port in use instead of moving elsewhere, and --port with RPC_URL', async () => {
+  it('refuses a port in use or a host that is not an IP address before changing anything', async () => {
+    const before = runVc(['--json', 'chain', 'up'], { home: busyHome });
+    expect(before.status, before.stderr).toBe(0);
+    // `up` gave the embedded node the verifiers of the (development) circuits, before anyone uses it.
+    const verifiers = runVc(['--json', 'chain', 'status'], { home: busyHome }).json<{ verifiers: Record<string, { source: string }> }>().verifiers;
+    expect(Object.values(verifiers).map((verifier) => verifier.source)).toEqual(['dev', 'dev']);
     const port = await findFreePort();
     busy = createServer();
     await new Promise<void>((resolve) => busy!.listen(port, '127.0.0.1', resolve));
     const taken = runVc(['--json', 'chain', 'up', '--port', String(port)], { home: busyHome });
     expect(taken.status).toBe(4);
     expect(JSON.parse(taken.stderr.trim().split('\n').at(-1)!).error.message).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`));
+    const badHost = runVc(['--json', 'chain', 'up', '--host', 'localhost'], { home: busyHome });
+    expect(badHost.status).toBe(2);
+    expect(JSON.parse(badHost.stderr.trim()).error).toMatchObject({ field: '--host', message: expect.stringMatching(/expected an IP address/) });
+    // The node kept running where it was, and the next command uses it there.
+    const after = runVc(['--json', 'chain', 'status'], { home: busyHome });
+    expect(after.status, after.stderr).toBe(0);
+    expect(after.json<Status>().rpcUrl).toBe(before.json<Status>().rpcUrl);
+    expect(after.json<{ node: { started: boolean } }>().node.started).toBe(false);
     const external = runVc(['--json', 'chain', 'up', '--port', '9999'], { home: busyHome, env: { RPC_URL: 'http://127.0.0.1:9', WALLET_KEY: `0x${'11'.repeat(32)}` } });
     expect(external.status).toBe(2);
     expect(JSON.parse(external.stderr.trim()).error).toMatchObject({ field: '--port', message: expect.stringMatching(/applies to the embedded node/) });

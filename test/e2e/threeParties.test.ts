@@ -124,4 +124,10 @@ describe('issuer, holder and verifier: three wallets and three services on one c
     const status = JSON.parse(readFileSync(path.join(work, 'status.json'), 'utf8')) as { isVerified: boolean; address: string };
     expect(status).toMatchObject({ isVerified: true, address: HOLDER_ADDRESS });
   }, 900_000);
+
+  it("a party cannot redeploy the contracts it was given (that would make a second set nobody uses)", () => {
+    const party = runVc(['--json', '--env', path.join(tmp.dir, 'verifier.env'), 'chain', 'deploy'], { home: home('verifier') });
+    expect(party.status).toBe(2);
+    expect(JSON.parse(party.stderr.trim()).error.message).toMatch(/these contracts are a deployment this wallet uses, not its own; their deployer runs vc chain deploy/);
+  });
 });

@@ -2,6 +2,7 @@
  * The chain: the embedded local node (started on demand) and the iden3 contracts on it, or the
  * configured external network.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
@@ -19,8 +20,8 @@ export const chainUp = defineOperation({
     port: z.number().int().min(1).max(65535).describe('the port the node keeps from now on (restarted there if it runs elsewhere)').optional(),
     host: z
       .string()
-      .regex(/^[A-Za-z0-9.:-]+$/, 'expected an IP address or a host name, e.g. 127.0.0.1 or 0.0.0.0')
-      .describe('the address it listens on from now on (default 127.0.0.1; 0.0.0.0 for other machines)')
+      .refine((host) => isIP(host) !== 0, 'expected an IP address such as 127.0.0.1, 0.0.0.0 (every interface) or ::1')
+      .describe('the IP address it listens on from now on (default 127.0.0.1; 0.0.0.0 for other machines)')
       .optional(),
   }),
   mutates: true,
@@ -32,7 +33,14 @@ export const chainUp = defineOperation({
       }
       await (await chain()).fixLocalNodeAddress(ctx, input);
     }
-    return (await chain()).chainStatus(ctx);
+    const status = await (await chain()).chainStatus(ctx);
+    if (ctx.config.chain.rpcUrl !== undefined) return status;
+    // The embedded node gets the verifiers of the circuits in use now, before its addresses are
+    // handed out (a verifier change later replaces the MTP validator, changing MTP_ADDRESS).
+    const verifiers = await (await chain()).verifiersMatchingCircuits(ctx);
+    if (Object.keys(verifiers).length === 0) return status;
+    const deployed = await (await chain()).chainDeploy(ctx, { verifiers });
+    return deployed.deployed.length === 0 && deployed.configured.length === 0 ? status : (await chain()).chainStatus(ctx);
   },
 });
 
@@ -56,8 +64,8 @@ export const chainEnv = defineOperation({
     return {
       CHAIN_ID: String(status.chainId),
       NETWORK_NAME: `${didBlockchain}:${didNetwork}`,
-      // An RPC URL with a path, query or user info is shown by its origin only (API keys live there).
-      RPC_URL: status.rpcUrl,
+      // An RPC URL with a path, query or user info carries a key: each party sets its own.
+      ...(status.rpcUrl.includes('/…') ? {} : { RPC_URL: status.rpcUrl }),
       STATE_CONTRACT_ADDRESS: status.contracts.state,
       BSC_ADDRESS: status.contracts.universalVerifier,
       MTP_ADDRESS: status.contracts.mtpValidator,
@@ -100,6 +108,15 @@ export const chainDeploy = defineOperation({
   }),
   mutates: true,
   run: async (ctx, input) => {
+    const { chain: configured } = ctx.config;
+    if (configured.stateContractAddress !== undefined || configured.verifierAddress !== undefined || configured.mtpValidatorAddress !== undefined) {
+      // Those are another party's contracts: deploying here would create a second set nobody uses.
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(
+        'STATE_CONTRACT_ADDRESS, BSC_ADDRESS or MTP_ADDRESS is set: these contracts are a deployment this wallet uses, not its own; their deployer runs vc chain deploy (unset them to deploy a set of your own)',
+        { field: 'STATE_CONTRACT_ADDRESS' },
+      );
+    }
     const given = {
       ...(input.stateTransitionVerifier === undefined ? {} : { stateTransition: input.stateTransitionVerifier }),
       ...(input.mtpVerifier === undefined ? {} : { credentialAtomicQueryMTPV2OnChain: input.mtpVerifier }),

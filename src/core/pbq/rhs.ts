@@ -10,15 +10,16 @@ import { useServedRhsUrl, type RhsNode } from '../../iden3/rhs.js';
 /**
  * Called by the server once the issuer service listens at `issuerUrl`: unless RHS_URL is set,
  * credentials it issues name that address as their reverse hash service. Returns the URL they
- * name, or undefined with RHS_URL set. A wildcard address (0.0.0.0, ::) is not an address others
- * can reach: the default stays, and the caller says to set RHS_URL.
+ * name, or undefined with RHS_URL set. Listening on every interface (0.0.0.0, ::), they name the
+ * loopback, which only this machine reaches: `reachable` is false and the caller says to set RHS_URL.
  */
-export function announceServedRhs(ctx: Context, issuerUrl: string): { url: string; reachable: boolean } | undefined {
+export function announceServedRhs(ctx: Context, issuerUrl: string, listenHost: string): { url: string; reachable: boolean } | undefined {
   if (ctx.config.rhsUrl !== undefined) return undefined;
-  const { hostname } = new URL(issuerUrl);
-  if (hostname === '0.0.0.0' || hostname === '[::]') return { url: issuerUrl, reachable: false };
-  useServedRhsUrl(ctx, issuerUrl);
-  return { url: issuerUrl, reachable: true };
+  const wildcard = listenHost === '0.0.0.0' || listenHost === '::' || listenHost === '[::]';
+  // On every interface, this machine reaches the service on the loopback; other machines need RHS_URL.
+  const url = wildcard ? `http://127.0.0.1:${new URL(issuerUrl).port}` : issuerUrl;
+  useServedRhsUrl(ctx, url);
+  return { url, reachable: !wildcard };
 }
 
 /** Stores nodes after checking each hash against its children; returns how many were saved. */
