@@ -410,8 +410,9 @@ export async function fixLocalNodeAddress(ctx: Context, address: { port?: number
   const host = address.host ?? current.host;
   const port = address.port ?? current.port;
   // Checked before anything changes: a refused address leaves the node and the setting as they were.
-  const runsThere = record !== undefined && status.state === 'running' && record.port === port && (record.host ?? LOOPBACK) === host;
-  if (port !== undefined && !runsThere && !(await portIsFree(port, host))) {
+  // Our own node holding the port (on this or another host) is moved, not a conflict.
+  const ours = record !== undefined && status.state === 'running' && record.port === port;
+  if (port !== undefined && !ours && !(await portIsFree(port, host))) {
     throw new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use (choose another with vc chain up --port N)`);
   }
   if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);

@@ -38,6 +38,11 @@ describe('a fixed address for the embedded node', () => {
     expect(again.json<Status>().rpcUrl).toBe(`http://127.0.0.1:${port}`);
     const env = runVc(['chain', 'env'], { home });
     expect(env.stdout).toContain(`RPC_URL=http://127.0.0.1:${port}\n`);
+    // Every interface, same port: our own node holds the port, so it is moved, not refused.
+    const everywhere = runVc(['--json', 'chain', 'up', '--host', '0.0.0.0'], { home });
+    expect(everywhere.status, everywhere.stderr).toBe(0);
+    expect(everywhere.json<Status>().rpcUrl).toBe(`http://127.0.0.1:${port}`);
+    expect(everywhere.json<{ node: { started: boolean } }>().node.started).toBe(true);
   }, 300_000);
 
   it('refuses a port in use or a host that is not an IP address before changing anything', async () => {
