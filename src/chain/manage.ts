@@ -74,7 +74,7 @@ export interface ChainResetResult {
 /** Stops the embedded node and deletes its chain state and the address books of embedded chains. */
 export async function chainReset(ctx: Context, options: { confirm: boolean }): Promise<ChainResetResult> {
   if (!options.confirm) {
-    throw new InputError('`vc chain reset` deletes the local chain (every identity state and deployed contract on it); pass --yes to confirm', { field: 'yes' });
+    throw new InputError('resetting deletes the local chain (every identity state and deployed contract on it): it needs confirmation', { field: 'confirm' });
   }
   const { stoppedPid, removed } = await resetLocalChainState(ctx);
   const removedAddressBooks: number[] = [];

@@ -227,10 +227,10 @@ function parseArchiveUrl(url: string): URL {
   try {
     parsed = new URL(url);
   } catch {
-    throw new InputError(`--url: expected an http(s) URL of the circuits archive, got ${JSON.stringify(url)}`, { field: 'url' });
+    throw new InputError(`url: expected an http(s) URL of the circuits archive, got ${JSON.stringify(url)}`, { field: 'url' });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new InputError(`--url: expected an http(s) URL of the circuits archive, got the ${parsed.protocol.replace(/:$/, '')} URL ${JSON.stringify(url)}`, { field: 'url' });
+    throw new InputError(`url: expected an http(s) URL of the circuits archive, got the ${parsed.protocol.replace(/:$/, '')} URL ${JSON.stringify(url)}`, { field: 'url' });
   }
   return parsed;
 }
@@ -241,7 +241,7 @@ export async function fetchOfficialCircuits(ctx: Context, options: FetchOptions)
   const parsedUrl = parseArchiveUrl(url);
   const dir = path.resolve(options.dir);
   if (options.sha256 !== undefined && !/^[0-9a-f]{64}$/i.test(options.sha256)) {
-    throw new InputError(`--sha256: expected 64 hex characters, got ${JSON.stringify(options.sha256)}`, { field: 'sha256' });
+    throw new InputError(`sha256: expected 64 hex characters, got ${JSON.stringify(options.sha256)}`, { field: 'sha256' });
   }
   await mkdir(dir, { recursive: true });
   const archive = path.join(dir, path.basename(parsedUrl.pathname) || 'circuits.zip');

@@ -32,10 +32,15 @@ export const circuitsFetch = defineOperation({
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').describe('expected sha256 of the archive').optional(),
   }),
   mutates: true,
-  run: async (ctx, input) =>
-    (await circuits()).fetchOfficialCircuits(ctx, {
+  run: async (ctx, input, call) => {
+    if (input.url !== undefined && !(/^https?:\/\//i.test(input.url) && URL.canParse(input.url))) {
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(`${call.names('url')}: expected an http(s) URL of the circuits archive, got ${JSON.stringify(input.url.slice(0, 200))}`, { field: 'url' });
+    }
+    return (await circuits()).fetchOfficialCircuits(ctx, {
       dir: input.dir,
       ...(input.url === undefined ? {} : { url: input.url }),
       ...(input.sha256 === undefined ? {} : { sha256: input.sha256 }),
-    }),
+    });
+  },
 });
