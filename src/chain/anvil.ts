@@ -158,34 +158,28 @@ export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
   return { state: chainId === record.chainId ? 'running' : 'unresponsive', record };
 }
 
-/** Whether nothing listens on `host`:`port` (so a node can). */
-function portIsFree(port: number, host: string): Promise<boolean> {
+/** Listens on `host`:`port` for a moment: the port it got (0 picks one), or undefined when it is taken. */
+function tryListen(port: number, host: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, host, () => server.close(() => resolve(true)));
+    server.unref();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, host, () => {
+      const address = server.address();
+      const chosen = typeof address === 'object' && address !== null ? address.port : undefined;
+      server.close(() => resolve(chosen));
+    });
   });
 }
 
 /** Finds a free TCP port on the loopback interface. */
 export function findFreePort(preferred?: number): Promise<number> {
-  const tryListen = (port: number): Promise<number | undefined> =>
-    new Promise((resolve) => {
-      const server = createServer();
-      server.unref();
-      server.once('error', () => resolve(undefined));
-      server.listen(port, '127.0.0.1', () => {
-        const address = server.address();
-        const chosen = typeof address === 'object' && address !== null ? address.port : undefined;
-        server.close(() => resolve(chosen));
-      });
-    });
   return (async () => {
     if (preferred !== undefined && preferred > 0) {
-      const port = await tryListen(preferred);
+      const port = await tryListen(preferred, LOOPBACK);
       if (port !== undefined) return port;
     }
-    const port = await tryListen(0);
+    const port = await tryListen(0, LOOPBACK);
     if (port === undefined) throw new NetworkError('cannot find a free TCP port on 127.0.0.1 for the local chain');
     return port;
   })();
@@ -412,14 +406,13 @@ export async function fixLocalNodeAddress(ctx: Context, address: { port?: number
   // Checked before anything changes: a refused address leaves the node and the setting as they were.
   // Our own node holding the port (on this or another host) is moved, not a conflict.
   const ours = record !== undefined && status.state === 'running' && record.port === port;
-  if (port !== undefined && !ours && !(await portIsFree(port, host))) {
+  if (port !== undefined && !ours && (await tryListen(port, host)) === undefined) {
     throw new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use (choose another with vc chain up --port N)`);
   }
   if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
   if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
   if (record === undefined || status.state !== 'running' || record.chainId !== chainId) return;
-  const wanted = fixedLocalNodeAddress(ctx, chainId);
-  if ((wanted.port === undefined || wanted.port === record.port) && wanted.host === (record.host ?? LOOPBACK)) return;
+  if ((port === undefined || port === record.port) && host === (record.host ?? LOOPBACK)) return;
   await stopLocalNode(ctx);
 }
 

@@ -171,25 +171,28 @@ function optionFor(info: FlagInfo, prefix = ''): Option {
 function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>): FieldNamer {
   return (path) => {
     if (path === '') return 'options';
-    const top = path.split(/[.[]/, 1)[0]!;
-    const info = flags.find((candidate) => candidate.field === top);
-    if (info === undefined) return path;
-    const rest = path.slice(top.length).replace(/^\./, '');
-    const file = files.get(top);
-    const where = info.kind === 'file' ? `--${info.flag} ${file ?? 'FILE'}` : `--${info.flag}`;
+    const found = flagOfField(flags, path);
+    if (found === undefined) return path;
+    const { info, rest } = found;
+    const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}` : `--${info.flag}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
+}
+
+/** The flag of an input path's top field, and the rest of the path (inside its file). */
+function flagOfField(flags: FlagInfo[], path: string): { info: FlagInfo; rest: string } | undefined {
+  const top = path.split(/[.[]/, 1)[0]!;
+  const info = flags.find((candidate) => candidate.field === top);
+  return info === undefined ? undefined : { info, rest: path.slice(top.length).replace(/^\./, '') };
 }
 
 /** The flag (with the path inside its file) an error's field came from, for --json error output. */
 function cliFieldName(flags: FlagInfo[], field: string | undefined): string | undefined {
   if (field === undefined) return undefined;
   if (field === 'output') return '--output';
-  const top = field.split(/[.[]/, 1)[0]!;
-  const info = flags.find((candidate) => candidate.field === top);
-  if (info === undefined) return field;
-  const rest = field.slice(top.length).replace(/^\./, '');
-  return rest === '' ? `--${info.flag}` : `--${info.flag} ${rest}`;
+  const found = flagOfField(flags, field);
+  if (found === undefined) return field;
+  return found.rest === '' ? `--${found.info.flag}` : `--${found.info.flag} ${found.rest}`;
 }
 
 /** Reads the operation's input from the parsed options: flags as they are, files as JSON. */
