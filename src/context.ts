@@ -3,6 +3,7 @@
  * pieces (chain client, js-sdk wallets, document loader) are created lazily through `lazy`, so
  * each module owns its own factory without a global singleton, and `close` releases them.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from './config/parse.js';
 import { WalletStore } from './store/store.js';
 
@@ -52,6 +53,10 @@ export class Context {
   private storeInstance: WalletStore | undefined;
   private readonly instances = new Map<string, Promise<unknown>>();
   private readonly closers: Array<() => Promise<void> | void> = [];
+  /** The tail of the chain of exclusive sections (see `exclusive`). */
+  private exclusiveTail: Promise<unknown> = Promise.resolve();
+  /** Set inside an exclusive section, so a nested call runs at once instead of waiting for itself. */
+  private readonly insideExclusive = new AsyncLocalStorage<true>();
 
   constructor(options: ContextOptions) {
     this.config = options.config;
@@ -99,6 +104,20 @@ export class Context {
   /** The instance registered under `key` if it was ever requested, without creating it. */
   peek<T>(key: ServiceKey<T>): Promise<T> | undefined {
     return this.instances.get(key.name) as Promise<T> | undefined;
+  }
+
+  /**
+   * Runs `fn` when no other exclusive section of this context runs, one after another in call
+   * order: a server runs mutating operations this way (they share the wallet, the signer's nonces
+   * and the prover). A call from inside an exclusive section runs at once (it already holds it).
+   * Within one process only; the wallet store's locks order processes.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.insideExclusive.getStore() === true) return fn();
+    const run = () => this.insideExclusive.run(true, fn);
+    const next = this.exclusiveTail.then(run, run);
+    this.exclusiveTail = next.catch(() => undefined);
+    return next;
   }
 
   /** Registers cleanup run by `close`, in reverse order of registration. */

@@ -77,8 +77,13 @@ export class Output {
    * Emits a command's result: JSON to stdout or to `outFile` (or the command's own text form,
    * unless --json), plus an optional human summary.
    */
-  result(value: unknown, options: { outFile?: string | undefined; summary?: string | undefined; text?: ((value: unknown) => string) | undefined } = {}): void {
-    const text = this.json ? undefined : options.text?.(value);
+  result(
+    value: unknown,
+    options: { outFile?: string | undefined; summary?: string | undefined; text?: ((value: unknown) => string) | undefined; lines?: ((value: unknown) => unknown[] | undefined) | undefined } = {},
+  ): void {
+    // JSON Lines are JSON: the same with --json.
+    const list = options.lines?.(value);
+    const text = list !== undefined ? list.map((item) => JSON.stringify(item)).join('\n') : this.json ? undefined : options.text?.(value);
     if (options.outFile !== undefined) {
       // Results are credentials, proofs and keys: personal data, readable by the owner only.
       try {

@@ -70,17 +70,30 @@ export const COMMANDS: readonly CliCommand[] = [
     path: 'issuer issue',
     operation: pbq.pbqIssue,
     variants: { option: 'format', description: 'credential format: iden3 (proof by query) or bbs (selective disclosure)', choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue }, default: 'iden3' },
-    description: 'issue a credential: iden3 (for proof by query, needs --holder) or BBS+ (--format bbs, for selective disclosure)',
+    alternatives: [{ field: 'batch', operation: pbq.pbqIssueBatch, variant: 'iden3' }],
+    jsonLines: ['batch'],
+    lines: (result: { credentials?: unknown[] }) => (Array.isArray(result.credentials) ? result.credentials : undefined),
+    description: 'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch) or BBS+ (--format bbs, for selective disclosure)',
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>' },
-    summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } } }>((result) =>
-      result.credential === undefined
-        ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (BbsBlsSignature2020) by ${short(result.issuer)}; kept by the holder`
-        : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
+    summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
+      (result) =>
+        result.credentials !== undefined
+          ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
+          : result.credential === undefined
+            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (BbsBlsSignature2020) by ${short(result.issuer)}; kept by the holder`
+            : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:
   $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json   # iden3, for proof by query
+  $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
+
+--batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
+POST /generate-pbq-credentials), at most 1000. Every line is checked and signed before anything is
+issued (a bad line is reported by its number and nothing is issued); then all are published with
+one state transition. The output is JSON Lines of {message, credential}, in input order. Running
+the same file again after an interruption completes the interrupted batch instead of issuing twice.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.

@@ -12,6 +12,30 @@ export const MAX_INPUT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Reads and parses a JSON file; `what` names the option for the error message (e.g. --credential). */
 export function readJsonFile(file: string, what: string): unknown {
+  // The strict parser refuses duplicate keys, deep nesting and unsafe integers, naming the path.
+  return parseJsonText(readInputFile(file, what), `${what}: ${file}`);
+}
+
+/**
+ * Reads a JSON Lines file (one JSON value per line; blank lines are skipped): the values, and the
+ * line number of each (1-based), so errors can name the line. A line that is not JSON is refused
+ * with its number.
+ */
+export function readJsonLinesFile(file: string, what: string): { values: unknown[]; lines: number[] } {
+  const values: unknown[] = [];
+  const lines: number[] = [];
+  readInputFile(file, what)
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.trim() === '') return;
+      values.push(parseJsonText(line, `${what}: ${file} line ${index + 1}`));
+      lines.push(index + 1);
+    });
+  return { values, lines };
+}
+
+/** The text of an input file: a regular file of at most MAX_INPUT_FILE_BYTES. */
+function readInputFile(file: string, what: string): string {
   let text: string;
   try {
     // Opened without blocking on a FIFO, checked to be a regular file of bounded size before reading:
@@ -31,6 +55,5 @@ export function readJsonFile(file: string, what: string): unknown {
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new InputError(`${what}: cannot read ${file}: ${reason}`, { field: what, cause: error });
   }
-  // The strict parser refuses duplicate keys, deep nesting and unsafe integers, naming the path.
-  return parseJsonText(text, `${what}: ${file}`);
+  return text;
 }

@@ -11,7 +11,7 @@ import type { AnyOperation } from '../core/operation.js';
 import { invokeOperation } from '../core/operation.js';
 import type { FieldNamer } from '../core/validate.js';
 import { InputError } from '../errors.js';
-import { readJsonFile } from './io.js';
+import { readJsonFile, readJsonLinesFile } from './io.js';
 import type { CliRuntime } from './runtime.js';
 
 /** How the command line gives one input field. */
@@ -37,6 +37,15 @@ export interface CliCommand {
   operation: AnyOperation;
   /** Operations chosen by an option instead of one (`vc issuer issue --format bbs|iden3`). */
   variants?: { option: string; description: string; choices: Record<string, AnyOperation>; default: string };
+  /**
+   * Operations chosen by giving one of their flags (`vc issuer issue --batch FILE`): the field
+   * whose flag selects it, and the variant it belongs to.
+   */
+  alternatives?: ReadonlyArray<{ field: string; operation: AnyOperation; variant: string }>;
+  /** File fields read as JSON Lines (a list, one value per line; errors name the line). */
+  jsonLines?: readonly string[];
+  /** The result as JSON Lines (one compact value per line, also with --json) when this returns a list. */
+  lines?: (result: never) => unknown[] | undefined;
   /** The command's description when it is not the operation's summary. */
   description?: string;
   /** Flags of fields that differ from the field's name in kebab case, with the argument's name: `holder <did>`. */
@@ -168,15 +177,24 @@ function optionFor(info: FlagInfo, prefix = ''): Option {
  * How this command names input fields: the flag (with the file it read), then the path inside
  * the file, e.g. `--subject alice.json: field birthDate`, `--keys`.
  */
-function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>): FieldNamer {
+function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map<string, number[]>): FieldNamer {
   return (path) => {
     if (path === '') return 'options';
     const found = flagOfField(flags, path);
     if (found === undefined) return path;
-    const { info, rest } = found;
-    const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}` : `--${info.flag}`;
+    const { info } = found;
+    const { line, rest } = lineOf(lines, info, found.rest);
+    const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}` : `--${info.flag}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
+}
+
+/** In a JSON Lines field, the line of a path's list index (`[2].did` is line N, field `did`). */
+function lineOf(lines: Map<string, number[]>, info: FlagInfo, rest: string): { line: number | undefined; rest: string } {
+  const numbers = lines.get(info.field);
+  const index = /^\[(\d+)\]\.?/.exec(rest);
+  if (numbers === undefined || index === null) return { line: undefined, rest };
+  return { line: numbers[Number(index[1])], rest: rest.slice(index[0].length) };
 }
 
 /** The flag of an input path's top field, and the rest of the path (inside its file). */
@@ -187,16 +205,18 @@ function flagOfField(flags: FlagInfo[], path: string): { info: FlagInfo; rest: s
 }
 
 /** The flag (with the path inside its file) an error's field came from, for --json error output. */
-function cliFieldName(flags: FlagInfo[], field: string | undefined): string | undefined {
+function cliFieldName(flags: FlagInfo[], field: string | undefined, lines: Map<string, number[]> = new Map()): string | undefined {
   if (field === undefined) return undefined;
   if (field === 'output') return '--output';
   const found = flagOfField(flags, field);
   if (found === undefined) return field;
-  return found.rest === '' ? `--${found.info.flag}` : `--${found.info.flag} ${found.rest}`;
+  const { line, rest } = lineOf(lines, found.info, found.rest);
+  const where = `--${found.info.flag}${line === undefined ? '' : ` line ${line}`}`;
+  return rest === '' ? where : `${where} ${rest}`;
 }
 
 /** Reads the operation's input from the parsed options: flags as they are, files as JSON. */
-function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<string, unknown>, files: Map<string, string>): Record<string, unknown> {
+function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<string, unknown>, files: Map<string, string>, lines: Map<string, number[]>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const info of flags) {
     const value = options[optionKey(info.flag)];
@@ -213,7 +233,13 @@ function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<strin
     files.set(info.field, file);
     let document: unknown;
     try {
-      document = readJsonFile(file, `--${info.flag}`);
+      if (command.jsonLines?.includes(info.field) === true) {
+        const read = readJsonLinesFile(file, `--${info.flag}`);
+        lines.set(info.field, read.lines);
+        document = read.values;
+      } else {
+        document = readJsonFile(file, `--${info.flag}`);
+      }
     } catch (error) {
       // A file that cannot be read or parsed is the flag's problem, wherever inside it.
       if (error instanceof InputError) throw new (error.constructor as typeof InputError)(error.message, { field: info.field, cause: error });
@@ -251,50 +277,70 @@ function checkOutputPath(file: string): void {
 /** Adds one command of the table to the program. */
 export function addOperationCommand(parent: Command, name: string, command: CliCommand, rt: CliRuntime): Command {
   const variants = command.variants;
-  const operations = variants === undefined ? [command.operation] : Object.values(variants.choices);
+  const alternatives = command.alternatives ?? [];
+  // Every operation the command can run, each under the label that chooses it.
+  const choices: Array<readonly [string, AnyOperation]> = [
+    ...(variants === undefined ? [['', command.operation] as const] : Object.entries(variants.choices)),
+    ...alternatives.map((alternative) => [`${alternative.variant} with --${flagOf(command, alternative.field)}`, alternative.operation] as const),
+  ];
+  const operations = choices.map(([, operation]) => operation);
   const flagsByOperation = new Map(operations.map((operation) => [operation, flagsOf(command, operation)]));
   const cmd = parent.command(name).description(command.description ?? command.operation.summary);
   if (variants !== undefined) {
     cmd.addOption(new Option(`--${variants.option} <${variants.option}>`, variants.description).choices(Object.keys(variants.choices)).default(variants.default));
   }
-  // Each flag once; a flag only some variants take says which.
+  // Each flag once; a flag only some operations take says which.
   const seen = new Set<string>();
-  for (const [variant, operation] of variants === undefined ? [['', command.operation] as const] : Object.entries(variants.choices)) {
+  for (const [label, operation] of choices) {
     for (const info of flagsByOperation.get(operation)!) {
       if (seen.has(info.flag)) continue;
       seen.add(info.flag);
-      const takenBy = variants === undefined ? [] : Object.entries(variants.choices).filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
-      const prefix = variants !== undefined && takenBy.length < operations.length ? `${takenBy.join(', ') || variant}: ` : '';
-      // With variants, a field one of them requires is checked by that variant's schema.
-      cmd.addOption(optionFor(variants === undefined ? info : { ...info, required: false }, prefix));
+      const takenBy = choices.filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
+      const prefix = choices.length > 1 && takenBy.length < choices.length ? `${takenBy.join(', ') || label}: ` : '';
+      // With several operations, a field one of them requires is checked by that one's schema.
+      cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));
     }
   }
   cmd.option('-o, --output <file>', 'write the result to this file instead of stdout');
   if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
   cmd.action(async (options: Record<string, unknown>) => {
     let operation = command.operation;
+    const lines = new Map<string, number[]>();
     rt.renderField = (field) => cliFieldName([...flagsByOperation.values()].flat(), field);
     // Nothing is done when the result could not be written: the output path is checked first.
     if (options.output !== undefined) checkOutputPath(String(options.output));
+    const given = (flag: string): boolean => cmd.getOptionValueSource(optionKey(flag)) === 'cli';
+    let chosenBy: string | undefined;
     if (variants !== undefined) {
       const choice = String(options[optionKey(variants.option)]);
       operation = variants.choices[choice]!;
+      chosenBy = `--${variants.option} ${choice}`;
+      const alternative = alternatives.find((candidate) => candidate.variant === choice && given(flagOf(command, candidate.field)));
+      if (alternative !== undefined) {
+        operation = alternative.operation;
+        chosenBy = `--${flagOf(command, alternative.field)}`;
+      }
+    }
+    if (chosenBy !== undefined) {
       const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));
       for (const info of [...flagsByOperation.values()].flat()) {
-        if (!own.has(info.flag) && cmd.getOptionValueSource(optionKey(info.flag)) === 'cli') {
-          throw new InputError(`--${info.flag} does not apply to --${variants.option} ${choice}`, { field: info.field });
-        }
+        if (!own.has(info.flag) && given(info.flag)) throw new InputError(`--${info.flag} does not apply to ${chosenBy}`, { field: info.field });
       }
     }
     const flags = flagsByOperation.get(operation)!;
-    rt.renderField = (field) => cliFieldName(flags, field);
+    rt.renderField = (field) => cliFieldName(flags, field, lines);
     const files = new Map<string, string>();
-    const input = inputFrom(command, flags, options, files);
+    const input = inputFrom(command, flags, options, files, lines);
     const ctx = await rt.ctx();
-    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(flags, files) });
+    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(flags, files, lines) });
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
-    rt.output.result(result, { outFile: options.output as string | undefined, summary, text: command.text as ((value: unknown) => string) | undefined });
+    rt.output.result(result, {
+      outFile: options.output as string | undefined,
+      summary,
+      text: command.text as ((value: unknown) => string) | undefined,
+      lines: command.lines as ((value: unknown) => unknown[] | undefined) | undefined,
+    });
     const warning = command.warn?.(result as never);
     if (warning !== undefined) rt.output.warn(warning);
     if (failure !== undefined) {
@@ -303,4 +349,25 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     }
   });
   return cmd;
+}
+
+/**
+ * Every operation a command runs, with the arguments that choose it: `''` for the command's own
+ * operation, `--format bbs` for a variant, `--batch <file>` for an alternative.
+ */
+export function operationsOfCommand(command: CliCommand): Array<{ operation: AnyOperation; chosenWith: string }> {
+  const found: Array<{ operation: AnyOperation; chosenWith: string }> =
+    command.variants === undefined
+      ? [{ operation: command.operation, chosenWith: '' }]
+      : Object.entries(command.variants.choices).map(([choice, operation]) => ({ operation, chosenWith: `--${command.variants!.option} ${choice}` }));
+  for (const alternative of command.alternatives ?? []) {
+    const info = flagsOf(command, alternative.operation).find((candidate) => candidate.field === alternative.field);
+    found.push({ operation: alternative.operation, chosenWith: `--${flagOf(command, alternative.field)}${info === undefined ? '' : ` ${placeholder(info)}`}` });
+  }
+  return found;
+}
+
+/** The flag of a field on a command (its rename, or the field in kebab case). */
+function flagOf(command: Pick<CliCommand, 'flags'>, field: string): string {
+  return (command.flags?.[field] ?? kebab(field)).split(' ')[0]!;
 }

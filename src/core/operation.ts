@@ -23,10 +23,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
   /** The result's shape (OpenAPI). */
   readonly result?: z.ZodType;
   /**
-   * Mutating operations write the wallet or send transactions: a server runs them one at a time.
-   * Reads run in parallel.
+   * Mutating operations write the wallet or send transactions: a server runs them one at a time
+   * (`ctx.exclusive`). Reads run in parallel. `'coalesced'`: mutating, but the operation takes the
+   * exclusive section itself, so concurrent calls can share one step (issuances one state
+   * transition); a server calls it as it comes.
    */
-  readonly mutates: boolean;
+  readonly mutates: boolean | 'coalesced';
   /**
    * For operations whose result can be a negative outcome that is not an error (a verification
    * that fails): its message, or undefined when the result is a success. The CLI exits 1 on it.

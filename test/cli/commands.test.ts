@@ -7,13 +7,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { COMMANDS, LOCAL_COMMANDS } from '../../src/cli/commands.js';
-import { flagsOf } from '../../src/cli/operationCommand.js';
+import { flagsOf, operationsOfCommand } from '../../src/cli/operationCommand.js';
 import { renderOperationTable, withOperationTable } from '../../src/cli/reference.js';
 import { OPERATIONS } from '../../src/core/operations/index.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { ROOT } from '../helpers.js';
 
-const commandOperations = COMMANDS.flatMap((command) => [command.operation, ...Object.values(command.variants?.choices ?? {})]);
+const commandOperations = COMMANDS.flatMap((command) => operationsOfCommand(command).map((entry) => entry.operation));
 
 describe('the operation table', () => {
   it('names each operation once and gives each an object input', () => {
@@ -36,7 +36,7 @@ describe('the operation table', () => {
 
   it('gives every field of a command a distinct flag with a description', () => {
     for (const command of COMMANDS) {
-      for (const operation of [command.operation, ...Object.values(command.variants?.choices ?? {})]) {
+      for (const { operation } of operationsOfCommand(command)) {
         const flags = flagsOf(command, operation);
         expect(new Set(flags.map((info) => info.flag)).size, command.path).toBe(flags.length);
         for (const info of flags) expect(info.description, `${command.path} --${info.flag}`).not.toBe(info.field);

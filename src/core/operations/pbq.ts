@@ -4,7 +4,8 @@
  * service. Input field names are the spec's HTTP body names.
  */
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import type { Context } from '../../context.js';
+import { defineOperation, type OperationCall } from '../operation.js';
 import {
   credentialRequestSchema,
   didStringSchema,
@@ -53,34 +54,88 @@ export const pbqIssuerDid = defineOperation({
   },
 });
 
+/** A credential type that is not bundled, registered for this process (`context` with `schema`). */
+const typeRegistration = {
+  context: z.unknown().describe('JSON-LD context of a type that is not bundled (with schema)').optional(),
+  schema: z.unknown().describe('iden3 JSON schema (JsonSchema2023 with $metadata) of that type (with context)').optional(),
+};
+
+/** Registers the type `context` and `schema` describe, when given; returns its name. */
+async function registeredType(ctx: Context, input: { context?: unknown; schema?: unknown }, call: OperationCall): Promise<string | undefined> {
+  if (input.context === undefined && input.schema === undefined) return undefined;
+  if (input.context === undefined || input.schema === undefined) {
+    const { InputError } = await import('../../errors.js');
+    throw new InputError(`${call.names('context')} and ${call.names('schema')} go together (a JSON-LD context and its JSON schema)`, { field: input.context === undefined ? 'context' : 'schema' });
+  }
+  const { registerCredentialType } = await import('../pbq/issue.js');
+  return (await registerCredentialType(ctx, { schema: input.schema, context: input.context, names: call.names })).type;
+}
+
+const issueItemFields = {
+  did: didStringSchema.describe("the holder's DID (credentialSubject.id)"),
+  type: z.string().min(1).describe('credential type (default PassportCredential)').optional(),
+  subject: subjectSchema.describe('the credentialSubject fields (default for PassportCredential: the sample passport)').optional(),
+};
+
+const issueResultSchema = z.object({ message: z.string(), credential: z.record(z.string(), z.unknown()) });
+
 export const pbqIssue = defineOperation({
   name: 'pbq.issue',
-  summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof',
-  input: z.strictObject({
-    did: didStringSchema.describe("the holder's DID (credentialSubject.id)"),
-    type: z.string().min(1).describe('credential type (default PassportCredential)').optional(),
-    subject: subjectSchema.describe('the credentialSubject fields (default for PassportCredential: the sample passport)').optional(),
-    context: z.unknown().describe('JSON-LD context of a type that is not bundled (with schema)').optional(),
-    schema: z.unknown().describe('iden3 JSON schema (JsonSchema2023 with $metadata) of that type (with context)').optional(),
-  }),
-  result: z.object({ message: z.string(), credential: z.record(z.string(), z.unknown()) }),
-  mutates: true,
+  summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof; concurrent calls share one state transition',
+  input: z.strictObject({ ...issueItemFields, ...typeRegistration }),
+  result: issueResultSchema,
+  // Concurrent issuances are grouped into one publication (src/core/pbq/coalesce.ts).
+  mutates: 'coalesced',
   run: async (ctx, input, call) => {
-    const { issuePbqCredential, registerCredentialType } = await import('../pbq/issue.js');
-    let type = input.type;
-    if (input.context !== undefined || input.schema !== undefined) {
-      if (input.context === undefined || input.schema === undefined) {
-        const { InputError } = await import('../../errors.js');
-        throw new InputError(`${call.names('context')} and ${call.names('schema')} go together (a JSON-LD context and its JSON schema)`, { field: input.context === undefined ? 'context' : 'schema' });
-      }
-      type = (await registerCredentialType(ctx, { schema: input.schema, context: input.context, names: call.names })).type;
-    }
-    return issuePbqCredential(ctx, {
+    const type = (await registeredType(ctx, input, call)) ?? input.type;
+    const { issueCoalesced } = await import('../pbq/coalesce.js');
+    return issueCoalesced(ctx, {
       holderDid: input.did,
       ...(type === undefined ? {} : { type }),
       ...(input.subject === undefined ? {} : { subject: input.subject }),
       names: call.names,
     });
+  },
+});
+
+/** The most lines of a batch (src/core/pbq/issue.ts MAX_BATCH_CREDENTIALS). */
+const MAX_BATCH = 1000;
+
+export const pbqIssueBatch = defineOperation({
+  name: 'pbq.issueBatch',
+  summary: `issue up to ${MAX_BATCH} iden3 credentials with one state transition; all are checked first (a bad item: nothing is issued); re-running a batch interrupted by a crash completes it`,
+  input: z.strictObject({
+    batch: z
+      .array(z.strictObject(issueItemFields))
+      .min(1, 'the batch is empty: expected one credential per line')
+      .max(MAX_BATCH, `a batch holds at most ${MAX_BATCH} credentials`)
+      .describe('the credentials to issue: JSON Lines, one {"did", "type"?, "subject"?} per line (the body of POST /generate-pbq-credentials)'),
+    ...typeRegistration,
+  }),
+  result: z.object({
+    credentials: z.array(issueResultSchema),
+    txId: z.string(),
+    state: z.string(),
+    recovered: z.boolean(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const registered = await registeredType(ctx, input, call);
+    const { createHash } = await import('node:crypto');
+    const { issuePbqBatch } = await import('../pbq/issue.js');
+    // The same input names the same batch: a re-run after a crash gets the interrupted one back.
+    const batchKey = createHash('sha256').update(JSON.stringify({ batch: input.batch, type: registered ?? null })).digest('hex');
+    const items = input.batch.map((item, index) => {
+      const type = item.type ?? registered;
+      return {
+        holderDid: item.did,
+        ...(type === undefined ? {} : { type }),
+        ...(item.subject === undefined ? {} : { subject: item.subject }),
+        names: call.names,
+        base: `batch[${index}]`,
+      };
+    });
+    return issuePbqBatch(ctx, items, { batchKey });
   },
 });
 

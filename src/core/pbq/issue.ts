@@ -7,12 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
+import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
-import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
+import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
+import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, isVcError } from '../../errors.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { samplePassportSubject } from '../sd/issue.js';
-import { getIden3 } from '../../iden3/wallet.js';
+import { crashPoint } from '../../faults.js';
+import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './did.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { issuedRecords, publishRecoverably, recoverPendingPublication } from './publication.js';
@@ -66,55 +68,158 @@ export async function registerCredentialType(ctx: Context, options: { schema: un
   return { type: info.type };
 }
 
-/** `vc issuer issue --holder DID` / POST /generate-pbq-credentials: spec 2.3 `{message, credential}`. */
-export async function issuePbqCredential(ctx: Context, options: IssueOptions & { names?: FieldNamer }): Promise<IssueResult> {
-  const iden3 = await getIden3(ctx);
-  const { core, sdk } = iden3.modules;
-  const typeName = options.type ?? PASSPORT_TYPE;
-  const type = iden3.documents.typeInfo(typeName);
+/** One credential to issue: the holder, the type and the subject, with how its fields are named. */
+export interface IssueItem extends IssueOptions {
+  names?: FieldNamer;
+  /** The item's path in the caller's input (`batch[3]` for a line of a batch), '' for a single one. */
+  base?: string;
+}
 
+/** An item checked and completed, ready to be signed. */
+export interface PreparedItem {
+  holder: string;
+  type: { type: string; schemaUrl: string };
+  subject: Record<string, unknown>;
+  names: FieldNamer;
+  base: string;
+}
+
+/**
+ * Checks an item without touching the wallet (the holder DID, the type, the subject's presence)
+ * and completes its subject (the sample passport when none is given for PassportCredential).
+ */
+export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): Promise<PreparedItem> {
+  const names = item.names ?? plainFieldNames;
+  const base = item.base ?? '';
+  const { core } = iden3.modules;
+  const typeName = item.type ?? PASSPORT_TYPE;
+  let type;
+  try {
+    type = iden3.documents.typeInfo(typeName);
+  } catch (error) {
+    if (!isVcError(error) || base === '') throw error;
+    throw new (error.constructor as typeof InputError)(`${names(joinPath(base, 'type'))}: ${error.message}`, { field: joinPath(base, 'type'), cause: error });
+  }
   let holder;
   try {
-    holder = core.DID.parse(options.holderDid);
-    core.DID.idFromDID(holder);
+    holder = core.DID.parse(item.holderDid);
+    // idFromDID hashes a DID of another method into an id: the holder could never prove with it.
+    core.DID.throwIfDIDUnsupported(core.DID.idFromDID(holder));
   } catch (error) {
-    throw new InputError(`holder DID ${options.holderDid} is not a valid iden3 DID: ${describeError(error)}`, { field: 'did' });
+    throw new InputError(`${base === '' ? '' : `${names(joinPath(base, 'did'))}: `}holder DID ${item.holderDid} is not a valid iden3 DID: ${describeError(error)}`, { field: joinPath(base, 'did') });
   }
-
   let subject: Record<string, unknown>;
-  if (options.subject !== undefined) subject = { ...options.subject };
+  if (item.subject !== undefined) subject = { ...item.subject };
   else if (typeName === PASSPORT_TYPE) subject = await samplePbqPassportSubject(ctx);
-  else throw new InputError(`a subject is required for type ${typeName}: give its fields (${(options.names ?? plainFieldNames)('subject')})`, { field: 'subject' });
+  else throw new InputError(`a subject is required for type ${typeName}: give its fields (${names(joinPath(base, 'subject'))})`, { field: joinPath(base, 'subject') });
   delete subject.type;
   subject.id = holder.string();
+  return { holder: holder.string(), type, subject, names, base };
+}
 
-  const issuerDidString = await resolveIssuerDid(ctx);
-  const issuerDid = core.DID.parse(issuerDidString);
-  const loader = iden3.documents.loader();
+/**
+ * Builds and signs one credential (BJJSignature2021) against the issuer's current state; nothing
+ * is stored and no tree changes. Schema and merklization failures are about the item's subject.
+ */
+export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem): Promise<W3CCredential> {
+  const { sdk } = iden3.modules;
+  try {
+    return await iden3.identityWallet.issueCredential(
+      issuerDid,
+      {
+        credentialSchema: item.type.schemaUrl,
+        type: item.type.type,
+        credentialSubject: item.subject as never,
+        revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl },
+      },
+      { documentLoader: iden3.documents.loader() as never },
+    );
+  } catch (error) {
+    const field = joinPath(item.base, 'subject');
+    const where = item.base === '' ? '' : `${item.names(field)}: `;
+    throw new UnprocessableError(`${where}cannot issue ${item.type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field, cause: error });
+  }
+}
 
-  // One issuance at a time per wallet: each one moves the issuer's trees and on-chain state.
+/** The issuer's DID, parsed. */
+export async function issuerDidOf(ctx: Context, iden3: Iden3): Promise<DID> {
+  return iden3.modules.core.DID.parse(await resolveIssuerDid(ctx));
+}
+
+/** `vc issuer issue --holder DID` (one credential, one state transition): spec 2.3 `{message, credential}`. */
+export async function issuePbqCredential(ctx: Context, options: IssueItem): Promise<IssueResult> {
+  const { credentials } = await issuePbqBatch(ctx, [options]);
+  return credentials[0]!;
+}
+
+/** A batch issued with one state transition. */
+export interface IssueBatchResult {
+  /** Spec 2.3 responses, in input order. */
+  credentials: IssueResult[];
+  /** The state transition that published all of them. */
+  txId: string;
+  state: string;
+  /** True when an earlier run of this very batch was interrupted and this call completed it. */
+  recovered: boolean;
+}
+
+/** The most credentials one publication (one batch) holds. */
+export const MAX_BATCH_CREDENTIALS = 1000;
+
+/**
+ * Issues `items` with ONE state transition (group commit): every item is checked and signed
+ * first, so a bad one is reported (the first, with how many more failed) and nothing is issued;
+ * then all claims go into the issuer's claims tree together and the new state is published as one
+ * journaled publication (crash safe as a whole: see ./publication.ts); each credential then gets
+ * its Iden3SparseMerkleTreeProof naming that transaction. With `batchKey` (a digest of the input),
+ * running the same batch again after a crash returns the interrupted batch, completed, instead of
+ * issuing it twice.
+ */
+export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: { batchKey?: string } = {}): Promise<IssueBatchResult> {
+  if (items.length === 0) throw new InputError('nothing to issue: the batch is empty', { field: 'batch' });
+  if (items.length > MAX_BATCH_CREDENTIALS) throw new InputError(`a batch holds at most ${MAX_BATCH_CREDENTIALS} credentials, not ${items.length}`, { field: 'batch' });
+  const iden3 = await getIden3(ctx);
+  const prepared = await firstFailureOf(items.map((item) => () => prepareItem(ctx, iden3, item)));
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  // One publication at a time per wallet: each one moves the issuer's trees and on-chain state.
   return ctx.store.withLock('iden3.issuer', async () => {
     // An earlier command interrupted mid-publication is completed (or published again) first.
-    await recoverPendingPublication(ctx, issuerDid);
-    let credential: W3CCredential;
-    try {
-      credential = await iden3.identityWallet.issueCredential(
-        issuerDid,
-        {
-          credentialSchema: type.schemaUrl,
-          type: type.type,
-          credentialSubject: subject as never,
-          revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl },
-        },
-        { documentLoader: loader as never },
-      );
-    } catch (error) {
-      // Schema validation and merklization failures are about the subject the caller gave.
-      throw new UnprocessableError(`cannot issue ${type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field: 'subject', cause: error });
+    const recovered = await recoverPendingPublication(ctx, issuerDid);
+    if (recovered !== undefined && options.batchKey !== undefined && recovered.batchKey === options.batchKey) {
+      return { credentials: recovered.credentials.map(issueResult), txId: recovered.txId, state: recovered.state.state, recovered: true };
     }
-    const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: [credential], revokedNonces: [] });
-    return { message: 'credential successfully generated', credential: credentialJson(published.credentials[0]!) };
+    const signed = await firstFailureOf(prepared.map((item) => () => signItem(iden3, issuerDid, item)));
+    crashPoint('issue:signed');
+    const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed, revokedNonces: [], ...(options.batchKey === undefined ? {} : { batchKey: options.batchKey }) });
+    return { credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state, recovered: false };
   });
+}
+
+export function issueResult(credential: W3CCredential): IssueResult {
+  return { message: 'credential successfully generated', credential: credentialJson(credential) };
+}
+
+/**
+ * Runs every step (in order) and returns their results; when any failed, throws the first failure
+ * with how many more failed and where (a batch reports its first bad line and the others' count).
+ */
+async function firstFailureOf<T>(steps: Array<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = [];
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      results.push(await step());
+    } catch (error) {
+      if (!isVcError(error) || error.httpStatus >= 500 || steps.length === 1) throw error;
+      failures.push(error);
+    }
+  }
+  if (failures.length === 0) return results;
+  const first = failures[0] as InputError;
+  if (failures.length === 1) throw first;
+  const others = failures.slice(1).map((error) => (error as InputError).field).filter((field): field is string => field !== undefined);
+  const more = `; ${failures.length - 1} more item${failures.length > 2 ? 's' : ''} failed${others.length > 0 ? ` (${others.slice(0, 10).join(', ')}${others.length > 10 ? ', ...' : ''})` : ''}; nothing was issued`;
+  throw new (first.constructor as typeof InputError)(`${first.message}${more}`, { ...(first.field === undefined ? {} : { field: first.field }), cause: first });
 }
 
 /**

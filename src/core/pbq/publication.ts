@@ -62,6 +62,8 @@ export interface PendingPublication {
   /** The block the chain was at when the transaction was sent (where to look for its event). */
   fromBlock?: number;
   createdAt: string;
+  /** A digest of the batch input that asked for it (`vc issuer issue --batch`), to recognise a re-run. */
+  batchKey?: string;
 }
 
 /** A completed publication. */
@@ -72,6 +74,7 @@ export interface PublicationResult {
   credentials: W3CCredential[];
   /** The revocation nonces it published. */
   revokedNonces: number[];
+  batchKey?: string | undefined;
 }
 
 /** The work of one publication. */
@@ -79,6 +82,7 @@ export interface PublicationWork {
   kind: PublicationKind;
   credentials: W3CCredential[];
   revokedNonces: number[];
+  batchKey?: string;
 }
 
 function saveJournal(ctx: Context, journal: PendingPublication): void {
@@ -119,28 +123,32 @@ export async function publishRecoverably(ctx: Context, did: DID, work: Publicati
     stage: 'prepared',
     baseState: await onChainState(iden3, did),
     createdAt: ctx.now().toISOString(),
+    ...(work.batchKey === undefined ? {} : { batchKey: work.batchKey }),
   };
   saveJournal(ctx, journal);
   crashPoint(`${work.kind}:prepared`);
   return runPublication(ctx, iden3, did, journal);
 }
 
-/** Adds the journal's claims and nonces that are not in the trees yet (a retry adds nothing twice). */
+/**
+ * Adds the journal's claims and nonces that are not in the trees yet (a retry adds nothing twice):
+ * the claims one by one, then the new claims root to the roots tree once (a batch adds one root,
+ * as iden3 does for one publication). A crash between two claims leaves some in; a retry adds the
+ * rest.
+ */
 async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication): Promise<void> {
   const { sdk } = iden3.modules;
   const model = await iden3.identityWallet.getDIDTreeModel(did);
-  const missing: W3CCredential[] = [];
   for (const json of journal.credentials) {
     const credential = sdk.W3CCredential.fromJSON(json);
     const claim = credential.getCoreClaimFromProof(sdk.ProofType.BJJSignature);
     if (claim === undefined) throw new ConflictError(`credential ${String(json.id)} has no BJJSignature2021 core claim`);
-    const { hi } = claim.hiHv();
-    if (!(await model.claimsTree.generateProof(hi)).proof.existence) missing.push(credential);
+    const { hi, hv } = claim.hiHv();
+    if ((await model.claimsTree.generateProof(hi)).proof.existence) continue;
+    await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Claims, hi, hv);
+    crashPoint(`${journal.kind}:claim-added`);
   }
-  if (missing.length > 0) await iden3.identityWallet.addCredentialsToMerkleTree(missing, did);
   if (journal.credentials.length > 0) {
-    // addCredentialsToMerkleTree adds the claims, then the new claims root to the roots tree: a
-    // crash between the two leaves the claims in and the root out, which a retry completes.
     const fresh = await iden3.identityWallet.getDIDTreeModel(did);
     const claimsRoot = await fresh.claimsTree.root();
     if (!(await fresh.rootsTree.generateProof(claimsRoot.bigInt())).proof.existence) {
@@ -222,7 +230,7 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
     ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
   }
   ctx.store.delete(PENDING_PUBLICATIONS_NS, journal.issuer);
-  return { txId, state: record, credentials: completed, revokedNonces: journal.revokedNonces };
+  return { txId, state: record, credentials: completed, revokedNonces: journal.revokedNonces, batchKey: journal.batchKey };
 }
 
 /** The hash of the transaction that moved `did` to `state`, found from the State contract's StateUpdated event. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { COMMANDS } from '../../../src/cli/commands.js';
-import { flagsOf, type FlagInfo } from '../../../src/cli/operationCommand.js';
+import { flagsOf, operationsOfCommand, type FlagInfo } from '../../../src/cli/operationCommand.js';
 import type { AnyOperation } from '../../../src/core/operation.js';
 import { runVcAsync } from '../../helpers.js';
 import { DriverCallError, STATUS_BY_CODE, driverOver, type Driver, type Json } from './driver.js';
@@ -53,7 +53,7 @@ export function createCliDriver(vars: RawVariables, home: string, scratch: strin
   };
 
   async function call(name: string, input: Json): Promise<unknown> {
-    const command = COMMANDS.find((candidate) => [candidate.operation, ...Object.values(candidate.variants?.choices ?? {})].some((operation) => operation.name === name));
+    const command = COMMANDS.find((candidate) => operationsOfCommand(candidate).some((entry) => entry.operation.name === name));
     if (command === undefined) throw new Error(`no command runs operation ${name}`);
     const args = command.path.split(' ');
     let operation: AnyOperation = command.operation;

@@ -1,0 +1,104 @@
+/**
+ * Group commit for concurrent issuances (`vc serve`: many POST /generate-pbq-credentials at
+ * once). A state transition costs seconds of proving and a block; a claim costs a signature. So
+ * issuances that arrive together share one publication: each call is checked at once (a bad DID
+ * or type is its own 4xx, immediately), then waits in the group; when it is this process's turn
+ * for mutating work (`ctx.exclusive`), the whole group is signed and published with ONE state
+ * transition, and every call answers with its own credential and that transaction's Merkle proof.
+ * A call that arrives while a publication runs joins the next one. A credential that cannot be
+ * signed (its subject does not fit the schema) fails alone; a publication that fails fails the
+ * calls it carried (its journal is recovered by the next one, as for a single issuance).
+ */
+import { ServiceKey, type Context } from '../../context.js';
+import { getIden3 } from '../../iden3/wallet.js';
+import type { W3CCredential } from '@0xpolygonid/js-sdk';
+import { crashPoint } from '../../faults.js';
+import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, signItem, type IssueItem, type IssueResult, type PreparedItem } from './issue.js';
+import { publishRecoverably, recoverPendingPublication } from './publication.js';
+
+/** How long the first call of an idle coalescer waits for others that arrive with it. */
+export const GATHER_MS = 20;
+
+interface Waiting {
+  item: PreparedItem;
+  resolve(result: IssueResult): void;
+  reject(error: unknown): void;
+}
+
+/** The issuance groups of one context (one process's wallet). */
+class IssuanceCoalescer {
+  private readonly waiting: Waiting[] = [];
+  private draining = false;
+  /** Sizes of the publications made, most recent last (the last 100; tests and logs read them). */
+  readonly groupSizes: number[] = [];
+
+  constructor(private readonly ctx: Context) {}
+
+  async issue(item: IssueItem): Promise<IssueResult> {
+    const prepared = await prepareItem(this.ctx, await getIden3(this.ctx), item);
+    return new Promise<IssueResult>((resolve, reject) => {
+      this.waiting.push({ item: prepared, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        setTimeout(() => void this.drain(), GATHER_MS);
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        // The group is taken when the turn comes: whoever arrived while waiting for it joins.
+        await this.ctx.exclusive(() => this.publishGroup(this.waiting.splice(0, MAX_BATCH_CREDENTIALS)));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async publishGroup(group: Waiting[]): Promise<void> {
+    const ctx = this.ctx;
+    const settled = new Set<Waiting>();
+    const settle = (member: Waiting, outcome: { result: IssueResult } | { error: unknown }): void => {
+      if (settled.has(member)) return;
+      settled.add(member);
+      if ('result' in outcome) member.resolve(outcome.result);
+      else member.reject(outcome.error);
+    };
+    try {
+      const iden3 = await getIden3(ctx);
+      const issuerDid = await issuerDidOf(ctx, iden3);
+      await ctx.store.withLock('iden3.issuer', async () => {
+        await recoverPendingPublication(ctx, issuerDid);
+        const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
+        for (const member of group) {
+          try {
+            signed.push({ member, credential: await signItem(iden3, issuerDid, member.item) });
+          } catch (error) {
+            settle(member, { error });
+          }
+        }
+        if (signed.length === 0) return;
+        crashPoint('issue:signed');
+        const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed.map((s) => s.credential), revokedNonces: [] });
+        this.groupSizes.push(signed.length);
+        if (this.groupSizes.length > 100) this.groupSizes.shift();
+        published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
+      });
+    } catch (error) {
+      for (const member of group) settle(member, { error });
+    }
+  }
+}
+
+const COALESCER_KEY = new ServiceKey<IssuanceCoalescer>('pbq.issuanceCoalescer');
+
+/** The coalescer of `ctx`'s issuances. */
+export function issuanceCoalescer(ctx: Context): Promise<IssuanceCoalescer> {
+  return ctx.lazy(COALESCER_KEY, async () => new IssuanceCoalescer(ctx));
+}
+
+/** Issues one credential, sharing the state transition with the issuances running alongside it. */
+export async function issueCoalesced(ctx: Context, item: IssueItem): Promise<IssueResult> {
+  return (await issuanceCoalescer(ctx)).issue(item);
+}
