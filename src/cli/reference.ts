@@ -31,7 +31,7 @@ export function renderOperationTable(): string {
     const http = roles.length === 3 && new Set(routes.map((route) => `${route.method} ${route.path}`)).size === routes.length / 3
       ? [...new Set(routes.map((route) => `every role: \`${route.method} ${route.path}\``))]
       : routes.map((route) => `${route.role}: \`${route.method} ${route.path}\``);
-    rows.push(`| \`${operation.name}\` | ${commands.join('<br>') || '—'} | ${http.join('<br>') || '—'} | ${operation.mutates === 'coalesced' ? 'yes (concurrent calls share one state transition)' : operation.mutates ? 'yes' : 'no'} | ${cell(operation.summary)} |`);
+    rows.push(`| \`${operation.name}\` | ${commands.join('<br>') || '—'} | ${http.join('<br>') || '—'} | ${operation.mutates === false ? 'no' : 'yes'} | ${cell(operation.summary)} |`);
   }
   for (const local of LOCAL_COMMANDS.filter((candidate) => candidate.operation === undefined)) {
     rows.push(`| — | \`vc ${local.path}\` | — | — | ${cell(local.summary)} |`);

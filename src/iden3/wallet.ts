@@ -3,6 +3,8 @@
  * in the store, identity and credential wallets, the RHS status resolver and publisher, the state
  * storage on our chain, and (on demand) the proof service with its circuit files.
  */
+import type { Hasher } from '@iden3/js-jsonld-merklization';
+import { memoizingHasher } from './hasher.js';
 import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService } from '@0xpolygonid/js-sdk';
 import { ServiceKey, type Context } from '../context.js';
 import { ChainStateStorage } from './chainState.js';
@@ -26,6 +28,8 @@ export interface Iden3 {
   rhsUrl: string;
   /** The DID method/blockchain/network identities are created on. */
   didNetwork: { method: string; blockchain: string; network: string; chainId: number };
+  /** Poseidon for JSON-LD merklization, remembering its results across credentials (./hasher.ts). */
+  hasher: Hasher;
 }
 
 /** The proof service and its prover (which records timings). */
@@ -82,6 +86,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
     rhsNodes,
     rhsUrl,
     didNetwork: { method: registration.method, blockchain: registration.blockchain, network: registration.network, chainId: registration.chainId },
+    hasher: memoizingHasher(new (await import('@iden3/js-jsonld-merklization')).PoseidonHasher()),
   };
 }
 
@@ -137,6 +142,7 @@ export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
     const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, circuitStorage, iden3.states, {
       prover,
       documentLoader: iden3.documents.loader() as never,
+      hasher: iden3.hasher,
     });
     return { proofService, prover, circuitsDir };
   });

@@ -77,6 +77,21 @@ describe('proof by query over HTTP (vc serve --role all)', () => {
     expect(unknown.status).toBe(404);
   }, LONG);
 
+  it('concurrent issuances share one state transition, each answered with its own credential; a bad one fails alone', async () => {
+    const holderDid = (await call('POST', `${urls.holder}/did`, {})).body.did_String as string;
+    const bodies: Json[] = [{ did: holderDid }, { did: holderDid }, { did: holderDid, subject: { birthDate: 'not a date' } }, { did: holderDid }, { did: holderDid }];
+    const answers = await Promise.all(bodies.map((body) => call('POST', `${urls.issuer}/generate-pbq-credentials`, body)));
+    expect(answers[2]!.status).toBe(422);
+    expect(answers[2]!.body.error).toMatchObject({ code: 'unprocessable', field: 'subject' });
+    const issued = answers.filter((_, index) => index !== 2);
+    for (const answer of issued) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const credentials = issued.map((answer) => answer.body.credential as Json);
+    expect(new Set(credentials.map((c) => c.id)).size).toBe(4);
+    for (const credential of credentials) expect((credential.credentialSubject as Json).id).toBe(holderDid);
+    const txIds = credentials.map((c) => ((c.proof as Json[]).find((p) => p.type === 'Iden3SparseMerkleTreeProof')!.issuerData as { state: { txId: string } }).state.txId);
+    expect(new Set(txIds).size, 'the four issuances share one state transition').toBe(1);
+  }, LONG);
+
   it('answers bad requests with JSON errors naming the problem', async () => {
     const badDid = await call('POST', `${urls.issuer}/generate-pbq-credentials`, { did: 'not-a-did' });
     expect(badDid.status).toBe(400);

@@ -5,7 +5,8 @@
  * or type is its own 4xx, immediately), then waits in the group; when it is this process's turn
  * for mutating work (`ctx.exclusive`), the whole group is signed and published with ONE state
  * transition, and every call answers with its own credential and that transaction's Merkle proof.
- * A call that arrives while a publication runs joins the next one. A credential that cannot be
+ * Calls that arrive while the group is being signed join it; one that arrives while a publication
+ * runs joins the next one. A credential that cannot be
  * signed (its subject does not fit the schema) fails alone; a publication that fails fails the
  * calls it carried (its journal is recovered by the next one, as for a single issuance).
  */
@@ -47,17 +48,20 @@ class IssuanceCoalescer {
 
   private async drain(): Promise<void> {
     try {
-      while (this.waiting.length > 0) {
-        // The group is taken when the turn comes: whoever arrived while waiting for it joins.
-        await this.ctx.exclusive(() => this.publishGroup(this.waiting.splice(0, MAX_BATCH_CREDENTIALS)));
-      }
+      while (this.waiting.length > 0) await this.ctx.exclusive(() => this.publishWaiting());
     } finally {
       this.draining = false;
     }
   }
 
-  private async publishGroup(group: Waiting[]): Promise<void> {
+  /**
+   * One publication: takes the waiting calls when it is this process's turn and the issuer's lock
+   * is held, signs them, takes those that arrived meanwhile too (up to MAX_BATCH_CREDENTIALS),
+   * then publishes them all with one state transition.
+   */
+  private async publishWaiting(): Promise<void> {
     const ctx = this.ctx;
+    const taken: Waiting[] = [];
     const settled = new Set<Waiting>();
     const settle = (member: Waiting, outcome: { result: IssueResult } | { error: unknown }): void => {
       if (settled.has(member)) return;
@@ -71,11 +75,14 @@ class IssuanceCoalescer {
       await ctx.store.withLock('iden3.issuer', async () => {
         await recoverPendingPublication(ctx, issuerDid);
         const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
-        for (const member of group) {
-          try {
-            signed.push({ member, credential: await signItem(iden3, issuerDid, member.item) });
-          } catch (error) {
-            settle(member, { error });
+        while (this.waiting.length > 0 && taken.length < MAX_BATCH_CREDENTIALS) {
+          for (const member of this.waiting.splice(0, MAX_BATCH_CREDENTIALS - taken.length)) {
+            taken.push(member);
+            try {
+              signed.push({ member, credential: await signItem(iden3, issuerDid, member.item) });
+            } catch (error) {
+              settle(member, { error });
+            }
           }
         }
         if (signed.length === 0) return;
@@ -86,7 +93,10 @@ class IssuanceCoalescer {
         published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
       });
     } catch (error) {
-      for (const member of group) settle(member, { error });
+      // Whatever failed (the lock, recovery, the publication) fails every call it had taken; the
+      // calls still waiting get the next turn.
+      for (const member of taken) settle(member, { error });
+      if (taken.length === 0) for (const member of this.waiting.splice(0)) settle(member, { error });
     }
   }
 }

@@ -104,7 +104,8 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
   try {
     holder = core.DID.parse(item.holderDid);
     // idFromDID hashes a DID of another method into an id: the holder could never prove with it.
-    core.DID.throwIfDIDUnsupported(core.DID.idFromDID(holder));
+    const { method, blockchain, networkId } = core.DID.decodePartsFromId(core.DID.idFromDID(holder));
+    if (core.DID.isUnsupported(method, blockchain, networkId)) throw new Error(`its method ${holder.method} is not an iden3 method`);
   } catch (error) {
     throw new InputError(`${base === '' ? '' : `${names(joinPath(base, 'did'))}: `}holder DID ${item.holderDid} is not a valid iden3 DID: ${describeError(error)}`, { field: joinPath(base, 'did') });
   }
@@ -132,7 +133,8 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem)
         credentialSubject: item.subject as never,
         revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl },
       },
-      { documentLoader: iden3.documents.loader() as never },
+      // The same Poseidon, remembering the hashes credentials of one type share.
+      { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,
     );
   } catch (error) {
     const field = joinPath(item.base, 'subject');

@@ -135,6 +135,39 @@ describe('vc issuer issue killed at each step', () => {
   }
 });
 
+describe('vc issuer issue --batch killed at each step', () => {
+  // The steps a batch adds to a single issuance: after signing every line (nothing journaled
+  // yet), between two claims entering the trees (some in, some not), and after the transaction
+  // (journaled, the publication's later steps are those of a single issuance, tested above).
+  for (const step of ['issue:signed', 'issue:claim-added', 'issue:tx-sent']) {
+    it(
+      `${step}: running the same batch again issues it once, with one state transition`,
+      async () => {
+        const before = listing().credentials.length;
+        const name = step.replace(':', '-');
+        writeFileSync(file(`${name}.jsonl`), `${Array.from({ length: 3 }, () => JSON.stringify({ did: holderDid })).join('\n')}\n`);
+        const args = ['issuer', 'issue', '--batch', file(`${name}.jsonl`), '-o', file(`${name}-out.jsonl`)];
+        const crashed = vc(args, { VC_CRASH_AT: step });
+        expect(crashed.signal, `${step}: ${crashed.stderr}`).toBe('SIGKILL');
+        expect(existsSync(file(`${name}-out.jsonl`))).toBe(false);
+
+        const again = vc(args);
+        expect(again.status, again.stderr).toBe(0);
+        const results = readFileSync(file(`${name}-out.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { credential: Json });
+        expect(results).toHaveLength(3);
+        const txIds = results.map(({ credential }) => (credential.proof as Array<{ type: string; issuerData?: { state: { txId: string } } }>).find((p) => p.type === 'Iden3SparseMerkleTreeProof')?.issuerData?.state.txId);
+        expect(new Set(txIds).size, 'one state transition for the batch').toBe(1);
+        for (const { credential } of results) reported.push(credential.id as string);
+        // Three credentials, not six: the re-run returned the interrupted batch once journaled, and
+        // issued it afresh when the crash came before the journal (then nothing had been kept).
+        const list = await checkWallet();
+        expect(list.credentials.length).toBe(before + 3);
+      },
+      LONG,
+    );
+  }
+});
+
 describe('vc issuer revoke killed at each step', () => {
   for (const step of ['revoke:trees-updated', 'revoke:tx-sent', 'revoke:receipt']) {
     it(

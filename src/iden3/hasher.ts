@@ -1,0 +1,51 @@
+/**
+ * A memoizing Poseidon hasher for JSON-LD merklization. Merklizing a credential hashes every
+ * statement's path and value with Poseidon, in JavaScript bigints: about 0.3 s per passport
+ * credential, most of an issuance's signing cost. Credentials of one type share their paths, and
+ * many values (a country, a schema URL), so issuing a batch hashes the same inputs again and
+ * again. This hasher keeps the results of the library's own Poseidon (the js-jsonld-merklization
+ * default) in a bounded map: the same numbers, computed once. Poseidon is a pure function, so a
+ * remembered result is the result.
+ */
+import type { Hasher } from '@iden3/js-jsonld-merklization';
+
+/** How many results are kept (each a key of a few dozen bytes and a bigint): a few MiB at most. */
+export const MEMO_ENTRIES = 50_000;
+
+/** A bounded map that forgets its oldest entries first (insertion order; hits refresh). */
+class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+
+  async get(key: string, compute: () => Promise<V>): Promise<V> {
+    const known = this.entries.get(key);
+    if (known !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      return known;
+    }
+    const value = await compute();
+    this.entries.set(key, value);
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** Wraps `inner` (the library's Poseidon hasher) with a memo of its results. */
+export function memoizingHasher(inner: Hasher, limit = MEMO_ENTRIES): Hasher & { readonly remembered: number } {
+  const hashes = new BoundedMemo<bigint>(limit);
+  const byteHashes = new BoundedMemo<bigint>(limit);
+  return {
+    hash: (inputs) => hashes.get(inputs.join(','), () => inner.hash(inputs)),
+    // The bytes as latin1: one character per byte, so distinct inputs have distinct keys.
+    hashBytes: (bytes) => byteHashes.get(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'), () => inner.hashBytes(bytes)),
+    prime: () => inner.prime(),
+    get remembered() {
+      return hashes.size + byteHashes.size;
+    },
+  };
+}
