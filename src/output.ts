@@ -91,11 +91,17 @@ export class Output {
       } catch (error) {
         // The command's effect happened (a credential issued, a proof submitted): say so, so a
         // retry does not repeat it, and where to get the result again.
-        if (!(error instanceof StoreError)) throw error;
-        const record = value as { id?: unknown; credential?: { id?: unknown } } | null;
+        // (The path was checked before the command ran; it can still vanish or fill up meanwhile.)
+        if (!(error instanceof StoreError) && !(error instanceof InputError)) throw error;
+        const record = value as { id?: unknown; credential?: { id?: unknown }; credentials?: unknown[]; txId?: unknown } | null;
         const id = typeof record?.credential?.id === 'string' ? record.credential.id : typeof record?.id === 'string' ? record.id : undefined;
-        const again = id === undefined ? '' : ` (${id}; for an issued iden3 credential, vc issuer credentials --id ${id} prints it again)`;
-        throw new StoreError(`${error.message}; the command itself completed, only its result was not written${again}`, { field: options.outFile, cause: error });
+        const again =
+          id !== undefined
+            ? ` (${id}; for an issued iden3 credential, vc issuer credentials --id ${id} prints it again)`
+            : Array.isArray(record?.credentials)
+              ? ` (${record.credentials.length} credentials issued${typeof record.txId === 'string' ? ` with state transition ${record.txId}` : ''}; vc issuer credentials lists them, --id ID prints each)`
+              : '';
+        throw new StoreError(`${error.message.replace(/; no file was written$/, '')}; the command itself completed, only its result was not written${again}`, { field: options.outFile, cause: error });
       }
       this.info(`wrote ${options.outFile}`);
     } else {

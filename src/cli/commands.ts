@@ -90,10 +90,12 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
 
 --batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
-POST /generate-pbq-credentials), at most 1000. Every line is checked and signed before anything is
+POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
+of the type --context/--schema register. Every line is checked and signed before anything is
 issued (a bad line is reported by its number and nothing is issued); then all are published with
 one state transition. The output is JSON Lines of {message, credential}, in input order. Running
-the same file again after an interruption completes the interrupted batch instead of issuing twice.
+the same file again after an interruption (even once another command completed it) gives the
+interrupted batch instead of issuing it twice; after a run that completed, it issues again.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.

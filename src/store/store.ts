@@ -20,6 +20,13 @@ export interface StoreRecord<T> {
 export interface LockOptions {
   /** How long to wait for another process before failing (default 120 s). */
   timeoutMs?: number;
+  /**
+   * For critical sections whose completed result stands on its own (a publication that is on
+   * chain and recorded): when the lock was lost during a section that then succeeded, this is
+   * told why and the result is returned, instead of failing a command whose effect happened (a
+   * retry would repeat it).
+   */
+  resultStandsIfLost?: (message: string) => void;
 }
 
 /** Paths of the files and directories under the wallet home. */
@@ -196,7 +203,12 @@ export class WalletStore {
     try {
       const result = await fn();
       if (compromised !== undefined) {
-        throw new StoreError(`the lock "${name}" of wallet ${this.paths.home} was lost while in use (${compromised.message}); run the command again`, { cause: compromised });
+        const message = `the lock "${name}" of wallet ${this.paths.home} was lost while in use (${compromised.message})`;
+        if (options.resultStandsIfLost !== undefined) {
+          options.resultStandsIfLost(`${message}; another vc process may have worked on the wallet meanwhile, but this command's work completed`);
+          return result;
+        }
+        throw new StoreError(`${message}; run the command again`, { cause: compromised });
       }
       return result;
     } finally {

@@ -4,7 +4,7 @@
  * credential's Iden3SparseMerkleTreeProof naming that transaction), and every credential of the
  * batch then proves on chain: a real credentialAtomicQueryMTPV2OnChain proof per credential,
  * submitted to the UniversalVerifier and verified by it, for two different holders. A bad line is
- * reported by its number and nothing is issued.
+ * reported by its number and nothing is issued. A long batch lets timers run between its steps.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import { Context } from '../../src/context.js';
 import { getChain } from '../../src/chain/chain.js';
 import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
+import { invokeOperation } from '../../src/core/operation.js';
+import { pbqIssueBatch } from '../../src/core/operations/pbq.js';
 import { runVc, tempDir, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -92,6 +94,30 @@ describe('vc issuer issue --batch', () => {
     expect(await stateTransitions()).toEqual(before);
     const listed = vc(['issuer', 'credentials']);
     expect(listed.json<{ credentials: unknown[] }>().credentials).toEqual([]);
+  }, LONG);
+
+  it('keeps the event loop turning while it signs and records (the lock keep-alive runs; a server stays responsive)', async () => {
+    const ctx = walletContext();
+    const gaps: number[] = [];
+    let last = performance.now();
+    // The issuer lock is refreshed by a timer every 2 s and taken as stale by others after 10 s.
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      gaps.push(now - last);
+      last = now;
+    }, 50);
+    try {
+      const result = await invokeOperation(ctx, pbqIssueBatch, { batch: Array.from({ length: 40 }, () => ({ did: holders[0] })) });
+      expect(result.credentials).toHaveLength(40);
+      expect(new Set(result.credentials.map((c) => (c.credential as { credentialStatus: { revocationNonce: number } }).credentialStatus.revocationNonce)).size).toBe(40);
+    } finally {
+      clearInterval(ticker);
+      await ctx.close();
+    }
+    // The longest stretch without a timer: one credential's signing or a step of the proof, never
+    // the batch (40 signatures without a pause would take 4 s even on a fast machine).
+    expect(gaps.length).toBeGreaterThan(20);
+    expect(Math.max(...gaps), `timer gaps (ms): ${gaps.map(Math.round).sort((x, y) => y - x).slice(0, 5).join(', ')}`).toBeLessThan(3000);
   }, LONG);
 
   it('issues every line with one state transition, and every credential proves on chain', async () => {

@@ -14,7 +14,7 @@ import { ServiceKey, type Context } from '../../context.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import { crashPoint } from '../../faults.js';
-import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, signItem, type IssueItem, type IssueResult, type PreparedItem } from './issue.js';
+import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, revocationNonces, signItem, type IssueItem, type IssueResult, type PreparedItem } from './issue.js';
 import { publishRecoverably, recoverPendingPublication } from './publication.js';
 
 /** How long the first call of an idle coalescer waits for others that arrive with it. */
@@ -30,8 +30,6 @@ interface Waiting {
 class IssuanceCoalescer {
   private readonly waiting: Waiting[] = [];
   private draining = false;
-  /** Sizes of the publications made, most recent last (the last 100; tests and logs read them). */
-  readonly groupSizes: number[] = [];
 
   constructor(private readonly ctx: Context) {}
 
@@ -72,26 +70,31 @@ class IssuanceCoalescer {
     try {
       const iden3 = await getIden3(ctx);
       const issuerDid = await issuerDidOf(ctx, iden3);
-      await ctx.store.withLock('iden3.issuer', async () => {
-        await recoverPendingPublication(ctx, issuerDid);
-        const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
-        while (this.waiting.length > 0 && taken.length < MAX_BATCH_CREDENTIALS) {
-          for (const member of this.waiting.splice(0, MAX_BATCH_CREDENTIALS - taken.length)) {
-            taken.push(member);
-            try {
-              signed.push({ member, credential: await signItem(iden3, issuerDid, member.item) });
-            } catch (error) {
-              settle(member, { error });
+      await ctx.store.withLock(
+        'iden3.issuer',
+        async () => {
+          await recoverPendingPublication(ctx, issuerDid);
+          const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+          const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
+          while (this.waiting.length > 0 && taken.length < MAX_BATCH_CREDENTIALS) {
+            for (const member of this.waiting.splice(0, MAX_BATCH_CREDENTIALS - taken.length)) {
+              taken.push(member);
+              try {
+                signed.push({ member, credential: await signItem(iden3, issuerDid, member.item, nextNonce()) });
+              } catch (error) {
+                settle(member, { error });
+              }
             }
           }
-        }
-        if (signed.length === 0) return;
-        crashPoint('issue:signed');
-        const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed.map((s) => s.credential), revokedNonces: [] });
-        this.groupSizes.push(signed.length);
-        if (this.groupSizes.length > 100) this.groupSizes.shift();
-        published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
-      });
+          if (signed.length === 0) return;
+          crashPoint('issue:signed');
+          const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed.map((s) => s.credential), revokedNonces: [] });
+          published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
+        },
+        // The calls are answered once their credentials are published and recorded: a lock lost
+        // on the way (another process ran meanwhile) does not undo that.
+        { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
+      );
     } catch (error) {
       // Whatever failed (the lock, recovery, the publication) fails every call it had taken; the
       // calls still waiting get the next turn.

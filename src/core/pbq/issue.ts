@@ -5,7 +5,7 @@
  * publishes the tree nodes to the reverse hash service and the new state on chain (state
  * transition proof), and attaches the Iden3SparseMerkleTreeProof carrying the transaction id.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
@@ -17,7 +17,7 @@ import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './did.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
-import { issuedRecords, publishRecoverably, recoverPendingPublication } from './publication.js';
+import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
 import type { IssueOptions } from './schemas.js';
 
 /** Spec 2.3 response. */
@@ -122,8 +122,10 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
  * Builds and signs one credential (BJJSignature2021) against the issuer's current state; nothing
  * is stored and no tree changes. Schema and merklization failures are about the item's subject.
  */
-export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem): Promise<W3CCredential> {
+export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem, nonce: number): Promise<W3CCredential> {
   const { sdk } = iden3.modules;
+  // Between two signatures, the lock's keep-alive and a server's other requests get their turn.
+  await letEventLoopRun();
   try {
     return await iden3.identityWallet.issueCredential(
       issuerDid,
@@ -131,7 +133,7 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem)
         credentialSchema: item.type.schemaUrl,
         type: item.type.type,
         credentialSubject: item.subject as never,
-        revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl },
+        revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce },
       },
       // The same Poseidon, remembering the hashes credentials of one type share.
       { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,
@@ -141,6 +143,29 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem)
     const where = item.base === '' ? '' : `${item.names(field)}: `;
     throw new UnprocessableError(`${where}cannot issue ${item.type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field, cause: error });
   }
+}
+
+/**
+ * Revocation nonces for new credentials: random 32-bit values (as the js-sdk draws them) that no
+ * credential of the issuer uses yet, its own auth key included, nor an earlier one of the same
+ * group. Two credentials sharing a nonce would be revoked together; with thousands of
+ * credentials a collision of random draws alone is likely. Call with the issuer's lock held.
+ */
+export async function revocationNonces(ctx: Context, iden3: Iden3, issuerDid: DID, draw: () => number = () => randomInt(1, 2 ** 32)): Promise<() => number> {
+  const issuer = issuerDid.string();
+  const used = new Set<number>(issuedRecords(ctx, issuer).map((record) => record.revocationNonce));
+  for (const credential of await iden3.dataStorage.credential.listCredentials()) {
+    if (credential.issuer === issuer) used.add(Number(credential.credentialStatus.revocationNonce));
+  }
+  return () => {
+    for (;;) {
+      const nonce = draw();
+      if (!used.has(nonce)) {
+        used.add(nonce);
+        return nonce;
+      }
+    }
+  };
 }
 
 /** The issuer's DID, parsed. */
@@ -181,20 +206,45 @@ export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: {
   if (items.length === 0) throw new InputError('nothing to issue: the batch is empty', { field: 'batch' });
   if (items.length > MAX_BATCH_CREDENTIALS) throw new InputError(`a batch holds at most ${MAX_BATCH_CREDENTIALS} credentials, not ${items.length}`, { field: 'batch' });
   const iden3 = await getIden3(ctx);
-  const prepared = await firstFailureOf(items.map((item) => () => prepareItem(ctx, iden3, item)));
+  const prepared = await everyOrFailures(items, (item) => prepareItem(ctx, iden3, item), 'checks');
   const issuerDid = await issuerDidOf(ctx, iden3);
   // One publication at a time per wallet: each one moves the issuer's trees and on-chain state.
-  return ctx.store.withLock('iden3.issuer', async () => {
-    // An earlier command interrupted mid-publication is completed (or published again) first.
-    const recovered = await recoverPendingPublication(ctx, issuerDid);
-    if (recovered !== undefined && options.batchKey !== undefined && recovered.batchKey === options.batchKey) {
-      return { credentials: recovered.credentials.map(issueResult), txId: recovered.txId, state: recovered.state.state, recovered: true };
-    }
-    const signed = await firstFailureOf(prepared.map((item) => () => signItem(iden3, issuerDid, item)));
-    crashPoint('issue:signed');
-    const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed, revokedNonces: [], ...(options.batchKey === undefined ? {} : { batchKey: options.batchKey }) });
-    return { credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state, recovered: false };
-  });
+  return ctx.store.withLock(
+    'iden3.issuer',
+    async () => {
+      // An earlier command interrupted mid-publication is completed (or published again) first.
+      await recoverPendingPublication(ctx, issuerDid);
+      if (options.batchKey !== undefined) {
+        // This very batch was interrupted and completed since (by that recovery or an earlier command).
+        const done = await takeCompletedBatch(ctx, iden3, options.batchKey);
+        if (done !== undefined) return done;
+      }
+      const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+      const signed = await everyOrFailures(prepared, (item) => signItem(iden3, issuerDid, item, nextNonce()), 'schemas');
+      crashPoint('issue:signed');
+      const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed, revokedNonces: [], ...(options.batchKey === undefined ? {} : { batchKey: options.batchKey }) });
+      // Completed by this run: no later run of the same input should get it back.
+      if (options.batchKey !== undefined) ctx.store.delete(COMPLETED_BATCHES_NS, options.batchKey);
+      return { credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state, recovered: false };
+    },
+    // Once published and recorded, the credentials exist: losing the lock on the way does not undo that.
+    { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
+  );
+}
+
+/** The credentials of the batch `batchKey` when another command completed it, taken (once). */
+async function takeCompletedBatch(ctx: Context, iden3: Iden3, batchKey: string): Promise<IssueBatchResult | undefined> {
+  const done = ctx.store.get<CompletedBatch>(COMPLETED_BATCHES_NS, batchKey);
+  if (done === undefined) return undefined;
+  const credentials: IssueResult[] = [];
+  for (const id of done.credentials) {
+    const stored = await iden3.dataStorage.credential.findCredentialById(id);
+    if (stored === undefined) throw new ConflictError(`credential ${id} of an interrupted batch of ${done.issuer} is missing from the wallet`);
+    credentials.push(issueResult(stored));
+  }
+  ctx.progress.info(`this batch was interrupted and completed since (${done.at}, tx ${done.txId}): giving its ${credentials.length} credentials`);
+  ctx.store.delete(COMPLETED_BATCHES_NS, batchKey);
+  return { credentials, txId: done.txId, state: done.state, recovered: true };
 }
 
 export function issueResult(credential: W3CCredential): IssueResult {
@@ -202,25 +252,27 @@ export function issueResult(credential: W3CCredential): IssueResult {
 }
 
 /**
- * Runs every step (in order) and returns their results; when any failed, throws the first failure
- * with how many more failed and where (a batch reports its first bad line and the others' count).
+ * Runs `step` on every item (in order) and returns the results; when any failed with an input
+ * error, throws the first failure, naming how many more items failed this stage (`stage`: the
+ * checks, or the schemas when signing) and where. Items failing a later stage are not counted:
+ * that stage runs once every item passes this one.
  */
-async function firstFailureOf<T>(steps: Array<() => Promise<T>>): Promise<T[]> {
+async function everyOrFailures<I extends { names?: FieldNamer; base?: string }, T>(items: I[], step: (item: I) => Promise<T>, stage: string): Promise<T[]> {
   const results: T[] = [];
-  const failures: unknown[] = [];
-  for (const step of steps) {
+  const failures: Array<{ item: I; error: InputError }> = [];
+  for (const item of items) {
     try {
-      results.push(await step());
+      results.push(await step(item));
     } catch (error) {
-      if (!isVcError(error) || error.httpStatus >= 500 || steps.length === 1) throw error;
-      failures.push(error);
+      if (!isVcError(error) || error.httpStatus >= 500 || items.length === 1) throw error;
+      failures.push({ item, error: error as InputError });
     }
   }
   if (failures.length === 0) return results;
-  const first = failures[0] as InputError;
+  const first = failures[0]!.error;
   if (failures.length === 1) throw first;
-  const others = failures.slice(1).map((error) => (error as InputError).field).filter((field): field is string => field !== undefined);
-  const more = `; ${failures.length - 1} more item${failures.length > 2 ? 's' : ''} failed${others.length > 0 ? ` (${others.slice(0, 10).join(', ')}${others.length > 10 ? ', ...' : ''})` : ''}; nothing was issued`;
+  const others = failures.slice(1, 6).map(({ item }) => (item.names ?? plainFieldNames)(item.base ?? ''));
+  const more = `; ${failures.length - 1} more failed the ${stage} (${others.join(', ')}${failures.length > 6 ? ', ...' : ''}); nothing was issued`;
   throw new (first.constructor as typeof InputError)(`${first.message}${more}`, { ...(first.field === undefined ? {} : { field: first.field }), cause: first });
 }
 

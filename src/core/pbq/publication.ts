@@ -42,6 +42,31 @@ export function issuedRecords(ctx: Context, issuer: string): IssuedRecord[] {
   return ctx.store.list<IssuedRecord>(ISSUED_NS, `${issuer}/`).map((entry) => entry.value);
 }
 
+/**
+ * Store namespace of the batches (`vc issuer issue --batch`) completed by another command than
+ * their own run (the run was interrupted; a later command reconciled its journal): by batch key,
+ * the credentials the next run of the same batch returns instead of issuing them again.
+ */
+export const COMPLETED_BATCHES_NS = 'iden3.completedBatches';
+
+/** A batch completed for a run that did not see it complete. */
+export interface CompletedBatch {
+  issuer: string;
+  credentials: string[];
+  txId: string;
+  state: string;
+  at: string;
+}
+
+/**
+ * Lets timers and I/O run between the steps of a long loop: promise chains alone never yield, so
+ * a batch of a thousand would starve the lock's keep-alive (another process would take the lock
+ * as stale) and every request of a server.
+ */
+export function letEventLoopRun(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Store namespace of the journal: one pending publication per issuer DID. */
 export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
 
@@ -147,6 +172,7 @@ async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication)
     if ((await model.claimsTree.generateProof(hi)).proof.existence) continue;
     await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Claims, hi, hv);
     crashPoint(`${journal.kind}:claim-added`);
+    await letEventLoopRun();
   }
   if (journal.credentials.length > 0) {
     const fresh = await iden3.identityWallet.getDIDTreeModel(did);
@@ -221,13 +247,19 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
   const { sdk } = iden3.modules;
   const record: TreeStateRecord = { ...journal.newState!, txId, at: ctx.now().toISOString() };
   ctx.store.put<TreeStateRecord>(TREE_STATES_NS, `${journal.issuer}/${record.state}`, record);
-  const credentials = journal.credentials.map((json) => sdk.W3CCredential.fromJSON(json));
-  const completed = credentials.length === 0 ? [] : await iden3.identityWallet.generateIden3SparseMerkleTreeProof(did, credentials, txId);
-  for (const credential of completed) {
-    await iden3.dataStorage.credential.saveCredential(credential);
+  const completed: W3CCredential[] = [];
+  for (const json of journal.credentials) {
+    const [credential] = await iden3.identityWallet.generateIden3SparseMerkleTreeProof(did, [sdk.W3CCredential.fromJSON(json)], txId);
+    await iden3.dataStorage.credential.saveCredential(credential!);
     // What this issuer issued is recorded here, not inferred from the credential store (which
     // also holds what holders of this wallet were given, and anything given to prove-submit).
-    ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+    ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential!.id}`, { id: credential!.id, revocationNonce: Number(credential!.credentialStatus.revocationNonce) });
+    completed.push(credential!);
+    await letEventLoopRun();
+  }
+  if (journal.batchKey !== undefined) {
+    // Whoever completes a batch, its next run gets it (that run takes the record away).
+    ctx.store.put<CompletedBatch>(COMPLETED_BATCHES_NS, journal.batchKey, { issuer: journal.issuer, credentials: completed.map((c) => c.id), txId, state: record.state, at: record.at });
   }
   ctx.store.delete(PENDING_PUBLICATIONS_NS, journal.issuer);
   return { txId, state: record, credentials: completed, revokedNonces: journal.revokedNonces, batchKey: journal.batchKey };

@@ -13,7 +13,8 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { getIden3 } from '../../../src/iden3/wallet.js';
 import { getChain } from '../../../src/chain/chain.js';
-import { listIssuedCredentials } from '../../../src/core/pbq/issue.js';
+import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/issue.js';
+import { resolveIssuerDid } from '../../../src/core/pbq/did.js';
 import { runVc, tempDir, type VcRun } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -166,6 +167,68 @@ describe('vc issuer issue --batch killed at each step', () => {
       LONG,
     );
   }
+});
+
+describe('an interrupted batch completed by another command', () => {
+  it(
+    'the next run of the same file gives that batch, not a second one; the run after that issues anew',
+    async () => {
+      const before = listing().credentials.length;
+      writeFileSync(file('elsewhere.jsonl'), `${JSON.stringify({ did: holderDid })}\n${JSON.stringify({ did: holderDid })}\n`);
+      const args = (out: string): string[] => ['issuer', 'issue', '--batch', file('elsewhere.jsonl'), '-o', file(out)];
+      expect(vc(args('elsewhere-crashed.jsonl'), { VC_CRASH_AT: 'issue:tx-sent' }).signal).toBe('SIGKILL');
+      // A single issuance reconciles the journal first: the batch is completed by it.
+      expect(issue('elsewhere-single.json').status).toBe(0);
+      const recovered = listing();
+      expect(recovered.credentials.length).toBe(before + 3);
+
+      const again = vc(args('elsewhere-1.jsonl'));
+      expect(again.status, again.stderr).toBe(0);
+      const ids = readFileSync(file('elsewhere-1.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { credential: Json }).credential.id as string);
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(recovered.credentials.map((c) => c.id)).toContain(id);
+      reported.push(...ids);
+      expect(listing().credentials.length, 'the batch was not issued a second time').toBe(before + 3);
+
+      // Given once: the same file now issues a new batch.
+      const fresh = vc(args('elsewhere-2.jsonl'));
+      expect(fresh.status, fresh.stderr).toBe(0);
+      const freshIds = readFileSync(file('elsewhere-2.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { credential: Json }).credential.id as string);
+      expect(freshIds.filter((id) => ids.includes(id))).toEqual([]);
+      reported.push(...freshIds);
+      const list = await checkWallet();
+      expect(list.credentials.length).toBe(before + 5);
+    },
+    LONG,
+  );
+});
+
+describe('revocation nonces of new credentials', () => {
+  it('skip every nonce the issuer uses (its credentials, its auth key) and every one drawn before', async () => {
+    const ctx = walletContext();
+    try {
+      const iden3 = await getIden3(ctx);
+      const issuer = iden3.modules.core.DID.parse(await resolveIssuerDid(ctx));
+      const used = [...listing().credentials.map((c) => c.revocationNonce)];
+      const auth = (await iden3.dataStorage.credential.listCredentials()).filter((c) => c.issuer === issuer.string() && c.type.includes('AuthBJJCredential'));
+      expect(auth.length).toBeGreaterThan(0);
+      used.push(...auth.map((c) => Number(c.credentialStatus.revocationNonce)));
+      // A draw that offers every used nonce, and repeats a fresh one, before other fresh ones.
+      const [a, b, c] = [1, 2, 3].map((k) => Math.max(...used) + k) as [number, number, number];
+      const offers = [...used, a, a, ...used, b, c];
+      let index = 0;
+      const next = await revocationNonces(ctx, iden3, issuer, () => offers[index++]!);
+      expect([next(), next(), next()]).toEqual([a, b, c]);
+      expect(index).toBe(offers.length);
+      // And with the real random draw, thousands of nonces stay distinct and unused.
+      const random = await revocationNonces(ctx, iden3, issuer);
+      const drawn = Array.from({ length: 20_000 }, () => random());
+      expect(new Set(drawn).size).toBe(drawn.length);
+      for (const nonce of used) expect(drawn).not.toContain(nonce);
+    } finally {
+      await ctx.close();
+    }
+  });
 });
 
 describe('vc issuer revoke killed at each step', () => {
