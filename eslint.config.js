@@ -1,7 +1,7 @@
 // The house rules of vc as lint rules (see ../shared/DESIGN.md and the README's design notes):
 // only src/output.ts prints, only bin/vc.ts exits, only src/bbs/library.ts loads the BBS+
 // libraries, and imports go down the layers, never up:
-//   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits) -> context -> store, config
+//   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits, workers) -> context -> store, config
 // with errors, paths, faults, version and jsonInput usable from anywhere.
 import tseslint from 'typescript-eslint';
 
@@ -11,7 +11,7 @@ const LAYER = {
   http: ['**/http/*', '**/http/**'],
   core: ['**/core/*', '**/core/**'],
   output: ['**/output.js'],
-  adapters: ['**/iden3/*', '**/bbs/*', '**/chain/*', '**/circuits/*'],
+  adapters: ['**/iden3/*', '**/bbs/*', '**/chain/*', '**/circuits/*', '**/workers/*'],
 };
 
 function forbid(message, ...groups) {
@@ -74,7 +74,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/iden3/**/*.ts', 'src/bbs/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts'],
+    files: ['src/iden3/**/*.ts', 'src/bbs/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts', 'src/workers/**/*.ts'],
     ignores: ['src/bbs/library.ts'],
     rules: {
       'no-restricted-imports': forbid('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),

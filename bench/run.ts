@@ -38,14 +38,33 @@ const BENCHES: BenchEntry[] = [
   { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
   { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },
   {
+    name: 'issuance',
+    description: 'iden3 issuance: 100 with --batch vs 5 single; 10 concurrent HTTP issuances vs one',
+    run: (m) => entry(m, 'runIssuanceBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptable: boolean; batch: { perCredentialVsSingle: number }; http: { concurrentVsSingle: number; failed: number } };
+      return report.acceptable ? undefined : `batch x${report.batch.perCredentialVsSingle} of single, HTTP x${report.http.concurrentVsSingle} (${report.http.failed} failed)`;
+    },
+  },
+  {
     name: 'http',
     description: 'vc serve under load: POST /verify-vc and the holder disclose route at once',
     run: (m) => entry(m, 'runHttpBench')({}),
     unacceptable: (result) => {
-      const report = result as { failedRequests: number; memory: { ratio: number; withinTwentyPercent: boolean } };
-      if (report.failedRequests !== 0) return `${report.failedRequests} failed requests`;
-      if (!report.memory.withinTwentyPercent) return `server RSS grew by a factor ${report.memory.ratio}`;
-      return undefined;
+      const report = result as {
+        failedRequests: number;
+        memory: { ratio: number; withinTwentyPercent: boolean };
+        health: { latencyMs: { p99: number } };
+        throughput: { ratio: number };
+        acceptance: { targets: { healthP99Ms: number; minThroughputRatio: number } };
+      };
+      const { targets } = report.acceptance;
+      const problems: string[] = [];
+      if (report.failedRequests !== 0) problems.push(`${report.failedRequests} failed requests`);
+      if (!report.memory.withinTwentyPercent) problems.push(`server RSS grew by a factor ${report.memory.ratio}`);
+      if (!(report.health.latencyMs.p99 < targets.healthP99Ms)) problems.push(`/healthz p99 ${report.health.latencyMs.p99} ms under load (target < ${targets.healthP99Ms} ms)`);
+      if (!(report.throughput.ratio >= targets.minThroughputRatio)) problems.push(`throughput ${report.throughput.ratio}x the single-thread in-process rate (target >= ${targets.minThroughputRatio}x)`);
+      return problems.length === 0 ? undefined : problems.join('; ');
     },
   },
 ];

@@ -99,6 +99,25 @@ export class StoreError extends VcError {
 /** A fault of vc itself or of its environment, not of the input (exit 70, HTTP 500): e.g. a failed self-test. */
 export class InternalError extends VcError {}
 
+/**
+ * The service is busy: `vc serve`'s worker pool has as many calls waiting as it queues, so this
+ * one is refused at once instead of waiting behind them (HTTP 503 with Retry-After). Nothing
+ * was done; the same request succeeds later. Exit 4 like a busy or unreachable service, should a
+ * command ever meet it (commands run their work in process and never queue).
+ */
+export class OverloadedError extends VcError {
+  override readonly exitCode = ExitCode.network;
+  override readonly httpStatus: number = 503;
+  override readonly code: string = 'overloaded';
+  /** Whole seconds after which a retry is likely to be accepted (the Retry-After header). */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: VcErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds ?? 1));
+  }
+}
+
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'NETWORK_ERROR', 'TIMEOUT']);
 
 /**

@@ -8,6 +8,7 @@ import { ServiceKey, type Context } from '../context.js';
 import { blsDidKeyFromPublicKey } from './didKey.js';
 import { bbsLibraries } from './library.js';
 import { normaliseSeedPhrase } from '../config/seedPhrase.js';
+import { InternalError } from '../errors.js';
 
 /** Store namespace of the BBS+ key material. */
 export const BBS_KEYS_NAMESPACE = 'bbs.keys';
@@ -41,14 +42,39 @@ export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSou
   const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   const generated = await Bls12381G2KeyPair.generate({ seed });
   const ids = await blsDidKeyFromPublicKey(generated.publicKey);
-  // Rebuild with id and controller so the suite puts the did:key URL in proof.verificationMethod.
+  return blsKeyFromMaterial({ ...ids, privateKeyBase58: generated.privateKey!, seedSource });
+}
+
+/**
+ * The issuer's key as plain data, for a worker thread of this same process to sign with (see
+ * src/workers): it holds the private key, so it only ever travels between threads, never to a
+ * log, a file or a response.
+ */
+export interface BlsKeyMaterial {
+  did: string;
+  verificationMethod: string;
+  publicKeyBase58: string;
+  privateKeyBase58: string;
+  seedSource: SeedPhraseSource;
+}
+
+/** The plain data of a key (see BlsKeyMaterial). */
+export function blsKeyMaterial(key: BlsIssuerKey): BlsKeyMaterial {
+  const privateKeyBase58 = key.keyPair.privateKey;
+  if (privateKeyBase58 === undefined) throw new InternalError(`the BBS+ key ${key.verificationMethod} has no private key`);
+  return { did: key.did, verificationMethod: key.verificationMethod, publicKeyBase58: key.publicKeyBase58, privateKeyBase58, seedSource: key.seedSource };
+}
+
+/** The key of some plain data: the MATTR key pair, with id and controller so the suite puts the did:key URL in proof.verificationMethod. */
+export async function blsKeyFromMaterial(material: BlsKeyMaterial): Promise<BlsIssuerKey> {
+  const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   const keyPair = await Bls12381G2KeyPair.from({
-    id: ids.verificationMethod,
-    controller: ids.did,
-    publicKeyBase58: generated.publicKey,
-    privateKeyBase58: generated.privateKey!,
+    id: material.verificationMethod,
+    controller: material.did,
+    publicKeyBase58: material.publicKeyBase58,
+    privateKeyBase58: material.privateKeyBase58,
   });
-  return { ...ids, seedSource, keyPair };
+  return { did: material.did, verificationMethod: material.verificationMethod, publicKeyBase58: material.publicKeyBase58, seedSource: material.seedSource, keyPair };
 }
 
 /**

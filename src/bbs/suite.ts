@@ -85,6 +85,21 @@ export async function deriveBbsProof(signed: JsonLdDocument, revealFrame: JsonLd
 }
 
 /**
+ * A library failure that happened in another thread (a worker of `vc serve`), carried back with
+ * the sentence `describeProofError` gave for it there: the library's error objects do not cross
+ * threads, so the caller gets the description that the original error would have had here.
+ */
+export class DescribedProofError extends Error {
+  override readonly name: string = 'DescribedProofError';
+  /** What describeProofError said about the original error. */
+  readonly reason: string;
+  constructor(message: string, reason: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
  * vc's sentence for a failure inside the libraries: our own errors (an unknown context, an
  * invalid did:key) keep their message; anything the libraries raise becomes one fixed sentence,
  * since their messages ("Object.defineProperty called on non-object") say nothing to a user.
@@ -93,6 +108,7 @@ export function describeProofError(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; depth < 8; depth++) {
     if (isVcError(current) || current instanceof MalformedProofValueError) return current.message.split('\n')[0] ?? current.name;
+    if (current instanceof DescribedProofError) return current.reason;
     if (Array.isArray(current)) {
       current = current[0];
       continue;

@@ -4,7 +4,7 @@
  * tool versions and the pipeline's own version.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,6 +84,38 @@ export interface SourceFile {
   sha256: string;
 }
 
+/** What one source file says: its hash and its include targets, as of a size, mtime and inode. */
+interface ScannedSource {
+  stamp: string;
+  sha256: string;
+  includes: string[];
+}
+
+/**
+ * Files already read, by absolute path. Circuit status is asked often (every GET /healthz) and
+ * reading, hashing and scanning circomlib's large constant files takes tens of milliseconds of
+ * the server's event loop; a file whose size, mtime and inode are unchanged is not read again.
+ */
+const scanned = new Map<string, ScannedSource>();
+
+function scan(absolute: string): ScannedSource | undefined {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(absolute);
+  } catch {
+    return undefined;
+  }
+  const stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  const known = scanned.get(absolute);
+  if (known?.stamp === stamp) return known;
+  const content = readFileSync(absolute);
+  const includes = [...stripComments(content.toString('utf8')).matchAll(INCLUDE_RE)].map((match) => match[1]!);
+  const result = { stamp, sha256: createHash('sha256').update(content).digest('hex'), includes };
+  if (scanned.size >= 1000) scanned.clear();
+  scanned.set(absolute, result);
+  return result;
+}
+
 /**
  * Every file the circuit includes, recursively. Resolution follows circom: relative to the
  * including file first, then each library directory.
@@ -94,17 +126,16 @@ export function collectSources(main: string, libraryDirs: string[]): SourceFile[
   const visit = (file: string, includedFrom: string | undefined): void => {
     const absolute = path.resolve(file);
     if (seen.has(absolute)) return;
-    if (!existsSync(absolute)) {
+    const source = scan(absolute);
+    if (source === undefined) {
       throw new ConfigError(
         includedFrom === undefined ? `circuit source ${absolute} is missing` : `${includedFrom} includes ${file}, which does not exist`,
       );
     }
-    const content = readFileSync(absolute);
     const library = libraryDirs.find((dir) => absolute.startsWith(path.resolve(dir) + path.sep));
     const name = library !== undefined && !absolute.startsWith(mainDir + path.sep) ? `lib:${path.relative(library, absolute)}` : path.relative(mainDir, absolute);
-    seen.set(absolute, { file: absolute, name: name.split(path.sep).join('/'), sha256: createHash('sha256').update(content).digest('hex') });
-    for (const match of stripComments(content.toString('utf8')).matchAll(INCLUDE_RE)) {
-      const target = match[1]!;
+    seen.set(absolute, { file: absolute, name: name.split(path.sep).join('/'), sha256: source.sha256 });
+    for (const target of source.includes) {
       const candidates = [path.resolve(path.dirname(absolute), target), ...libraryDirs.map((dir) => path.resolve(dir, target))];
       const found = candidates.find((candidate) => existsSync(candidate));
       visit(found ?? candidates[0]!, absolute);

@@ -47,6 +47,7 @@ Logs: one JSON line per request on stderr (id, route, status, duration); never b
         logError: (message) => rt.output.warn(message),
       });
       rt.output.result({ listening: server.urls, ...(server.rhs === undefined ? {} : { rhsUrl: server.rhs.url }) });
+      rt.output.info(server.workers === 0 ? 'BBS+ runs on the main thread (VC_WORKERS=0)' : `BBS+ runs on ${server.workers} worker thread${server.workers === 1 ? '' : 's'} (VC_WORKERS)`);
       if (server.rhs?.reachable === true) rt.output.info(`issued credentials name the reverse hash service at ${server.rhs.url}/node`);
       if (server.rhs?.reachable === false) {
         rt.output.warn(`the issuer listens on every interface, and its credentials name the reverse hash service at ${server.rhs.url}/node, which only this machine reaches: set RHS_URL to the address other parties reach it at`);

@@ -81,6 +81,11 @@ export interface ServerConfig {
   bodyTimeoutSeconds: number;
   /** VC_CORS_ORIGIN: allowed CORS origin; CORS is off when undefined. */
   corsOrigin: string | undefined;
+  /**
+   * VC_WORKERS: worker threads running the BBS+ work of `vc serve` (0: on the main thread, as the
+   * commands do); undefined means one per core (`os.availableParallelism()`).
+   */
+  workers: number | undefined;
 }
 
 export interface Config {
@@ -107,6 +112,9 @@ export interface Config {
 }
 
 export type RawVariables = Partial<Record<string, string | undefined>>;
+
+/** Most worker threads VC_WORKERS may ask for (each holds its own BBS+ libraries, about 40 MiB). */
+export const MAX_WORKERS = 64;
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/;
@@ -244,6 +252,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
   const bodyLimit = integer(vars, 'VC_BODY_LIMIT', problems, 1024, 64 * 1024 * 1024) ?? 1024 * 1024;
   const bodyTimeoutSeconds = integer(vars, 'VC_BODY_TIMEOUT', problems, 1, 3600) ?? 30;
   const corsOrigin = text(vars, 'VC_CORS_ORIGIN');
+  const workers = integer(vars, 'VC_WORKERS', problems, 0, MAX_WORKERS);
   if (corsOrigin !== undefined && corsOrigin !== '*') url(vars, 'VC_CORS_ORIGIN', problems, ['http:', 'https:']);
   const apiToken = text(vars, 'VC_API_TOKEN');
   if (apiToken !== undefined && apiToken.length < 16) {
@@ -275,6 +284,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       bodyLimit,
       bodyTimeoutSeconds,
       corsOrigin,
+      workers,
     },
   };
 

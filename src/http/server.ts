@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import { invokeOperation } from '../core/operation.js';
 import { announceServedRhs } from '../core/pbq/rhs.js';
 import { parseInput } from '../core/validate.js';
-import { InputError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
+import { InputError, OverloadedError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
 import { parseJsonText } from '../jsonInput.js';
 import { DEFAULT_PORTS, httpFieldName, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
 import { ROUTES } from './routes.js';
@@ -49,22 +49,14 @@ export interface RunningServer {
    * own address), and whether others can reach it (not on a wildcard address).
    */
   rhs?: { url: string; reachable: boolean } | undefined;
-  /** Stops accepting, waits for in-flight requests, then resolves. */
+  /** The BBS+ worker threads running (VC_WORKERS; 0: BBS+ runs on the main thread, or the server is closed). */
+  readonly workers: number;
+  /** Stops accepting, waits for in-flight requests, stops the worker threads, then resolves. */
   close(): Promise<void>;
 }
 
 export interface ErrorBody {
   error: { code: string; message: string; field?: string };
-}
-
-/** A promise chain that runs mutating operations one at a time within this process. */
-class SerialQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
 }
 
 function sha256(value: string): Buffer {
@@ -172,7 +164,7 @@ function requestInput(route: HttpRoute, request: FastifyRequest): Record<string,
 /** An error's field as this route names it (a body path, a query or path parameter). */
 type FieldRenderer = (field: string | undefined) => string | undefined;
 
-async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute[], options: StartServerOptions, queue: SerialQueue): Promise<FastifyInstance> {
+async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute[], options: StartServerOptions): Promise<FastifyInstance> {
   const { default: Fastify, errorCodes } = await import('fastify');
   const { server: serverConfig } = ctx.config;
   const bodyTimeoutMs = serverConfig.bodyTimeoutSeconds * 1000;
@@ -309,6 +301,13 @@ async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute
     const error = asConnectionFailure(raised) ?? raised;
     if (isVcError(error)) {
       const field = ((request as FastifyRequest & { renderField?: FieldRenderer }).renderField ?? ((name: string | undefined) => name))(error.field);
+      // A full worker queue: nothing was done, the same request succeeds later. Not a fault to
+      // log (under overload that would be one line per refused request), and its message names
+      // no path or secret.
+      if (error instanceof OverloadedError) {
+        reply.header('Retry-After', String(error.retryAfterSeconds));
+        return sendError(reply, error.httpStatus, error.code, error.message, field);
+      }
       if (error.httpStatus >= 500) {
         options.logError?.(`${error.name}: ${error.message}`);
         // Server-side faults (configuration, store) can name paths and variables: the operator
@@ -363,7 +362,9 @@ async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute
         // What the request may set is checked first (an omitted field is refused, not overridden).
         const input = { ...(parseInput(schema, requestInput(route, request), names) as Record<string, unknown>), ...route.fixed };
         const run = () => invokeOperation(ctx, route.operation, input, { names });
-        const result = route.operation.mutates ? await queue.run(run) : await run();
+        // Mutating operations run one at a time (the wallet, the signer's nonces and the prover
+        // are shared, across roles too); a coalesced one takes that turn itself, for many calls.
+        const result = route.operation.mutates === true ? await ctx.exclusive(run) : await run();
         const status = typeof route.status === 'function' ? route.status(result) : (route.status ?? 200);
         return reply.code(status).type('application/json').send(result);
       },
@@ -381,20 +382,19 @@ function matchesPath(pattern: string, path: string): boolean {
 
 /** Starts the services of the given roles; resolves once every port is listening. */
 export async function startServer(ctx: Context, options: StartServerOptions): Promise<RunningServer> {
-  // Every role signs, derives or verifies BBS+: its randomness self-test runs before the first request.
-  const { prepareSelectiveDisclosure } = await import('../core/sd/ready.js');
+  // Every role signs, derives or verifies BBS+: its randomness self-test runs before the first
+  // request, here and in each worker thread that will run the BBS+ calls of the requests.
+  const { prepareSelectiveDisclosure, startSelectiveDisclosureWorkers } = await import('../core/sd/ready.js');
   await prepareSelectiveDisclosure();
+  const workers = await startSelectiveDisclosureWorkers(ctx, { log: options.logError });
   const host = options.host ?? ctx.config.server.host;
   const single = options.roles.length === 1;
   const apps: FastifyInstance[] = [];
   const urls: Partial<Record<Role, string>> = {};
-  // One queue for the whole process, not per role: an issuer's state transition and a holder's
-  // proof share the wallet, the signer's nonces and the prover's workers.
-  const queue = new SerialQueue();
   try {
     for (const role of options.roles) {
       const routes = (options.routes ?? ROUTES).filter((route) => route.role === role);
-      const app = await buildRoleApp(ctx, role, routes, options, queue);
+      const app = await buildRoleApp(ctx, role, routes, options);
       apps.push(app);
       const port = single ? (options.port ?? ctx.config.server.port ?? DEFAULT_PORTS[role]) : (options.port !== undefined && options.port === 0 ? 0 : DEFAULT_PORTS[role]);
       const address = await app.listen({ port, host });
@@ -402,6 +402,7 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
     }
   } catch (error) {
     await Promise.all(apps.map((app) => app.close()));
+    await workers.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ERR_SOCKET_BAD_PORT') {
       throw new InputError(`cannot listen on port: ${describeError(error)} (choose another --port or PORT)`, { field: 'port', cause: error });
@@ -416,8 +417,13 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   return {
     urls,
     rhs,
+    get workers() {
+      return workers.size;
+    },
     close: async () => {
+      // In-flight requests finish first (their BBS+ calls included), then the threads stop.
       await Promise.all(apps.map((app) => app.close()));
+      await workers.close();
     },
   };
 }

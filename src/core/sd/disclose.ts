@@ -4,13 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError, isVcError } from '../../errors.js';
 import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
-import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
-import { deriveBbsProof, describeProofError, verifyBbsSignature, type JsonLdDocument } from '../../bbs/suite.js';
+import { describeProofError, type JsonLdDocument } from '../../bbs/suite.js';
 import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { checkContexts } from './verify.js';
-import { sdDocumentLoader } from './loader.js';
+import { sdEngine } from './engine.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
 import { readHolderCredential, storeHolderCredential } from './store.js';
 
@@ -102,13 +101,16 @@ export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSel
     },
   };
 
-  const documentLoader = await sdDocumentLoader(ctx);
+  const engine = await sdEngine(ctx);
   const progress = ctx.progress.start(`deriving a BBS+ proof revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'}`);
   let derived: JsonLdDocument;
   try {
-    derived = await deriveBbsProof(credential as JsonLdDocument, frame, nonce, documentLoader);
+    derived = await engine.deriveProof(credential as JsonLdDocument, frame, nonce);
   } catch (error) {
     progress.fail();
+    // A fault of the server (a busy or crashed BBS+ worker, a failed self-test) is not the
+    // credential's: it keeps its own status (503, 500) instead of becoming a 422.
+    if (isVcError(error) && error.httpStatus >= 500) throw error;
     throw new UnprocessableError(`cannot derive a proof from the ${options.type} credential: ${describeProofError(error)}`, { cause: error });
   }
   progress.succeed('derived BbsBlsSignatureProof2020');
@@ -158,13 +160,13 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
   if (presented !== undefined) throw refuse(presented.split(':', 1)[0]!, presented);
   const shape = checkSubjectShape(credential.credentialSubject);
   if (shape !== undefined) throw refuse(shape.split(':', 1)[0]!, shape);
-  const documentLoader = await sdDocumentLoader(ctx);
+  const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
-  const undefinedTerm = await findUndefinedJsonLdTerms(document, documentLoader);
+  const undefinedTerm = await engine.findUndefinedTerms(document);
   if (undefinedTerm !== undefined) throw refuse('credentialSubject', undefinedTerm);
   const validity = checkValidityDates(credential, ctx.now());
   if (validity !== undefined) throw refuse(validity.split(' ', 1)[0]!, validity);
-  const check = await verifyBbsSignature(credential as JsonLdDocument, documentLoader);
+  const check = await engine.verifySignature(credential as JsonLdDocument);
   if (!check.verified) throw refuse('proof', `the issuer's BBS+ signature does not verify: ${check.reason}`);
 }
 

@@ -15,11 +15,10 @@ import {
   SD_PASSPORT_SCHEMA_URL,
   packageRoot,
 } from '../../bbs/documentLoader.js';
-import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { loadIssuerBlsKey } from '../../bbs/keys.js';
-import { signBbsCredential, type JsonLdDocument } from '../../bbs/suite.js';
+import type { JsonLdDocument } from '../../bbs/suite.js';
 import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
-import { sdDocumentLoader } from './loader.js';
+import { sdEngine } from './engine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
 import { storeHolderCredential } from './store.js';
 
@@ -89,7 +88,7 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
   const subject = resolveSubject(type, options);
   const key = await loadIssuerBlsKey(ctx);
-  const documentLoader = await sdDocumentLoader(ctx);
+  const engine = await sdEngine(ctx);
   const issuedAt = ctx.now();
 
   const unsigned: JsonLdDocument = {
@@ -106,7 +105,7 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   if (keyword !== undefined) {
     throw new InputError(`${(options.names ?? plainFieldNames)('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
   }
-  const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, documentLoader);
+  const undefinedTerm = await engine.findUndefinedTerms(unsigned);
   if (undefinedTerm !== undefined) {
     throw new UnprocessableError(`${(options.names ?? plainFieldNames)('credentialSubject')}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });
   }
@@ -114,7 +113,7 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   const progress = ctx.progress.start(`signing ${type} with BBS+`);
   let signed: JsonLdDocument;
   try {
-    signed = await signBbsCredential(unsigned, key, documentLoader, issuedAt);
+    signed = await engine.signCredential(unsigned, key, issuedAt);
   } catch (error) {
     progress.fail();
     throw error;

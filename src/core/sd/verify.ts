@@ -5,11 +5,10 @@
 import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
-import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
 import { shortId } from '../../bbs/didKey.js';
-import { verifyDerivedBbsProof, type JsonLdDocument } from '../../bbs/suite.js';
+import type { JsonLdDocument } from '../../bbs/suite.js';
 import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
-import { sdDocumentLoader } from './loader.js';
+import { sdEngine } from './engine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 
@@ -181,14 +180,14 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   const shape = checkPresentedShape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
   if (shape !== undefined) return finish(checks);
-  const documentLoader = await sdDocumentLoader(ctx);
+  const engine = await sdEngine(ctx);
+  // The terms and the proof are checked independently of each other: at once, so that with the
+  // worker threads of `vc serve` they run side by side (in process they simply interleave).
+  const { proof: _proof, ...document } = vc;
+  const [undefinedTerm, proofCheck] = await Promise.all([contextCheck.valid ? engine.findUndefinedTerms(document) : undefined, engine.verifyDerivedProof(vc)]);
   if (contextCheck.valid) {
-    const { proof: _proof, ...document } = vc;
-    const undefinedTerm = await findUndefinedJsonLdTerms(document, documentLoader);
     checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
   }
-
-  const proofCheck = await verifyDerivedBbsProof(vc, documentLoader);
   checks.push(proofCheck.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: proofCheck.reason ?? 'the BBS+ proof does not verify' });
 
   const issuer = typeof vc.issuer === 'string' ? vc.issuer : typeof record(vc.issuer)?.id === 'string' ? (record(vc.issuer)!.id as string) : undefined;

@@ -1,0 +1,103 @@
+/**
+ * The BBS+ engine of `vc serve`: the BbsEngine interface (src/bbs/engine.ts) served by a pool of
+ * worker threads running bbsWorker.ts, so that signing, deriving, verifying and JSON-LD expansion
+ * use every core and never block the event loop. Callers see what the in-process engine gives:
+ * the same results and reasons, and errors rebuilt as the same classes (protocol.ts); on top,
+ * OverloadedError when the pool's queue is full, and InternalError when a worker dies or overruns
+ * its deadline during the call (it is replaced).
+ */
+import { UnknownDocumentError } from '../bbs/documentLoader.js';
+import type { BbsEngine } from '../bbs/engine.js';
+import { blsKeyMaterial, type BlsIssuerKey } from '../bbs/keys.js';
+import { MalformedProofValueError } from '../bbs/proofValue.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs/suite.js';
+import type { BBS_WORKER_METHODS, BbsWorkerInfo } from './bbsWorker.js';
+import { WorkerPool, defaultWorkerCount, workerEntry } from './pool.js';
+
+type Methods = typeof BBS_WORKER_METHODS;
+
+export interface BbsWorkerPoolOptions {
+  /** Worker threads (default: one per core). */
+  size?: number | undefined;
+  /** Waiting calls beyond which calls are refused (default QUEUE_PER_WORKER per worker). */
+  queueLimit?: number | undefined;
+  /** Deadline of one running call in ms (default DEFAULT_CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number | undefined;
+  /** The worker module (default the built bbsWorker.js); tests wrap it. */
+  entry?: URL | undefined;
+  /** Receives a line per worker that failed and was replaced. */
+  log?: ((message: string) => void) | undefined;
+}
+
+/** A BbsEngine whose calls run in worker threads. */
+export class BbsWorkerPool implements BbsEngine {
+  private constructor(readonly pool: WorkerPool) {}
+
+  /** Starts the workers; resolves once each passed its randomness self-test, else rejects with its error. */
+  static async start(options: BbsWorkerPoolOptions = {}): Promise<BbsWorkerPool> {
+    const pool = await WorkerPool.start({
+      name: 'BBS+',
+      entry: options.entry ?? workerEntry('bbsWorker.js', import.meta.url),
+      size: options.size ?? defaultWorkerCount(),
+      queueLimit: options.queueLimit,
+      callTimeoutMs: options.callTimeoutMs,
+      errorClasses: [UnknownDocumentError, MalformedProofValueError, DescribedProofError],
+      log: options.log,
+    });
+    return new BbsWorkerPool(pool);
+  }
+
+  /** Live worker threads; 0 once closed. */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  /** The thread ids of the live workers. */
+  get threadIds(): number[] {
+    return this.pool.threadIds;
+  }
+
+  /** Calls waiting for a worker. */
+  get waiting(): number {
+    return this.pool.waiting;
+  }
+
+  /** What each worker reported when ready (its self-test passed, its random draws). */
+  workerInfo(): BbsWorkerInfo[] {
+    return this.pool.workerInfo().map((worker) => worker.info as BbsWorkerInfo);
+  }
+
+  /** Runs one worker method; with its thread id, for tests and logs. */
+  callTraced<M extends keyof Methods>(method: M, ...args: Parameters<Methods[M]>): Promise<{ value: Awaited<ReturnType<Methods[M]>>; threadId: number }> {
+    return this.pool.callTraced(method, args);
+  }
+
+  private call<M extends keyof Methods>(method: M, ...args: Parameters<Methods[M]>): Promise<Awaited<ReturnType<Methods[M]>>> {
+    return this.pool.call(method, args);
+  }
+
+  signCredential(credential: JsonLdDocument, key: BlsIssuerKey, created: Date): Promise<JsonLdDocument> {
+    return this.call('signCredential', credential, blsKeyMaterial(key), created);
+  }
+
+  deriveProof(signed: JsonLdDocument, revealFrame: JsonLdDocument, nonce: Uint8Array): Promise<JsonLdDocument> {
+    return this.call('deriveProof', signed, revealFrame, nonce);
+  }
+
+  verifyDerivedProof(document: JsonLdDocument): Promise<ProofCheckResult> {
+    return this.call('verifyDerivedProof', document);
+  }
+
+  verifySignature(document: JsonLdDocument): Promise<ProofCheckResult> {
+    return this.call('verifySignature', document);
+  }
+
+  findUndefinedTerms(document: object): Promise<string | undefined> {
+    return this.call('findUndefinedTerms', document);
+  }
+
+  /** Stops every worker (waiting calls fail); resolves once all threads have exited. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The module a BBS+ worker thread of `vc serve` runs (see pool.ts and bbsEngine.ts): the
+ * in-process BBS+ engine (src/bbs/engine.ts) behind the worker protocol, with this thread's own
+ * static document loader (offline, bundled contexts) and its own BBS+ libraries, loaded through
+ * src/bbs/library.ts, which gives their WebAssembly node:crypto as its random source and
+ * self-tests it. That happens before the worker says it is ready, so no call is ever served by
+ * a worker whose randomness was not proven; a failed self-test is the worker's `failed` answer.
+ *
+ * The issuer's key arrives as plain data with each signing call (BlsKeyMaterial) and is kept as a
+ * MATTR key pair for the next ones.
+ */
+import { threadId } from 'node:worker_threads';
+import { createStaticDocumentLoader } from '../bbs/documentLoader.js';
+import { inProcessBbsEngine } from '../bbs/engine.js';
+import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../bbs/keys.js';
+import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../bbs/library.js';
+import { describeProofError, type JsonLdDocument } from '../bbs/suite.js';
+import { serveCalls } from './protocol.js';
+
+/** What a BBS+ worker reports when ready: its randomness self-test passed, and the draws it made. */
+export interface BbsWorkerInfo {
+  threadId: number;
+  selfTested: true;
+  randomness: BbsRandomnessStats;
+}
+
+const engine = inProcessBbsEngine(createStaticDocumentLoader());
+
+/** Key pairs built from the material of earlier calls (an issuer has one key; a few at most). */
+const keys = new Map<string, Promise<BlsIssuerKey>>();
+const MAX_KEYS = 8;
+
+function keyOf(material: BlsKeyMaterial): Promise<BlsIssuerKey> {
+  const id = `${material.verificationMethod} ${material.publicKeyBase58} ${material.privateKeyBase58}`;
+  let key = keys.get(id);
+  if (key === undefined) {
+    if (keys.size >= MAX_KEYS) keys.clear();
+    key = blsKeyFromMaterial(material);
+    keys.set(id, key);
+    key.catch(() => keys.delete(id));
+  }
+  return key;
+}
+
+/** The methods the pool calls; bbsEngine.ts calls them with these arguments. */
+export const BBS_WORKER_METHODS = {
+  signCredential: async (credential: JsonLdDocument, key: BlsKeyMaterial, created: Date) => engine.signCredential(credential, await keyOf(key), created),
+  deriveProof: (signed: JsonLdDocument, revealFrame: JsonLdDocument, nonce: Uint8Array) => engine.deriveProof(signed, revealFrame, nonce),
+  verifyDerivedProof: (document: JsonLdDocument) => engine.verifyDerivedProof(document),
+  verifySignature: (document: JsonLdDocument) => engine.verifySignature(document),
+  findUndefinedTerms: (document: object) => engine.findUndefinedTerms(document),
+};
+
+serveCalls({
+  prepare: async (): Promise<BbsWorkerInfo> => {
+    await bbsLibraries();
+    return { threadId, selfTested: true, randomness: bbsRandomnessStats() };
+  },
+  methods: BBS_WORKER_METHODS,
+  // vc's own refusals travel as themselves; a library's error as describeProofError's sentence.
+  own: ['MalformedProofValueError', 'DescribedProofError'],
+  describe: describeProofError,
+});
