@@ -1,15 +1,22 @@
 /**
  * did:key for BLS12-381 G2 public keys (multicodec 0xeb, base58btc multibase 'z'): the issuer's
- * BBS+ key is published as `did:key:zUC7...#zUC7...`, and a verifier resolves it offline because
- * the identifier carries the key itself.
+ * BBS+ key is published as `did:key:zUC7...#zUC7...` (or zUC6..., see below), and a verifier
+ * resolves it offline because the identifier carries the key itself.
  */
 import { UnprocessableError } from '../errors.js';
 import { bbsLibraries } from './library.js';
 import { BBS_V1_URL } from './contextUrls.js';
 
 const DID_KEY_PREFIX = 'did:key:';
-/** Multibase base58btc prefix + the varint 0xeb 0x01 of bls12_381-g2-pub encode to "zUC7". */
-const BLS_G2_FINGERPRINT_PREFIX = 'zUC7';
+/**
+ * The leading characters of a BLS12-381 G2 fingerprint: 'z' (multibase base58btc), then the
+ * base58 of the 98 bytes 0xeb 0x01 (the multicodec varint of bls12_381-g2-pub) and the 96-byte key.
+ * Base58 is positional over the whole number, so the key's own bytes reach the third character:
+ * the 98-byte numbers that start 0xeb 0x01 span "UC6E..." to "UC7m..." (all 134 characters long).
+ * Most keys give "zUC7", about 1 in 300 (a compressed key whose first byte is 0x80 and second is
+ * small) gives "zUC6"; both are the same kind of key.
+ */
+const BLS_G2_FINGERPRINT_PREFIXES = ['zUC6', 'zUC7'] as const;
 
 /** The DID and verification method id of a BLS12-381 G2 key. */
 export interface BlsDidKey {
@@ -33,7 +40,7 @@ export interface BlsDidDocument {
  * A BLS12-381 G2 fingerprint: 'z' + base58btc of 0xeb 0x01 and the 96-byte key, 135 characters
  * (checked before decoding: base58 decoding costs the square of the length).
  */
-const BLS_G2_FINGERPRINT = /^zUC7[1-9A-HJ-NP-Za-km-z]{131}$/;
+const BLS_G2_FINGERPRINT = /^zUC[67][1-9A-HJ-NP-Za-km-z]{131}$/;
 
 /** A short, printable form of an untrusted identifier for messages. */
 export function shortId(value: string, max = 160): string {
@@ -43,7 +50,7 @@ export function shortId(value: string, max = 160): string {
 
 /** True for a did:key URL (DID or DID URL with fragment) whose key is BLS12-381 G2. */
 export function isBlsDidKeyUrl(url: string): boolean {
-  return url.startsWith(`${DID_KEY_PREFIX}${BLS_G2_FINGERPRINT_PREFIX}`);
+  return BLS_G2_FINGERPRINT_PREFIXES.some((prefix) => url.startsWith(`${DID_KEY_PREFIX}${prefix}`));
 }
 
 /** The did:key identifiers of a public key given in base58 (as Bls12381G2KeyPair exposes it). */
@@ -62,7 +69,7 @@ export async function resolveBlsDidKey(url: string): Promise<BlsDidDocument> {
   const [did, fragment] = url.split('#', 2) as [string, string | undefined];
   const fingerprint = did.slice(DID_KEY_PREFIX.length);
   if (!BLS_G2_FINGERPRINT.test(fingerprint)) {
-    throw new UnprocessableError(`${shortId(did)} is not a valid BLS12-381 G2 did:key (expected did:key:zUC7 and 131 base58 characters)`, { field: 'verificationMethod' });
+    throw new UnprocessableError(`${shortId(did)} is not a valid BLS12-381 G2 did:key (expected did:key:zUC7 or did:key:zUC6 and 131 base58 characters)`, { field: 'verificationMethod' });
   }
   const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   let publicKeyBase58: string;

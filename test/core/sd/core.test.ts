@@ -19,6 +19,15 @@ const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal wi
 const FIXED_DID =
   'did:key:zUC7H4kksLQr5yQHYBW45AW3cppuvvG5vdhzWKZN7ZwHcBPG1cBGCTxSgyURgPxhmRZriy3vtgQZEjgEAni1Qmd2mZNxQJkCYoTnSp7Z5fsGr3pmfwCCBBqnkzghotM6RGcswkw';
 
+/**
+ * A phrase whose did:key starts "zUC6": base58 carries the key's leading bytes into the third
+ * character, and about 1 in 300 keys give "zUC6" instead of "zUC7" (see didKey.ts). Found by
+ * drawing random phrases; such an issuer's credentials could once not be derived or verified.
+ */
+const UC6_PHRASE = 'hour know health brisk slim track change smart kid fold blossom jewel';
+const UC6_DID =
+  'did:key:zUC6zzYTktznTFrTs4nHPcEyhP6iiaLRmTRDHmi67zKff68BC24HpPhkf83Wk756TtsHFLAb7fvNnGpKHzntKJkdZrREwKYd3eXf4r53tM44WgWcrLhqLGu4gGFcmGQVrePSKim';
+
 const tmp = tempDir('vc-sd-core-');
 afterAll(() => tmp.cleanup());
 
@@ -38,6 +47,26 @@ describe('issuer key from a BIP39 phrase', () => {
     const document = await resolveBlsDidKey(FIXED_DID);
     expect(document.verificationMethod[0]!.publicKeyBase58).toBe(key.publicKeyBase58);
     expect(document.assertionMethod).toEqual([key.verificationMethod]);
+  });
+
+  it('works end to end for a key whose did:key starts zUC6 as for zUC7 (same multicodec, other key bytes)', async () => {
+    const key = await deriveBlsKeyPair(UC6_PHRASE);
+    expect(key.did).toBe(UC6_DID);
+    const document = await resolveBlsDidKey(key.verificationMethod);
+    expect(document.verificationMethod[0]!.publicKeyBase58).toBe(key.publicKeyBase58);
+    const config = parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: UC6_PHRASE, VC_TRUSTED_ISSUERS: UC6_DID }, path.join(tmp.dir, 'uc6'));
+    const ctx = new Context({ config });
+    try {
+      const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:erin' });
+      expect(credential.issuer).toBe(UC6_DID);
+      const { nonce } = createVerifierNonce(ctx, { ttlSeconds: 60 });
+      const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['nationality'], nonce });
+      const result = await verifySelectiveDisclosure(ctx, { vc });
+      expect(result.checks.filter((check) => !check.valid)).toEqual([]);
+      expect(result.verified).toBe(true);
+    } finally {
+      await ctx.close();
+    }
   });
 
   it('rejects phrases that are not 12/24 words with a valid checksum', async () => {
