@@ -5,7 +5,7 @@
  * separate process, so its memory is measured alone). It reports requests/s and p50/p99 latency
  * per route next to the same operations called in process (median and p99 of sequential calls),
  * the count of failed requests (which must be zero), and the server's RSS before and after (the
- * medians of its last 5 s of samples under the warm-up load and under the measured load).
+ * medians of its last 15 s of samples under the warm-up load and under the measured load).
  *
  * During the load, the bench process also asks GET /healthz one request at a time, one every
  * HEALTH_INTERVAL_MS (or right after the previous answer when that took longer), and reports
@@ -45,7 +45,7 @@ const MAX_MEMORY_GROWTH = 1.2;
 export const ACCEPTANCE = { healthP99Ms: 100, minThroughputRatio: 1.6, failedRequests: 0, maxMemoryRatio: MAX_MEMORY_GROWTH } as const;
 /** Interval of the RSS samples, and the final window of each run whose median is its RSS. */
 const RSS_SAMPLE_MS = 500;
-const RSS_WINDOW_MS = 5000;
+const RSS_WINDOW_MS = 15_000;
 /** Interval of the GET /healthz samples during the load. */
 const HEALTH_INTERVAL_MS = 75;
 
@@ -147,12 +147,13 @@ export interface HttpBenchReport {
     /** Length of the warm-up run of the same load shape (its requests count as failed too when they fail). */
     warmupSeconds: number;
     /**
-     * The "before": the median RSS over the last 5 s of the warm-up run, under load. Medians of
-     * samples, not single readings: each thread's heap collects on its own, so RSS swings by
-     * tens of MiB from one second to the next with worker threads (see pointsMiB).
+     * The "before": the median RSS over the last 15 s of the warm-up run, under load. Medians of
+     * samples, not single readings: each thread's heap collects on its own, and a worker is
+     * replaced every 500 calls (BBS_CALLS_PER_WORKER), so RSS swings by tens of MiB from one
+     * second to the next with worker threads (see pointsMiB).
      */
     rssBeforeMiB: number;
-    /** The "after": the median RSS over the last 5 s of the load run. */
+    /** The "after": the median RSS over the last 15 s of the load run. */
     rssAfterMiB: number;
     /** rssAfter / rssBefore; acceptance: at most 1.2. */
     ratio: number;
@@ -207,7 +208,7 @@ interface ServerProcess {
 /** Starts `vc serve --role all --port 0` on `home` and resolves with its URLs once listening. */
 async function startServerProcess(home: string, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   // cwd is the home so no .env of the checkout is read: the bench controls the configuration.
-  const child = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', '--role', 'all', '--port', '0'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(process.env.VC_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), VC_BIN, '--home', home, 'serve', '--role', 'all', '--port', '0'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const statuses: Record<string, number> = {};
   let stderrTail = '';
   let pending = '';

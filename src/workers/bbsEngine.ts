@@ -4,7 +4,8 @@
  * use every core and never block the event loop. Callers see what the in-process engine gives:
  * the same results and reasons, and errors rebuilt as the same classes (protocol.ts); on top,
  * OverloadedError when the pool's queue is full, and InternalError when a worker dies or overruns
- * its deadline during the call (it is replaced).
+ * its deadline during the call (it is replaced). Workers are also replaced, without failing any
+ * call, every BBS_CALLS_PER_WORKER calls: the memory MATTR's WebAssembly leaks goes with them.
  */
 import { UnknownDocumentError } from '../bbs/documentLoader.js';
 import type { BbsEngine } from '../bbs/engine.js';
@@ -16,6 +17,15 @@ import { WorkerPool, defaultWorkerCount, workerEntry } from './pool.js';
 
 type Methods = typeof BBS_WORKER_METHODS;
 
+/**
+ * Calls after which a BBS+ worker is replaced by a fresh one. MATTR's BBS+ WebAssembly never
+ * gives back the memory of a proof: its linear memory grows by about 125 KiB for each proof
+ * derived or verified (12.5 MiB per 100 calls, in process as in a worker), so a long-running
+ * server grows by about 100 KiB per request; a worker's memory goes with its thread. 500 calls bound that to about 60 MiB per worker, and a fresh
+ * worker (about 0.5 s of one core to load and self-test) per 500 calls costs about 1%.
+ */
+export const BBS_CALLS_PER_WORKER = 500;
+
 export interface BbsWorkerPoolOptions {
   /** Worker threads (default: one per core). */
   size?: number | undefined;
@@ -23,6 +33,8 @@ export interface BbsWorkerPoolOptions {
   queueLimit?: number | undefined;
   /** Deadline of one running call in ms (default DEFAULT_CALL_TIMEOUT_MS). */
   callTimeoutMs?: number | undefined;
+  /** Calls after which a worker is replaced by a fresh one (default BBS_CALLS_PER_WORKER). */
+  maxCallsPerWorker?: number | undefined;
   /** The worker module (default the built bbsWorker.js); tests wrap it. */
   entry?: URL | undefined;
   /** Receives a line per worker that failed and was replaced. */
@@ -43,6 +55,7 @@ export class BbsWorkerPool implements BbsEngine {
       callTimeoutMs: options.callTimeoutMs,
       errorClasses: [UnknownDocumentError, MalformedProofValueError, DescribedProofError],
       log: options.log,
+      maxCallsPerWorker: options.maxCallsPerWorker ?? BBS_CALLS_PER_WORKER,
     });
     return new BbsWorkerPool(pool);
   }

@@ -15,6 +15,9 @@
  *   call running longer than `callTimeoutMs` fails the same way and its worker is stopped and
  *   replaced. So no caller waits forever: a running call ends within the deadline, and a waiting
  *   one waits for at most the calls ahead of it.
+ * - With `maxCallsPerWorker`, a worker that answered that many calls is replaced by a fresh one
+ *   (started and self-tested while the old one still serves, which then stops once idle): the
+ *   memory a leaking library holds in the thread goes with it.
  * - `close` refuses new calls, fails those waiting, and stops every worker; it resolves once all
  *   threads have exited.
  */
@@ -68,6 +71,11 @@ export interface WorkerPoolOptions {
   errorClasses?: readonly ErrorClass[] | undefined;
   /** Receives one line per worker that failed and was replaced (the server's error log). */
   log?: ((message: string) => void) | undefined;
+  /**
+   * Calls after which a worker is replaced by a fresh one (default: never). For libraries that
+   * leak: what a thread's isolate holds, its WebAssembly memory included, is freed when it exits.
+   */
+  maxCallsPerWorker?: number | undefined;
 }
 
 interface Job {
@@ -86,6 +94,12 @@ interface Slot {
   ready: boolean;
   /** Being stopped (a call overran its deadline): takes no more calls; replaced once it exits. */
   retiring: boolean;
+  /** Calls answered so far. */
+  calls: number;
+  /** Served its maxCallsPerWorker: a replacement is starting; it keeps serving until that is ready. */
+  recycling: boolean;
+  /** Its replacement is ready: stopped as soon as it is idle. */
+  replaced: boolean;
   /** What the worker's `prepare` returned. */
   info?: unknown;
   current?: Job | undefined;
@@ -135,7 +149,7 @@ export class WorkerPool {
 
   /** What each worker that serves calls reported when it became ready (e.g. its self-test figures). */
   workerInfo(): Array<{ threadId: number; info: unknown }> {
-    return this.slots.filter((slot) => slot.ready && !slot.retiring).map((slot) => ({ threadId: slot.threadId, info: slot.info }));
+    return this.slots.filter((slot) => slot.ready && !slot.retiring && !slot.replaced).map((slot) => ({ threadId: slot.threadId, info: slot.info }));
   }
 
   /** Calls waiting for a worker. */
@@ -215,7 +229,31 @@ export class WorkerPool {
   }
 
   private idle(slot: Slot): boolean {
-    return slot.ready && !slot.retiring && slot.current === undefined;
+    return slot.ready && !slot.retiring && !slot.replaced && slot.current === undefined;
+  }
+
+  /**
+   * Replaces a worker that answered maxCallsPerWorker calls (its memory is freed with its
+   * thread): a fresh worker starts and self-tests while this one keeps serving, then this one
+   * stops once idle. One worker at a time, so the pool never loses more than that one's share.
+   */
+  private recycleIfDue(slot: Slot): void {
+    const max = this.options.maxCallsPerWorker;
+    if (max === undefined || slot.calls < max || slot.recycling || this.closed) return;
+    if (this.slots.some((other) => other.recycling || !other.ready)) return;
+    slot.recycling = true;
+    this.spawn().then(
+      () => {
+        slot.replaced = true;
+        if (slot.current === undefined) this.retire(slot);
+      },
+      (error: unknown) => {
+        // Keep this one serving; try again after as many calls.
+        slot.recycling = false;
+        slot.calls = 0;
+        this.options.log?.(`a fresh ${this.options.name} worker thread failed to start (to replace one after ${max} calls): ${describeError(error)}`);
+      },
+    );
   }
 
   /** Stops a worker that must take no more calls; its exit replaces it. */
@@ -234,7 +272,7 @@ export class WorkerPool {
   private spawn(): Promise<void> {
     const worker = new Worker(this.options.entry);
     let markExited: () => void = () => undefined;
-    const slot: Slot = { worker, threadId: worker.threadId, ready: false, retiring: false, exited: new Promise<void>((resolve) => (markExited = resolve)) };
+    const slot: Slot = { worker, threadId: worker.threadId, ready: false, retiring: false, calls: 0, recycling: false, replaced: false, exited: new Promise<void>((resolve) => (markExited = resolve)) };
     this.slots.push(slot);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -269,7 +307,12 @@ export class WorkerPool {
             this.finish(slot, job);
             if (message.type === 'result') job.resolve({ value: message.value, threadId: slot.threadId });
             else job.reject(reviveError(message.error, this.options.errorClasses ?? [], slot.threadId));
-            this.next(slot);
+            slot.calls += 1;
+            if (slot.replaced) this.retire(slot);
+            else {
+              this.recycleIfDue(slot);
+              this.next(slot);
+            }
             return;
           }
         }
@@ -296,9 +339,10 @@ export class WorkerPool {
             : `the ${this.options.name} worker thread running ${job.method} stopped (${cause}); it is being replaced`;
           job.reject(new InternalError(message, { cause: slot.crash }));
         }
-        if (this.closed || !slot.ready) {
-          // Not replaced: the pool is closing, or the worker never got ready (replacing it would
-          // fail the same way). With no worker left, nothing waiting can ever run.
+        if (this.closed || !slot.ready || slot.recycling) {
+          // Not replaced: the pool is closing, the worker never got ready (replacing it would
+          // fail the same way), or its replacement is already starting (a recycled worker). With
+          // no worker left, nothing waiting can ever run.
           if (this.slots.length === 0) this.failWaiting(`no ${this.options.name} worker is running (see the server log)`);
           return;
         }

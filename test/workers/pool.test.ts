@@ -3,7 +3,8 @@
  * in the middle of a call (process.exit, an uncaught exception) or overruns its deadline fails
  * that call with an InternalError at once, never a hang, and is replaced by a fresh worker that
  * serves the next call; a full queue refuses calls at once with OverloadedError while the calls
- * it holds all succeed; closing fails what waits and ends every thread.
+ * it holds all succeed; a worker is recycled after its share of calls without failing any;
+ * closing fails what waits and ends every thread.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,34 @@ describe('back-pressure', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('recycling', () => {
+  it('a worker that answered maxCallsPerWorker calls is replaced by a fresh, self-tested one, and no call fails', async () => {
+    const pool = await BbsWorkerPool.start({ size: 2, maxCallsPerWorker: 3 });
+    try {
+      const first = pool.threadIds;
+      const served = new Set<number>();
+      for (let round = 0; round < 8; round++) {
+        const results = await Promise.all(Array.from({ length: 6 }, () => pool.callTraced('findUndefinedTerms', signed)));
+        for (const result of results) {
+          expect(result.value).toBeUndefined();
+          served.add(result.threadId);
+        }
+        // Give replacements time to start between rounds.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      await waitForWorkers(pool, 2);
+      const fresh = [...served].filter((id) => !first.includes(id));
+      expect(fresh.length).toBeGreaterThan(0);
+      expect(pool.threadIds.some((id) => !first.includes(id))).toBe(true);
+      for (const worker of pool.workerInfo()) expect(worker).toMatchObject({ selfTested: true, randomness: { draws: expect.any(Number) as number } });
+      expect(await pool.verifyDerivedProof(derived)).toEqual({ verified: true });
+    } finally {
+      await pool.close();
+    }
+    expect(pool.size).toBe(0);
   });
 });
 
