@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UnprocessableError } from '../errors.js';
 import { packageRoot } from '../paths.js';
-import { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL } from './contextUrls.js';
+import { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL, SD_PASSPORT_V2_CONTEXT_URL } from './contextUrls.js';
 import { isBlsDidKeyUrl, resolveBlsDidKey } from './didKey.js';
 
-export { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL };
+export { BBS_V1_URL, CREDENTIALS_V1_URL, SD_PASSPORT_CONTEXT_URL, SD_PASSPORT_SCHEMA_URL, SD_PASSPORT_V2_CONTEXT_URL };
 /** Re-exported for the modules that locate fixtures/ through this one. */
 export { packageRoot };
 
@@ -24,6 +24,7 @@ export const BUNDLED_DOCUMENTS: Readonly<Record<string, string>> = {
   'https://w3id.org/security/suites/jws-2020/v1': 'security-suites-jws-2020-v1.json',
   'https://www.w3.org/ns/did/v1': 'did-v1.json',
   [SD_PASSPORT_CONTEXT_URL]: 'sd-passport-v1.json',
+  [SD_PASSPORT_V2_CONTEXT_URL]: 'sd-passport-v2.json',
   [SD_PASSPORT_SCHEMA_URL]: 'sd-passport-v1.schema.json',
 };
 

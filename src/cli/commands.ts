@@ -69,18 +69,23 @@ export const COMMANDS: readonly CliCommand[] = [
   {
     path: 'issuer issue',
     operation: pbq.pbqIssue,
-    variants: { option: 'format', description: 'credential format: iden3 (proof by query) or bbs (selective disclosure)', choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue }, default: 'iden3' },
+    variants: {
+      option: 'format',
+      description: 'credential format: iden3 (proof by query), bbs (selective disclosure, BbsBlsSignature2020) or bbs-2023 (selective disclosure, W3C Data Integrity on VC 2.0)',
+      choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue, 'bbs-2023': sd.sdIssueBbs2023 },
+      default: 'iden3',
+    },
     alternatives: [{ field: 'batch', operation: pbq.pbqIssueBatch, variant: 'iden3' }],
     jsonLines: ['batch'],
     lines: (result: { credentials?: unknown[] }) => (Array.isArray(result.credentials) ? result.credentials : undefined),
-    description: 'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch) or BBS+ (--format bbs, for selective disclosure)',
+    description: 'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch) or BBS+ (--format bbs or bbs-2023, for selective disclosure)',
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>' },
     summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
       (result) =>
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
-            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (BbsBlsSignature2020) by ${short(result.issuer)}; kept by the holder`
+            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}; kept by the holder`
             : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:
@@ -88,6 +93,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
+  $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
 
 --batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
 POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
@@ -149,9 +155,10 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     path: 'holder disclose',
     operation: sd.sdDisclose,
     flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
-    summary: summary<{ vc: { credentialSubject: Record<string, unknown> } }>((result) => {
+    summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result) => {
       const revealed = Object.keys(result.vc.credentialSubject);
-      return `disclosed ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with a BbsBlsSignatureProof2020`;
+      const proof = result.vc.proof?.cryptosuite === undefined ? 'a BbsBlsSignatureProof2020' : `a ${result.vc.proof.cryptosuite} disclosure proof`;
+      return `disclosed ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}`;
     }),
     help: `Examples:
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json

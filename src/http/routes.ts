@@ -1,7 +1,7 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, system, vcapi } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 export const ROUTES: readonly HttpRoute[] = [
@@ -16,6 +16,9 @@ export const ROUTES: readonly HttpRoute[] = [
   route('issuer', 'GET', '/issued-credentials', pbq.pbqIssued),
   route('issuer', 'GET', '/issued-credentials/:id', pbq.pbqIssued),
   route('issuer', 'POST', '/generate-sd-credentials', sd.sdIssue),
+  route('issuer', 'POST', '/generate-sd-credentials/bbs-2023', sd.sdIssueBbs2023),
+  // The W3C VC-API routes of bbs-2023 (what the W3C conformance suite drives).
+  route('issuer', 'POST', '/credentials/issue', vcapi.vcapiIssue, { status: 201 }),
   route('issuer', 'GET', '/bbs-key', sd.sdIssuerKey, { omit: ['showSecret'] }),
   route('issuer', 'POST', '/node', pbq.rhsSaveNodes, { bodyField: 'nodes' }),
   route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
@@ -24,9 +27,11 @@ export const ROUTES: readonly HttpRoute[] = [
   route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit),
   route('holder', 'POST', '/generate-selective-disclosure-vc', sd.sdDisclose, { omit: ['credential'] }),
   route('holder', 'POST', '/sd-credentials', sd.sdImport),
+  route('holder', 'POST', '/credentials/derive', vcapi.vcapiDerive, { status: 201 }),
   // Verifier.
   route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201 }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
   route('verifier', 'POST', '/nonce', sd.sdNonce),
   route('verifier', 'POST', '/verify-vc', sd.sdVerify),
+  route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422) }),
 ];

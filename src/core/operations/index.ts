@@ -8,11 +8,12 @@ import * as circuits from './circuits.js';
 import * as pbq from './pbq.js';
 import * as sd from './sd.js';
 import * as system from './system.js';
+import * as vcapi from './vcapi.js';
 
-export { chain, circuits, pbq, sd, system };
+export { chain, circuits, pbq, sd, system, vcapi };
 
 /** All operations (each module's exports are its declarations), by module, then by name: the same order under every loader. */
-export const OPERATIONS: readonly AnyOperation[] = [sd, pbq, chain, circuits, system].flatMap((group) =>
+export const OPERATIONS: readonly AnyOperation[] = [sd, vcapi, pbq, chain, circuits, system].flatMap((group) =>
   (Object.values(group) as AnyOperation[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
 );
 

@@ -41,13 +41,46 @@ export const sdIssue = defineOperation({
     }),
 });
 
+export const sdIssueBbs2023 = defineOperation({
+  name: 'sd.issueBbs2023',
+  summary: 'issue the same credential on the W3C standard: VC 2.0 with a bbs-2023 DataIntegrityProof; kept by the holder of the same wallet',
+  input: sdIssue.input.extend({
+    mandatoryPointers: z
+      .array(z.string())
+      .max(100)
+      .describe('JSON Pointers always disclosed, e.g. /issuer (default: the issuer and the validity fields)')
+      .optional(),
+  }),
+  result: BbsCredentialSchema,
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { issueBbs2023SelectiveDisclosureCredential } = await import('../sd/issue.js');
+    return issueBbs2023SelectiveDisclosureCredential(ctx, {
+      type: input.type,
+      subject: input.credentialSubject,
+      holder: input.holder,
+      expirationDate: input.expirationDate,
+      mandatoryPointers: input.mandatoryPointers,
+      names: call.names,
+    });
+  },
+});
+
 export const sdIssuerKey = defineOperation({
   name: 'sd.issuerKey',
   summary: "the issuer's BBS+ public key (did:key, BLS12-381 G2); the seed phrase only when asked for",
   input: z.strictObject({
     showSecret: z.boolean().describe('also give the BIP39 seed phrase the key derives from (a secret: keep it offline)').optional(),
   }),
-  result: z.object({ did: z.string(), verificationMethod: z.string(), type: z.string(), publicKeyBase58: z.string(), seedSource: z.string(), seedPhrase: z.string().optional() }),
+  result: z.object({
+    did: z.string(),
+    verificationMethod: z.string(),
+    type: z.string(),
+    publicKeyBase58: z.string(),
+    seedSource: z.string(),
+    seedPhrase: z.string().optional(),
+    bbs2023: z.object({ did: z.string(), verificationMethod: z.string(), type: z.literal('Multikey'), publicKeyMultibase: z.string() }),
+  }),
   mutates: false,
   run: async (ctx, input) => {
     const { describeIssuerBlsKey } = await import('../sd/issuerKey.js');
@@ -57,15 +90,16 @@ export const sdIssuerKey = defineOperation({
 
 export const sdDisclose = defineOperation({
   name: 'sd.disclose',
-  summary: "derive a credential revealing only the requested credentialSubject fields, with a BbsBlsSignatureProof2020 (spec 2.5)",
+  summary: 'derive a credential revealing only the requested credentialSubject fields: a BbsBlsSignatureProof2020 (spec 2.5), or a bbs-2023 disclosure proof from a bbs-2023 credential',
   input: z.strictObject({
     credentialType: CredentialTypeSchema.describe("credential type to disclose from (the holder's latest of that type)"),
     selectiveDisclosureKeys: z
       .array(z.string().min(1))
       .min(1, 'expected at least one key to reveal')
-      .describe('credentialSubject fields to reveal, e.g. id,name,nationality (fields the credential lacks are ignored)'),
+      .max(200)
+      .describe('credentialSubject fields to reveal, e.g. id,name,nationality (fields the credential lacks are ignored); for bbs-2023 also JSON Pointers, e.g. /credentialSubject/name'),
     nonce: z.string().min(1).describe("the verifier's nonce to bind the proof to; random when absent").optional(),
-    credential: z.unknown().describe('disclose from this BBS+ credential instead of the stored one').optional(),
+    credential: z.unknown().describe('disclose from this BBS+ (2020 or bbs-2023) credential instead of the stored one').optional(),
   }),
   result: DiscloseResultSchema,
   mutates: false,

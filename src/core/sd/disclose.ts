@@ -12,6 +12,7 @@ import { checkContexts } from './verify.js';
 import { sdEngine } from './engine.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
 import { readHolderCredential, storeHolderCredential } from './store.js';
+import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023.js';
 
 /** The holder's message of spec 2.5. */
 export const DISCLOSURE_MESSAGE = 'proof successfully generated and submitted';
@@ -25,7 +26,10 @@ const BLANK_NODE_ID_PREFIX = 'urn:bnid:';
 export interface DeriveSelectiveDisclosureOptions {
   /** Credential type to disclose from (the holder's stored credential of that type). */
   type: string;
-  /** credentialSubject fields to reveal; `id` included when asked. Keys the credential lacks are ignored. */
+  /**
+   * credentialSubject fields to reveal; `id` included when asked. Keys the credential lacks are
+   * ignored. For a bbs-2023 credential, an entry starting with `/` is a JSON Pointer into it.
+   */
   keys: readonly string[];
   /** Verifier nonce (base64) to bind the proof to; a random one when absent. */
   nonce?: string | undefined;
@@ -78,6 +82,7 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
  */
 export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
   const credential = loadCredential(ctx, options);
+  if (isDataIntegrityCredential(credential)) return deriveBbs2023Disclosure(ctx, credential, options);
   // A stored credential passed these checks when it was issued or imported; a file has not yet.
   if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.names ?? plainFieldNames, 'credential');
   else {
@@ -133,6 +138,17 @@ export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSel
   return { message: DISCLOSURE_MESSAGE, vc };
 }
 
+/** deriveSelectiveDisclosure for a credential with a bbs-2023 proof: the keys become JSON Pointers, the nonce the presentation header. */
+async function deriveBbs2023Disclosure(ctx: Context, credential: BbsCredential, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
+  const names = options.names ?? plainFieldNames;
+  if (options.credential !== undefined) await checkBbs2023BaseCredential(ctx, credential as JsonLdDocument, names, 'credential');
+  const raw = options.keys.filter((key) => key.startsWith('/'));
+  checkPointers(raw, 'selectiveDisclosureKeys', names);
+  const pointers = [...new Set(options.keys.map((key) => (key.startsWith('/') ? key : subjectPointer(key))))];
+  const vc = await deriveBbs2023Credential(ctx, credential as JsonLdDocument, pointers, nonceBytes(options.nonce, names), options.type);
+  return { message: DISCLOSURE_MESSAGE, vc };
+}
+
 export interface StoreSelectiveDisclosureCredentialResult {
   stored: true;
   type: string;
@@ -147,10 +163,11 @@ export interface StoreSelectiveDisclosureCredentialResult {
  * now, or an issuer signature that does not verify. The same checks as the verifier's, up front.
  */
 export async function checkDisclosableCredential(ctx: Context, credential: BbsCredential, names: FieldNamer, base: string): Promise<void> {
+  if (isDataIntegrityCredential(credential)) return checkBbs2023BaseCredential(ctx, credential as JsonLdDocument, names, base);
   const at = (relative: string): string => joinPath(base, relative);
   const refuse = (relative: string, reason: string): UnprocessableError => new UnprocessableError(`${names(base)}: ${reason}`, { field: at(relative) });
   if (!['BbsBlsSignature2020', 'sec:BbsBlsSignature2020'].includes(credential.proof.type)) {
-    throw refuse('proof.type', `proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020)`);
+    throw refuse('proof.type', `proof type ${credential.proof.type} cannot be selectively disclosed (expected BbsBlsSignature2020, or a DataIntegrityProof with cryptosuite bbs-2023)`);
   }
   const keyword = findEmbeddedKeyword(credential);
   if (keyword !== undefined) throw refuse(keyword, `${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);

@@ -21,6 +21,8 @@ import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './engine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
 import { storeHolderCredential } from './store.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023.js';
+import { loadIssuerBbs2023Key } from '../../bbs2023/suite.js';
 
 export interface IssueSelectiveDisclosureOptions {
   /** Credential type (default PassportCredential); it must be defined by a bundled context. */
@@ -35,6 +37,8 @@ export interface IssueSelectiveDisclosureOptions {
   expirationDate?: string | undefined;
   /** Keep the credential in the holder's store of this wallet (default true). */
   store?: boolean | undefined;
+  /** bbs-2023 only: JSON Pointers always disclosed (default: the issuer and the validity fields). */
+  mandatoryPointers?: readonly string[] | undefined;
 }
 
 /** The contexts every BBS+ credential of ours carries, in order. */
@@ -124,4 +128,35 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   const credential = signed as BbsCredential;
   if (options.store !== false) storeHolderCredential(ctx, type, credential);
   return credential;
+}
+
+/**
+ * Issues the same credential as issueSelectiveDisclosureCredential on the W3C standard: VC Data
+ * Model 2.0 (validFrom, validUntil) with a bbs-2023 DataIntegrityProof under the issuer's bbs-2023
+ * did:key, and keeps it for the holder of this wallet.
+ */
+export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, options: IssueSelectiveDisclosureOptions = {}): Promise<BbsCredential> {
+  const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
+  const names = options.names ?? plainFieldNames;
+  const subject = resolveSubject(type, options);
+  const key = await loadIssuerBbs2023Key(ctx);
+  const issuedAt = ctx.now();
+  const unsigned: JsonLdDocument = {
+    '@context': [...BBS_2023_CREDENTIAL_CONTEXTS],
+    id: `urn:uuid:${randomUUID()}`,
+    type: ['VerifiableCredential', type],
+    issuer: key.did,
+    validFrom: issuedAt.toISOString(),
+    ...(options.expirationDate !== undefined ? { validUntil: checkExpirationDate(options.expirationDate, issuedAt, names) } : {}),
+    ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema' } } : {}),
+    credentialSubject: subject,
+  };
+  const keyword = findEmbeddedKeyword(unsigned);
+  if (keyword !== undefined) {
+    throw new InputError(`${names('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
+  }
+  const { credential } = await signBbs2023Credential(ctx, unsigned, { mandatoryPointers: options.mandatoryPointers, names, base: 'credentialSubject' });
+  parseInput(BbsCredentialSchema, credential, 'signed credential');
+  if (options.store !== false) storeHolderCredential(ctx, type, credential as BbsCredential);
+  return credential as BbsCredential;
 }

@@ -3,6 +3,7 @@
  */
 import type { Context } from '../../context.js';
 import { loadIssuerBlsKey, readIssuerSeedPhrase, type SeedPhraseSource } from '../../bbs/keys.js';
+import { loadIssuerBbs2023Key } from '../../bbs2023/suite.js';
 
 export interface IssuerBlsKeyDescription {
   did: string;
@@ -13,17 +14,21 @@ export interface IssuerBlsKeyDescription {
   seedSource: SeedPhraseSource;
   /** Present only with `showSecret`. */
   seedPhrase?: string;
+  /** The bbs-2023 key of the same phrase (the IETF BBS key generation, so another key and did:key). */
+  bbs2023: { did: string; verificationMethod: string; type: 'Multikey'; publicKeyMultibase: string };
 }
 
 /** The issuer's BBS+ public key as a did:key; includes the seed phrase only when `showSecret` is set. */
 export async function describeIssuerBlsKey(ctx: Context, options: { showSecret?: boolean } = {}): Promise<IssuerBlsKeyDescription> {
   const key = await loadIssuerBlsKey(ctx);
+  const key2023 = await loadIssuerBbs2023Key(ctx);
   const description: IssuerBlsKeyDescription = {
     did: key.did,
     verificationMethod: key.verificationMethod,
     type: 'Bls12381G2Key2020',
     publicKeyBase58: key.publicKeyBase58,
     seedSource: key.seedSource,
+    bbs2023: { did: key2023.did, verificationMethod: key2023.verificationMethod, type: 'Multikey', publicKeyMultibase: key2023.publicKeyMultibase },
   };
   if (options.showSecret === true) description.seedPhrase = (await readIssuerSeedPhrase(ctx)).phrase;
   return description;

@@ -59,14 +59,15 @@ export const BbsProofSchema = z.looseObject({
 });
 export type BbsProof = z.output<typeof BbsProofSchema>;
 
-/** A credential signed with BbsBlsSignature2020 (spec 2.4, issuer output) or derived from one (2.5). */
+/** A credential signed with BbsBlsSignature2020 (spec 2.4, issuer output) or derived from one (2.5), or the same with a bbs-2023 DataIntegrityProof. */
 export const BbsCredentialSchema = z.looseObject({
   '@context': ContextSchema,
   id: z.string().optional(),
   type: z.union([z.string(), z.array(z.string()).min(1)]),
   credentialSubject: CredentialSubjectSchema,
   issuer: z.union([z.string(), z.looseObject({ id: z.string() })]),
-  issuanceDate: z.string(),
+  // VC 2.0 (bbs-2023) has validFrom instead; the validity checks of each suite require their field.
+  issuanceDate: z.string().optional(),
   proof: BbsProofSchema,
 });
 export type BbsCredential = z.output<typeof BbsCredentialSchema>;

@@ -11,6 +11,7 @@ import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './
 import { sdEngine } from './engine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
+import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 
@@ -164,6 +165,14 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
     checks.push({ id: 'proof-type', valid: false, reason: 'the credential has no proof object with a verificationMethod' });
     return finish(checks);
   }
+  if (isDataIntegrityCredential(vc)) {
+    const derived = await checkDerivedBbs2023(ctx, vc);
+    checks.push(...derived.checks);
+    if (!checks.some((check) => check.id === 'proof')) return finish(checks);
+    const header = derived.presentationHeader;
+    const nonce = header === undefined || header.length === 0 ? undefined : Buffer.from(header).toString('base64');
+    return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkBbs2023Validity(vc, ctx.now()), options);
+  }
   if (proofType !== 'BbsBlsSignatureProof2020') {
     checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020, got ${shortId(JSON.stringify(proofType) ?? 'nothing', 60)}` });
     return finish(checks);
@@ -189,7 +198,24 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
     checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
   }
   checks.push(proofCheck.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: proofCheck.reason ?? 'the BBS+ proof does not verify' });
+  const nonce = typeof proof.nonce === 'string' ? proof.nonce : undefined;
+  return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkValidityDates(vc, ctx.now()), options);
+}
 
+/**
+ * The checks both suites share after the proof: the issuer is the key's controller, the key is
+ * trusted, the validity dates hold, and the nonce the proof is bound to is one of ours, unused
+ * (used up only when everything else passed, so a failed verification does not burn it).
+ */
+function finishWithBindings(
+  ctx: Context,
+  vc: Record<string, unknown>,
+  checks: VerificationCheck[],
+  verificationMethod: string,
+  nonce: string | undefined,
+  validity: string | undefined,
+  options: VerifySelectiveDisclosureOptions,
+): VerifySelectiveDisclosureResult {
   const issuer = typeof vc.issuer === 'string' ? vc.issuer : typeof record(vc.issuer)?.id === 'string' ? (record(vc.issuer)!.id as string) : undefined;
   checks.push(
     issuer === controllerOf(verificationMethod)
@@ -201,10 +227,8 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
         },
   );
   checks.push(checkTrust(ctx, verificationMethod));
-  const validity = checkValidityDates(vc, ctx.now());
   checks.push(validity === undefined ? { id: 'validity', valid: true } : { id: 'validity', valid: false, reason: validity });
 
-  const nonce = typeof proof.nonce === 'string' ? proof.nonce : undefined;
   // VC_REQUIRE_NONCE requires a nonce of ours for every verification; a caller cannot lift it.
   const inspected = inspectNonce(ctx, nonce, options.requireNonce === true || ctx.config.verifier.requireNonce);
   const othersValid = checks.every((check) => check.valid);

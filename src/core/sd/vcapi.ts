@@ -1,0 +1,92 @@
+/**
+ * The W3C VC-API operations on bbs-2023 (see src/core/operations/vcapi.ts): issue a given
+ * credential, derive a disclosure by JSON Pointers, verify a proof. Every check of the sd.* flow
+ * that does not depend on the spec's flat passport subjects applies here too.
+ */
+import type { Context } from '../../context.js';
+import { InputError } from '../../errors.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
+import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
+import { loadIssuerBbs2023Key, proofHeader, verifyBbs2023 } from '../../bbs2023/suite.js';
+import {
+  bbs2023Loader,
+  checkBbs2023BaseCredential,
+  checkBbs2023Contexts,
+  checkBbs2023Shape,
+  checkPointers,
+  completeForBbs2023,
+  deriveBbs2023Credential,
+  signBbs2023Credential,
+} from './bbs2023.js';
+import { findEmbeddedKeyword } from './documentChecks.js';
+import { shortId } from '../../bbs/didKey.js';
+
+type Json = Record<string, unknown>;
+
+/** POST /credentials/issue: the credential signed, with the issuer filled in when absent. */
+export async function vcApiIssue(ctx: Context, options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer }): Promise<{ verifiableCredential: Json }> {
+  const names = options.names ?? plainFieldNames;
+  const completed = completeForBbs2023(options.credential, ctx.now());
+  if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
+  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential' });
+  return { verifiableCredential: credential };
+}
+
+/** POST /credentials/derive: the base credential checked, then a disclosure of the pointers bound to the presentation header. */
+export async function vcApiDerive(
+  ctx: Context,
+  options: { credential: Json; selectivePointers: readonly string[]; presentationHeader?: string | undefined; names?: FieldNamer },
+): Promise<{ verifiableCredential: Json }> {
+  const names = options.names ?? plainFieldNames;
+  const pointers = checkPointers(options.selectivePointers, 'options.selectivePointers', names);
+  let header = new Uint8Array();
+  if (options.presentationHeader !== undefined) {
+    const bytes = Buffer.from(options.presentationHeader, 'base64url');
+    if (bytes.toString('base64url') !== options.presentationHeader) {
+      throw new InputError(`${names('options.presentationHeader')}: expected base64url without padding`, { field: 'options.presentationHeader' });
+    }
+    header = new Uint8Array(bytes);
+  }
+  await checkBbs2023BaseCredential(ctx, options.credential, names, 'verifiableCredential');
+  const derived = await deriveBbs2023Credential(ctx, options.credential, pointers, header, 'given');
+  return { verifiableCredential: derived };
+}
+
+export interface VcApiVerifyResult {
+  verified: boolean;
+  checks: string[];
+  warnings: unknown[];
+  errors: Array<{ name: string; message: string }>;
+}
+
+function failed(message: string): VcApiVerifyResult {
+  return { verified: false, checks: ['proof'], warnings: [], errors: [{ name: 'VerificationError', message }] };
+}
+
+/**
+ * POST /credentials/verify: the domain and challenge asked for, the proof's form, contexts (known
+ * ones only), shape, terms JSON-LD would drop, then the proof itself (purpose, dates, signature).
+ */
+export async function vcApiVerify(ctx: Context, options: { credential: Json; domain?: string | undefined; challenge?: string | undefined }): Promise<VcApiVerifyResult> {
+  const credential = options.credential;
+  const proof = credential.proof;
+  if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return failed('the credential has no proof object');
+  const { domain, challenge } = proof as Json;
+  if (options.domain !== undefined && domain !== options.domain) return failed(`proof.domain ${shortId(JSON.stringify(domain) ?? 'absent', 80)} does not match options.domain`);
+  if (options.challenge !== undefined && challenge !== options.challenge) return failed(`proof.challenge ${shortId(JSON.stringify(challenge) ?? 'absent', 80)} does not match options.challenge`);
+  const header = proofHeader(credential);
+  if ('problem' in header) return failed(header.problem);
+  const contexts = checkBbs2023Contexts(credential);
+  if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
+  const keyword = findEmbeddedKeyword(credential);
+  if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
+  const shape = checkBbs2023Shape(credential);
+  if (shape !== undefined) return failed(shape);
+  const loader = await bbs2023Loader(ctx);
+  const { proof: _proof, ...document } = credential;
+  const undefinedTerm = await findUndefinedJsonLdTerms(document, loader);
+  if (undefinedTerm !== undefined) return failed(undefinedTerm);
+  const result = await verifyBbs2023(credential, loader, ctx.now());
+  if (!result.verified) return failed(result.reason ?? 'the bbs-2023 proof does not verify');
+  return { verified: true, checks: ['proof'], warnings: [], errors: [] };
+}
