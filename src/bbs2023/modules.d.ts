@@ -42,5 +42,7 @@ declare module '@digitalbazaar/vc' {
   }
   export function issue(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string }): Promise<Record<string, unknown>>;
   export function derive(options: { verifiableCredential: object; suite: unknown; documentLoader: Loader }): Promise<Record<string, unknown>>;
-  export function verifyCredential(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string; checkStatus?: unknown }): Promise<VerifyResult>;
+  export function verifyCredential(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string; checkStatus?: unknown; purpose?: unknown }): Promise<VerifyResult>;
+  /** Extends jsonld-signatures' AssertionProofPurpose with the check that the issuer controls the key. */
+  export class CredentialIssuancePurpose {}
 }

@@ -20,7 +20,7 @@ describe('the operation table', () => {
     const names = OPERATIONS.map((operation) => operation.name);
     expect(new Set(names).size).toBe(names.length);
     for (const operation of OPERATIONS) {
-      expect(operation.name).toMatch(/^[a-z]+\.[a-zA-Z]+$/);
+      expect(operation.name).toMatch(/^[a-z]+\.[a-zA-Z][a-zA-Z0-9]*$/);
       expect(operation.input, operation.name).toBeInstanceOf(z.ZodObject);
       expect(operation.summary.length, operation.name).toBeGreaterThan(10);
     }

@@ -182,34 +182,6 @@ describe('rejections', () => {
     }
   }, LONG);
 
-  it('a revoked credential: revoke publishes a new state and the credential can no longer prove', async () => {
-    const second = vc(['issuer', 'issue', '--holder', holderDid, '-o', file('revoked.json')]);
-    expect(second.status, second.stderr).toBe(0);
-    const nonce = (readJson<{ credential: { credentialStatus: { revocationNonce: number } } }>('revoked.json').credential.credentialStatus.revocationNonce);
-    // A publication that fails (the reverse hash service is down) leaves the nonce in the local
-    // tree but not on chain: the retry must publish it instead of answering "already revoked".
-    const failed = vc(['issuer', 'revoke', '--nonce', String(nonce)], { RHS_URL: 'http://127.0.0.1:1' });
-    expect(failed.status, failed.stderr).toBe(4);
-    expect(failed.stderr).toMatch(/RHS_URL=http:\/\/127.0.0.1:1/);
-    const revoked = vc(['issuer', 'revoke', '--nonce', String(nonce)]);
-    expect(revoked.status, revoked.stderr).toBe(0);
-    expect(revoked.json<Json>()).toMatchObject({ nonce, txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(vc(['issuer', 'revoke', '--nonce', String(nonce)]).status).toBe(2);
-
-    expect(vc(['verifier', 'request', '-o', file('fresh.json')]).status).toBe(0);
-    const refused = vc(['holder', 'prove-submit', '--credential', file('revoked.json'), '--request', file('fresh.json')]);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/revoked/);
-
-    const ctx = context();
-    try {
-      const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('revoked.json').credential);
-      await expect(generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('fresh.json'), sender: DEV_ADDRESS, precheck: false })).rejects.toThrow(/the circuit refused the inputs/);
-    } finally {
-      await ctx.close();
-    }
-  }, LONG);
-
   it('an unreachable chain while resolving the revocation status is a network failure (exit 4), not a verdict', async () => {
     const ctx = context({ RPC_URL: 'http://127.0.0.1:1', WALLET_KEY: OTHER_KEY });
     try {
@@ -252,6 +224,33 @@ describe('rejections', () => {
       const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('credential.json').credential);
       const { response } = await generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('allowed.json'), sender: DEV_ADDRESS, precheck: false });
       await expect(submitQueryProof(ctx, response)).rejects.toMatchObject({ exitCode: 1, revertName: 'IssuerIsNotOnTheAllowedIssuersList' });
+    } finally {
+      await ctx.close();
+    }
+  }, LONG);
+
+  it('a revoked credential: revoke publishes a new state and the credential can no longer prove', async () => {
+    // The flow's credential, which the tests above have used: this test comes last among them.
+    const nonce = readJson<{ credential: { credentialStatus: { revocationNonce: number } } }>('credential.json').credential.credentialStatus.revocationNonce;
+    // A publication that fails (the reverse hash service is down) leaves the nonce in the local
+    // tree but not on chain: the retry must publish it instead of answering "already revoked".
+    const failed = vc(['issuer', 'revoke', '--nonce', String(nonce)], { RHS_URL: 'http://127.0.0.1:1' });
+    expect(failed.status, failed.stderr).toBe(4);
+    expect(failed.stderr).toMatch(/RHS_URL=http:\/\/127.0.0.1:1/);
+    const revoked = vc(['issuer', 'revoke', '--nonce', String(nonce)]);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(revoked.json<Json>()).toMatchObject({ nonce, txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(vc(['issuer', 'revoke', '--nonce', String(nonce)]).status).toBe(2);
+
+    expect(vc(['verifier', 'request', '-o', file('fresh.json')]).status).toBe(0);
+    const refused = vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('fresh.json')]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/revoked/);
+
+    const ctx = context();
+    try {
+      const credential = pbqCredentialSchema.parse(readJson<{ credential: Json }>('credential.json').credential);
+      await expect(generateQueryProof(ctx, { credential, request: readJson<CredentialRequest>('fresh.json'), sender: DEV_ADDRESS, precheck: false })).rejects.toThrow(/the circuit refused the inputs/);
     } finally {
       await ctx.close();
     }

@@ -49,7 +49,7 @@ export const vcapiDerive = defineOperation({
     }),
 });
 
-export const VcApiVerifyResultSchema = z.object({
+const VcApiVerifyResultSchema = z.object({
   verified: z.boolean(),
   checks: z.array(z.string()),
   warnings: z.array(z.unknown()),

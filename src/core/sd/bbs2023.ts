@@ -182,6 +182,9 @@ export async function signBbs2023Credential(
   const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, loader);
   if (undefinedTerm !== undefined) throw refuse('', undefinedTerm);
   const pointers = options.mandatoryPointers === undefined ? defaultMandatoryPointers(unsigned) : checkPointers(options.mandatoryPointers, 'mandatoryPointers', names);
+  // A VC 1.1 credential without issuanceDate is not a valid credential: every disclosure of it
+  // would fail verification, so the date is always disclosed.
+  if (vcVersion(unsigned) === 1 && !pointers.includes('/issuanceDate')) pointers.push('/issuanceDate');
   const missing = pointers.find((pointer) => !resolvePointer(unsigned, pointer));
   if (missing !== undefined) throw new UnprocessableError(`${names('mandatoryPointers')}: ${missing} selects nothing in the credential`, { field: 'mandatoryPointers' });
   const now = ctx.now();

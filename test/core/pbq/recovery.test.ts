@@ -5,6 +5,11 @@
  * credential reported issued proves on chain (its Merkle proof against a state the State contract
  * holds, published by a successful transaction), and the interrupted credential is either completed
  * or cleanly absent. One recovered credential also goes through a real prove-submit.
+ *
+ * The tests share one wallet and run in order. The kills of a single issuance are chained: each
+ * killed command is also the command after the previous kill (it reconciles the journal that kill
+ * left, completing its credential, before its own issuance), which halves the issuances (each a
+ * state-transition proof) while every step is still killed at and recovered from.
  */
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +19,7 @@ import { Context } from '../../../src/context.js';
 import { getIden3 } from '../../../src/iden3/wallet.js';
 import { getChain } from '../../../src/chain/chain.js';
 import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/issue.js';
+import { issuedRecords, pendingPublication, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
 import { resolveIssuerDid } from '../../../src/core/pbq/did.js';
 import { runVc, tempDir, type VcRun } from '../../helpers.js';
 
@@ -24,6 +30,7 @@ const home = path.join(tmp.dir, 'home');
 const file = (name: string): string => path.join(tmp.dir, name);
 const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
 let holderDid: string;
+let issuerDid: string;
 /** Every credential a command reported as issued (exit 0 with the credential written). */
 const reported: string[] = [];
 
@@ -46,6 +53,19 @@ function listing(): Listing {
   const run = vc(['issuer', 'credentials']);
   expect(run.status, run.stderr).toBe(0);
   return run.json<Listing>();
+}
+
+/**
+ * The listing the last test left when it completed its checks (undefined once a test starts, until
+ * it completes them): a test starts from it instead of asking the wallet again, and from a fresh
+ * listing (which also reconciles whatever a failed test left) after a failure.
+ */
+let lastListing: Listing | undefined;
+
+function startingListing(): Listing {
+  const list = lastListing ?? listing();
+  lastListing = undefined;
+  return list;
 }
 
 function walletContext(): Context {
@@ -77,24 +97,57 @@ async function provesOnChain(ctx: Context, credential: Json): Promise<void> {
 /** Credentials already shown to prove on chain (their proofs do not change afterwards). */
 const proven = new Set<string>();
 
-/** The invariants after any recovery: unique credentials, each with a proof that holds on chain. */
-async function checkWallet(): Promise<Listing> {
-  const list = listing();
-  const ids = list.credentials.map((c) => c.id);
+/**
+ * The invariants on the issuer's credentials: unique credentials and revocation nonces, every
+ * credential reported issued among them, each with a proof that holds on chain. `credential`
+ * gives one credential whole.
+ */
+async function checkCredentials(credentials: Array<{ id: string; revocationNonce: number }>, credential: (ctx: Context, id: string) => Promise<Json>): Promise<void> {
+  const ids = credentials.map((c) => c.id);
   expect(new Set(ids).size, 'a credential is listed twice').toBe(ids.length);
-  const nonces = list.credentials.map((c) => c.revocationNonce);
+  const nonces = credentials.map((c) => c.revocationNonce);
   expect(new Set(nonces).size, 'two credentials share a revocation nonce').toBe(nonces.length);
   for (const id of reported) expect(ids, `reported credential ${id} is missing`).toContain(id);
   const ctx = walletContext();
   try {
     for (const id of ids.filter((candidate) => !proven.has(candidate))) {
-      await provesOnChain(ctx, (await listIssuedCredentials(ctx, { id })) as Json);
+      await provesOnChain(ctx, await credential(ctx, id));
       proven.add(id);
     }
   } finally {
     await ctx.close();
   }
+}
+
+/**
+ * The invariants after any recovery (checkCredentials) on what `vc issuer credentials` lists,
+ * which reconciles any interrupted publication first; `list` is that listing when just taken.
+ */
+async function checkWallet(list: Listing = listing()): Promise<Listing> {
+  await checkCredentials(list.credentials, async (ctx, id) => (await listIssuedCredentials(ctx, { id })) as Json);
+  lastListing = list;
   return list;
+}
+
+/**
+ * The wallet as a killed command left it, read in this process without the issuer's lock, so
+ * without reconciling its journal (every vc command, `vc issuer credentials` included, would):
+ * the credentials of the issuer's completed publications, and its pending publication if any.
+ */
+async function walletAsLeft(): Promise<{ issued: IssuedRecord[]; pending: PendingPublication | undefined }> {
+  const ctx = walletContext();
+  try {
+    return { issued: issuedRecords(ctx, issuerDid), pending: pendingPublication(ctx, issuerDid) };
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** A stored credential of the wallet, whole, read without reconciling anything. */
+async function storedCredential(ctx: Context, id: string): Promise<Json> {
+  const found = await (await getIden3(ctx)).dataStorage.credential.findCredentialById(id);
+  expect(found, `credential ${id} is recorded as issued but not stored`).toBeDefined();
+  return JSON.parse(JSON.stringify(found)) as Json;
 }
 
 beforeAll(() => {
@@ -103,7 +156,10 @@ beforeAll(() => {
   const holder = vc(['holder', 'did', 'create']);
   expect(holder.status, holder.stderr).toBe(0);
   holderDid = holder.json<{ did_String: string }>().did_String;
-  expect(vc(['issuer', 'did', 'create']).status).toBe(0);
+  const issuer = vc(['issuer', 'did', 'create']);
+  expect(issuer.status, issuer.stderr).toBe(0);
+  const { payload } = issuer.json<{ payload: { method: string; id: string } }>();
+  issuerDid = `did:${payload.method}:${payload.id}`;
   // One ordinary issuance first: the identity has published once, as most issuers have.
   expect(issue('first.json').status).toBe(0);
 }, LONG);
@@ -114,26 +170,62 @@ afterAll(() => {
 });
 
 describe('vc issuer issue killed at each step', () => {
-  const steps = ['issue:prepared', 'issue:trees-updated', 'issue:tx-sent', 'issue:receipt', 'checkpoint:dumped'];
-  for (const step of steps) {
+  // Each killed run is also the next command after the previous kill: it first reconciles the
+  // journal that kill left (completing that credential), then is killed at its own step in its
+  // own issuance. The steps go from the last to the first because completing an interrupted
+  // publication passes the steps after the one it stopped at, never an earlier one: so no run is
+  // killed while completing the previous one. Between runs the wallet is read without the lock
+  // (walletAsLeft), since any vc command would reconcile the journal.
+  const steps = ['checkpoint:dumped', 'issue:receipt', 'issue:tx-sent', 'issue:trees-updated', 'issue:prepared'];
+  /** The credential the previous run was killed with, journaled and not yet completed. */
+  let interrupted: { step: string; id: string } | undefined;
+  for (const [index, step] of steps.entries()) {
+    const previous = index === 0 ? 'an ordinary issuance' : `the run killed at ${steps[index - 1]!} (completed here)`;
     it(
-      `${step}: the next issuance succeeds and the interrupted credential is completed or absent`,
+      `${step}: killed after ${previous}; its credential is journaled, to be completed by the next command`,
       async () => {
-        const before = listing().credentials.length;
+        // Every step relies on the previous one's journal: after a failure, start afresh.
+        if (interrupted === undefined && index > 0) listing();
+        lastListing = undefined;
+        const before = await walletAsLeft();
+        expect(before.pending?.credentials.map((c) => c.id), 'the journal the previous kill left').toEqual(interrupted === undefined ? undefined : [interrupted.id]);
+        const left = interrupted;
+        interrupted = undefined;
+
         const crashed = issue(`crash-${step}.json`, { VC_CRASH_AT: step });
         expect(crashed.signal, `${step}: ${crashed.stderr}`).toBe('SIGKILL');
         expect(existsSync(file(`crash-${step}.json`))).toBe(false);
 
-        const next = issue(`after-${step}.json`);
-        expect(next.status, next.stderr).toBe(0);
-        const list = await checkWallet();
+        const after = await walletAsLeft();
+        const ids = after.issued.map((record) => record.id);
         // Once journaled, the interrupted credential is completed by the next command (it would be
         // cleanly absent had the crash come before the journal: nothing is written before it).
-        expect(list.credentials.length, 'the interrupted credential was not completed').toBe(before + 2);
+        if (left !== undefined) expect(ids, `the credential interrupted at ${left.step} was not completed by the next command`).toContain(left.id);
+        expect(after.issued.length, 'the interrupted credential was not completed, or was completed twice').toBe(before.issued.length + (left === undefined ? 0 : 1));
+        await checkCredentials(after.issued, storedCredential);
+        // This run's own credential: journaled, not (yet) issued.
+        expect(after.pending?.kind).toBe('issue');
+        expect(after.pending!.credentials).toHaveLength(1);
+        const own = String(after.pending!.credentials[0]!.id);
+        expect(ids).not.toContain(own);
+        interrupted = { step, id: own };
       },
       LONG,
     );
   }
+  it(
+    `${steps.at(-1)!} (and so every step): the next ordinary issuance completes the interrupted credential, then issues its own`,
+    async () => {
+      expect(interrupted, 'the last kill left no journaled credential').toBeDefined();
+      const before = await walletAsLeft();
+      const next = issue('after-kills.json');
+      expect(next.status, next.stderr).toBe(0);
+      const list = await checkWallet();
+      expect(list.credentials.map((c) => c.id), `the credential interrupted at ${interrupted!.step} was not completed`).toContain(interrupted!.id);
+      expect(list.credentials.length, 'the interrupted credential was not completed').toBe(before.issued.length + 2);
+    },
+    LONG,
+  );
 });
 
 describe('vc issuer issue --batch killed at each step', () => {
@@ -144,7 +236,7 @@ describe('vc issuer issue --batch killed at each step', () => {
     it(
       `${step}: running the same batch again issues it once, with one state transition`,
       async () => {
-        const before = listing().credentials.length;
+        const before = startingListing().credentials.length;
         const name = step.replace(':', '-');
         writeFileSync(file(`${name}.jsonl`), `${Array.from({ length: 3 }, () => JSON.stringify({ did: holderDid })).join('\n')}\n`);
         const args = ['issuer', 'issue', '--batch', file(`${name}.jsonl`), '-o', file(`${name}-out.jsonl`)];
@@ -173,7 +265,7 @@ describe('an interrupted batch completed by another command', () => {
   it(
     'the next run of the same file gives that batch, not a second one; the run after that issues anew',
     async () => {
-      const before = listing().credentials.length;
+      const before = startingListing().credentials.length;
       writeFileSync(file('elsewhere.jsonl'), `${JSON.stringify({ did: holderDid })}\n${JSON.stringify({ did: holderDid })}\n`);
       const args = (out: string): string[] => ['issuer', 'issue', '--batch', file('elsewhere.jsonl'), '-o', file(out)];
       expect(vc(args('elsewhere-crashed.jsonl'), { VC_CRASH_AT: 'issue:tx-sent' }).signal).toBe('SIGKILL');
@@ -209,7 +301,7 @@ describe('revocation nonces of new credentials', () => {
     try {
       const iden3 = await getIden3(ctx);
       const issuer = iden3.modules.core.DID.parse(await resolveIssuerDid(ctx));
-      const used = [...listing().credentials.map((c) => c.revocationNonce)];
+      const used = [...(lastListing ?? listing()).credentials.map((c) => c.revocationNonce)];
       const auth = (await iden3.dataStorage.credential.listCredentials()).filter((c) => c.issuer === issuer.string() && c.type.includes('AuthBJJCredential'));
       expect(auth.length).toBeGreaterThan(0);
       used.push(...auth.map((c) => Number(c.credentialStatus.revocationNonce)));
@@ -236,7 +328,7 @@ describe('vc issuer revoke killed at each step', () => {
     it(
       `${step}: the next revoke of the same nonce reports it revoked, once`,
       async () => {
-        const target = listing().credentials.find((c) => !c.revoked)!;
+        const target = startingListing().credentials.find((c) => !c.revoked)!;
         const crashed = vc(['issuer', 'revoke', '--nonce', String(target.revocationNonce)], { VC_CRASH_AT: step });
         expect(crashed.signal, `${step}: ${crashed.stderr}`).toBe('SIGKILL');
         const retry = vc(['issuer', 'revoke', '--nonce', String(target.revocationNonce)]);
@@ -256,7 +348,7 @@ describe('the embedded node killed after the receipt, before its state is saved'
   it(
     'the command exits 4 instead of reporting success, and the next one publishes again',
     async () => {
-      const before = listing().credentials.length;
+      const before = startingListing().credentials.length;
       const run = issue('node-killed.json', { VC_KILL_NODE_AT: 'issue:receipt' });
       expect(run.status, run.stderr).toBe(4);
       expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -264,7 +356,7 @@ describe('the embedded node killed after the receipt, before its state is saved'
       const list = listing();
       expect(list.recovered?.kind).toBe('issue');
       expect(list.credentials.length).toBe(before + 1);
-      await checkWallet();
+      await checkWallet(list);
 
       // A credential completed by recovery is a real credential: it proves and submits on chain.
       const recoveredId = list.recovered!.credentials[0]!;
