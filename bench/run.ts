@@ -33,7 +33,7 @@ function entry(module: BenchModule, exportName: string): (...args: unknown[]) =>
 /** The known benchmarks, in the order they run. */
 const BENCHES: BenchEntry[] = [
   { name: 'startup', description: 'vc --version and --help start-up vs a bare node start', run: (m) => entry(m, 'runStartupBench')({}) },
-  { name: 'sd', description: 'BBS+ sign/derive/verify: vc vs the JSON-LD suite vs the raw library', run: (m) => entry(m, 'runSdBench')({}) },
+  { name: 'sd', description: 'BBS+ sign/derive/verify: vc vs the JSON-LD suite vs the raw library, and bbs-2023 beside BbsBlsSignature2020', run: (m) => entry(m, 'runSdBench')({}) },
   { name: 'chain', description: 'embedded chain start and contract deployment', run: (m) => entry(m, 'runChainBench')() },
   { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
   { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },

@@ -5,7 +5,9 @@
  * - suite: the MATTR JSON-LD suites alone (jsonld-signatures sign / deriveProof / verify);
  * - library: the raw BBS+ calls (blsSign / blsCreateProof / blsVerifyProof) on the same canonical
  *   statements, with the copy of bbs-signatures the suite itself loads: the floor every JSON-LD
- *   layer builds on.
+ *   layer builds on;
+ * - bbs2023: the same core operations on the W3C successor (VC 2.0, bbs-2023 DataIntegrityProof,
+ *   Digital Bazaar's libraries), the same subject and revealed fields, in a wallet of its own.
  * Operations are interleaved round by round so every layer sees the same machine load.
  * Run: node dist/bench/sd.js [runs]
  */
@@ -21,6 +23,7 @@ import { deriveBlsKeyPair } from '../src/bbs/keys.js';
 import { bbsLibraries } from '../src/bbs/library.js';
 import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/bbs/suite.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
+import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/issue.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -44,8 +47,10 @@ export interface SdBenchReport {
   vc: StepMedians;
   suite: StepMedians;
   library: StepMedians;
-  /** vc / library and suite / library: the cost of JSON-LD canonicalisation and our checks. */
-  ratios: { vcToLibrary: StepMedians; suiteToLibrary: StepMedians };
+  /** The same operations with bbs-2023 (sign: issue, derive: disclose, verify: verify with every check). */
+  bbs2023: StepMedians;
+  /** vc / library and suite / library: the cost of JSON-LD canonicalisation and our checks; bbs2023 / vc: the W3C suite against BbsBlsSignature2020. */
+  ratios: { vcToLibrary: StepMedians; suiteToLibrary: StepMedians; bbs2023ToBbs2020: StepMedians };
   /**
    * The cost of fresh randomness: the raw calls with the random source of src/bbs/library.ts
    * (node:crypto) against the same calls in a worker thread that loads the library without it (the
@@ -148,6 +153,8 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
   const runs = options.runs ?? 30;
   const home = mkdtempSync(path.join(os.tmpdir(), 'vc-bench-sd-'));
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE }, home) });
+  // bbs-2023 in a wallet of its own: the holder keeps one credential per type.
+  const ctx2023 = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE }, path.join(home, 'bbs2023')) });
   try {
     // vc: the operations as the CLI and the server run them.
     // The holder discloses its stored credential (the spec's path; a credential given as a file is
@@ -214,7 +221,16 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
         if (!(await bbs.blsVerifyProof({ proof, publicKey, messages: revealedMessages, nonce })).verified) throw new Error('bench: raw proof failed');
       },
     };
-    const [vc, suite, library] = (await timeInterleaved([vcOps, suiteOps, libraryOps], runs)) as [StepMedians, StepMedians, StepMedians];
+    await issueBbs2023SelectiveDisclosureCredential(ctx2023, { holder: 'did:example:bench' });
+    const disclosed2023 = (await deriveSelectiveDisclosure(ctx2023, { type: 'PassportCredential', keys: REVEALED_KEYS })).vc;
+    const bbs2023Ops: Operations = {
+      sign: () => issueBbs2023SelectiveDisclosureCredential(ctx2023, { holder: 'did:example:bench', store: false }),
+      derive: () => deriveSelectiveDisclosure(ctx2023, { type: 'PassportCredential', keys: REVEALED_KEYS }),
+      verify: async () => {
+        if (!(await verifySelectiveDisclosure(ctx2023, { vc: disclosed2023 })).verified) throw new Error('bench: bbs-2023 verification failed');
+      },
+    };
+    const [vc, suite, library, bbs2023] = (await timeInterleaved([vcOps, suiteOps, libraryOps, bbs2023Ops], runs)) as [StepMedians, StepMedians, StepMedians, StepMedians];
     const randomness = await timeRandomnessCost(suiteRequire.resolve('@mattrglobal/bbs-signatures'), { keyPair, publicKey, messages, signature, revealed, nonce, proof, revealedMessages }, runs);
 
     return {
@@ -232,11 +248,13 @@ export async function runSdBench(options: { runs?: number } = {}): Promise<SdBen
       vc,
       suite,
       library,
-      ratios: { vcToLibrary: ratio(vc, library), suiteToLibrary: ratio(suite, library) },
+      bbs2023,
+      ratios: { vcToLibrary: ratio(vc, library), suiteToLibrary: ratio(suite, library), bbs2023ToBbs2020: ratio(bbs2023, vc) },
       randomness,
     };
   } finally {
     await ctx.close();
+    await ctx2023.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
