@@ -14,6 +14,7 @@ declare module '@digitalbazaar/bls12-381-multikey' {
   export const ALGORITHMS: { BBS_BLS12381_SHA256: string; BBS_BLS12381_SHAKE256: string };
   export function generateBbsKeyPair(options: { algorithm: string; seed?: Uint8Array; id?: string; controller?: string }): Promise<BbsKeyPair>;
   export function from(multikey: Record<string, unknown>): Promise<BbsKeyPair>;
+  export function fromRaw(options: { algorithm: string; secretKey?: Uint8Array; publicKey: Uint8Array }): Promise<BbsKeyPair>;
 }
 
 declare module '@digitalbazaar/bbs-2023-cryptosuite' {
@@ -42,7 +43,7 @@ declare module '@digitalbazaar/vc' {
   }
   export function issue(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string }): Promise<Record<string, unknown>>;
   export function derive(options: { verifiableCredential: object; suite: unknown; documentLoader: Loader }): Promise<Record<string, unknown>>;
-  export function verifyCredential(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string; checkStatus?: unknown; purpose?: unknown }): Promise<VerifyResult>;
+  export function verifyCredential(options: { credential: object; suite: unknown; documentLoader: Loader; now?: Date | string; maxClockSkew?: number; checkStatus?: unknown; purpose?: unknown }): Promise<VerifyResult>;
   /** Extends jsonld-signatures' AssertionProofPurpose with the check that the issuer controls the key. */
   export class CredentialIssuancePurpose {}
 }

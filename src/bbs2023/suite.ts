@@ -21,7 +21,7 @@ import { isVcError } from '../errors.js';
 import { readIssuerSeedPhrase, type SeedPhraseSource } from '../bbs/keys.js';
 import { shortId } from '../bbs/didKey.js';
 import type { DocumentLoader } from '../bbs/documentLoader.js';
-import type { JsonLdDocument, ProofCheckResult } from '../bbs/suite.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs/suite.js';
 
 const libraries = async () => ({
   multikey: await import('@digitalbazaar/bls12-381-multikey'),
@@ -60,6 +60,33 @@ export async function deriveBbs2023Key(phrase: string, seedSource: SeedPhraseSou
   return { did, verificationMethod: keyPair.id, publicKeyMultibase, seedSource, keyPair };
 }
 
+/**
+ * The issuer's bbs-2023 key as plain data, for a worker thread of this same process to sign with
+ * (see src/workers): it holds the secret key, so it only ever travels between threads.
+ */
+export interface Bbs2023KeyMaterial {
+  did: string;
+  verificationMethod: string;
+  publicKey: Uint8Array;
+  secretKey: Uint8Array;
+}
+
+/** The plain data of a key (see Bbs2023KeyMaterial). */
+export function bbs2023KeyMaterial(key: Bbs2023Key): Bbs2023KeyMaterial {
+  const { secretKey, publicKey } = key.keyPair;
+  if (secretKey === undefined) throw new Error(`the bbs-2023 key ${key.verificationMethod} has no secret key`);
+  return { did: key.did, verificationMethod: key.verificationMethod, publicKey: new Uint8Array(publicKey), secretKey: new Uint8Array(secretKey) };
+}
+
+/** A signer of some key material (the Multikey pair, with the did:key URL as its id). */
+async function signerOf(material: Bbs2023KeyMaterial): Promise<ReturnType<Bbs2023Key['keyPair']['signer']>> {
+  const { multikey } = await libraries();
+  const keyPair = await multikey.fromRaw({ algorithm: multikey.ALGORITHMS.BBS_BLS12381_SHA256, secretKey: material.secretKey, publicKey: material.publicKey });
+  keyPair.id = material.verificationMethod;
+  keyPair.controller = material.did;
+  return keyPair.signer();
+}
+
 const KEY = new ServiceKey<Bbs2023Key>('bbs2023.issuerKey');
 
 /** The issuer's bbs-2023 key for this context (derived once per process). */
@@ -75,9 +102,10 @@ function copy<T>(value: T): T {
 }
 
 /** Signs `credential` with a bbs-2023 base proof; `mandatoryPointers` are always disclosed. */
-export async function signBbs2023(credential: JsonLdDocument, key: Bbs2023Key, mandatoryPointers: string[], documentLoader: DocumentLoader, created: Date): Promise<JsonLdDocument> {
+export async function signBbs2023(credential: JsonLdDocument, key: Bbs2023Key | Bbs2023KeyMaterial, mandatoryPointers: string[], documentLoader: DocumentLoader, created: Date): Promise<JsonLdDocument> {
   const { cryptosuite, dataIntegrity, vc } = await libraries();
-  const suite = new dataIntegrity.DataIntegrityProof({ signer: key.keyPair.signer(), date: created, cryptosuite: cryptosuite.createSignCryptosuite({ mandatoryPointers }) });
+  const signer = 'keyPair' in key ? key.keyPair.signer() : await signerOf(key);
+  const suite = new dataIntegrity.DataIntegrityProof({ signer, date: created, cryptosuite: cryptosuite.createSignCryptosuite({ mandatoryPointers }) });
   return vc.issue({ credential: copy(credential), suite, documentLoader, now: created });
 }
 
@@ -134,7 +162,7 @@ async function verifyDerived(document: JsonLdDocument, documentLoader: DocumentL
   const AssertionProofPurpose = Object.getPrototypeOf(vc.CredentialIssuancePurpose) as new () => unknown;
   let result: Awaited<ReturnType<typeof vc.verifyCredential>>;
   try {
-    result = await vc.verifyCredential({ credential: copy(document), suite, documentLoader, now, ...(options.bindIssuer === false ? { purpose: new AssertionProofPurpose() } : {}) });
+    result = await vc.verifyCredential({ credential: copy(document), suite, documentLoader, now, maxClockSkew: 60, ...(options.bindIssuer === false ? { purpose: new AssertionProofPurpose() } : {}) });
   } catch (error) {
     return { verified: false, reason: describeBbs2023Error(error) };
   }
@@ -153,9 +181,10 @@ const MISMATCH = 'the bbs-2023 proof does not match the disclosed statements (a 
 export function proofHeader(document: JsonLdDocument): { kind: 'base' | 'derived' } | { problem: string } {
   const proof = document.proof;
   if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return { problem: 'the credential has no proof object' };
-  const { type, cryptosuite, proofValue } = proof as Record<string, unknown>;
+  const { type, cryptosuite, proofValue, verificationMethod } = proof as Record<string, unknown>;
   if (type !== 'DataIntegrityProof') return { problem: `expected a DataIntegrityProof, got ${shortId(JSON.stringify(type) ?? 'nothing', 60)}` };
   if (cryptosuite !== BBS_2023) return { problem: `expected cryptosuite ${BBS_2023}, got ${shortId(JSON.stringify(cryptosuite) ?? 'nothing', 60)}` };
+  if (typeof verificationMethod !== 'string') return { problem: 'the proof has no verificationMethod (expected a did:key URL)' };
   if (typeof proofValue !== 'string' || !/^u[A-Za-z0-9_-]+$/.test(proofValue)) {
     return { problem: 'the proof value is malformed: expected "u" and base64url (multibase) characters' };
   }
@@ -170,6 +199,8 @@ export function describeBbs2023Error(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current !== undefined; depth++) {
     if (isVcError(current)) return current.message.split('\n')[0] ?? current.name;
+    // Described in a worker thread already (the library's error object does not cross threads).
+    if (current instanceof DescribedProofError) return current.reason;
     if (Array.isArray(current)) {
       current = current[0];
       continue;

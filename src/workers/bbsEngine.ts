@@ -14,6 +14,7 @@ import { MalformedProofValueError } from '../bbs/proofValue.js';
 import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs/suite.js';
 import type { BBS_WORKER_METHODS, BbsWorkerInfo } from './bbsWorker.js';
 import { WorkerPool, defaultWorkerCount, workerEntry } from './pool.js';
+import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } from '../bbs2023/suite.js';
 
 type Methods = typeof BBS_WORKER_METHODS;
 
@@ -107,6 +108,22 @@ export class BbsWorkerPool implements BbsEngine {
 
   findUndefinedTerms(document: object): Promise<string | undefined> {
     return this.call('findUndefinedTerms', document);
+  }
+
+  signBbs2023(credential: JsonLdDocument, key: Bbs2023KeyMaterial, mandatoryPointers: string[], created: Date): Promise<JsonLdDocument> {
+    return this.call('signBbs2023', credential, key, mandatoryPointers, created);
+  }
+
+  deriveBbs2023(signed: JsonLdDocument, selectivePointers: string[], presentationHeader: Uint8Array): Promise<JsonLdDocument> {
+    return this.call('deriveBbs2023', signed, selectivePointers, presentationHeader);
+  }
+
+  verifyBbs2023(document: JsonLdDocument, now: Date, options?: VerifyBbs2023Options): Promise<Bbs2023CheckResult> {
+    return this.call('verifyBbs2023', document, now, options);
+  }
+
+  findUndefinedTerms2023(document: object): Promise<string | undefined> {
+    return this.call('findUndefinedTerms2023', document);
   }
 
   /** Stops every worker (waiting calls fail); resolves once all threads have exited. */

@@ -7,7 +7,8 @@
  * a worker whose randomness was not proven; a failed self-test is the worker's `failed` answer.
  *
  * The issuer's key arrives as plain data with each signing call (BlsKeyMaterial) and is kept as a
- * MATTR key pair for the next ones.
+ * MATTR key pair for the next ones. bbs-2023 runs here too (Digital Bazaar's JavaScript, whose
+ * randomness is node:crypto's own), with its key as Bbs2023KeyMaterial.
  */
 import { threadId } from 'node:worker_threads';
 import { createStaticDocumentLoader } from '../bbs/documentLoader.js';
@@ -16,6 +17,7 @@ import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../b
 import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../bbs/library.js';
 import { describeProofError, type JsonLdDocument } from '../bbs/suite.js';
 import { serveCalls } from './protocol.js';
+import type { Bbs2023KeyMaterial, VerifyBbs2023Options } from '../bbs2023/suite.js';
 
 /** What a BBS+ worker reports when ready: its randomness self-test passed, and the draws it made. */
 export interface BbsWorkerInfo {
@@ -49,6 +51,10 @@ export const BBS_WORKER_METHODS = {
   verifyDerivedProof: (document: JsonLdDocument) => engine.verifyDerivedProof(document),
   verifySignature: (document: JsonLdDocument) => engine.verifySignature(document),
   findUndefinedTerms: (document: object) => engine.findUndefinedTerms(document),
+  signBbs2023: (credential: JsonLdDocument, key: Bbs2023KeyMaterial, mandatoryPointers: string[], created: Date) => engine.signBbs2023(credential, key, mandatoryPointers, created),
+  deriveBbs2023: (signed: JsonLdDocument, selectivePointers: string[], presentationHeader: Uint8Array) => engine.deriveBbs2023(signed, selectivePointers, presentationHeader),
+  verifyBbs2023: (document: JsonLdDocument, now: Date, options?: VerifyBbs2023Options) => engine.verifyBbs2023(document, now, options),
+  findUndefinedTerms2023: (document: object) => engine.findUndefinedTerms2023(document),
 };
 
 serveCalls({

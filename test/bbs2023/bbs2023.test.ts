@@ -124,9 +124,38 @@ describe('disclosure reveals what was asked and nothing more', () => {
   it('the derived credential carries the asked fields and the mandatory ones only; its proof holds', async () => {
     const derived = await disclose(['id', 'name', 'nationality', 'notAField']);
     expect(Object.keys(derived.credentialSubject as Json).sort()).toEqual(['id', 'name', 'nationality']);
-    expect(Object.keys(derived).sort()).toEqual(['@context', 'credentialSubject', 'id', 'issuer', 'proof', 'type', 'validFrom']);
+    expect(Object.keys(derived).sort()).toEqual(['@context', 'credentialSubject', 'issuer', 'proof', 'type', 'validFrom']);
     expect(JSON.stringify(derived)).not.toContain((issued.credentialSubject as Json).passportNumber as string);
     expect((await verifySelectiveDisclosure(ctx, { vc: derived })).verified).toBe(true);
+  });
+});
+
+describe('what a holder cannot hide, and what links disclosures', () => {
+  it('the issuer and validity fields are disclosed whatever mandatory pointers the issuer gives', async () => {
+    const other = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: did }, path.join(tmp.dir, 'mandatory')) });
+    try {
+      const signed = (await issueBbs2023SelectiveDisclosureCredential(other, { expirationDate: '2099-01-01', mandatoryPointers: [] })) as Json;
+      const { vc } = await deriveSelectiveDisclosure(other, { type: 'PassportCredential', keys: ['name'] });
+      expect([vc.issuer, vc.validFrom, vc.validUntil]).toEqual([signed.issuer, signed.validFrom, '2099-01-01T00:00:00.000Z']);
+      const unsigned: Json = { ...structuredClone(signed), validUntil: '2020-01-01T00:00:00Z', validFrom: '2019-01-01T00:00:00Z' };
+      delete unsigned.proof;
+      const expired = (await vcApiIssue(other, { credential: unsigned, mandatoryPointers: ['/issuer'] })).verifiableCredential;
+      // The base proof names the pointers every disclosure must reveal (its fifth component): a
+      // holder's own software cannot leave them out and still produce a proof that verifies.
+      expect(proofComponents(expired)[4]).toEqual(expect.arrayContaining(['/issuer', '/validFrom', '/validUntil']));
+      expect(proofComponents(signed)[4]).toEqual(expect.arrayContaining(['/issuer', '/validFrom', '/validUntil']));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('two disclosures of one credential share no identifier: no credential id, and validFrom is the day of issuance', async () => {
+    const a = await disclose(['nationality']);
+    const b = await disclose(['nationality']);
+    expect(a.id).toBeUndefined();
+    expect(b.id).toBeUndefined();
+    expect(a.validFrom).toMatch(/T00:00:00\.000Z$/);
+    expect((a.proof as Json).proofValue).not.toBe((b.proof as Json).proofValue);
   });
 });
 
@@ -274,6 +303,8 @@ describe('the VC-API operations', () => {
     ['no credentialSubject', (c: Json) => (delete c.credentialSubject, c), /credentialSubject/],
     ['another issuer', (c: Json) => ((c.issuer = 'did:example:mallory'), c), /expected this issuer's bbs-2023 DID/],
     ['a mandatory pointer to nothing', (c: Json) => c, /selects nothing/],
+    ['a credential that already has a proof', (c: Json) => ((c.proof = { type: 'DataIntegrityProof' }), c), /already has a proof/],
+    ['a credentialStatus', (c: Json) => ((c.credentialStatus = { id: 'https://status.example/1', type: 'BitstringStatusListEntry' }), c), /credential status is not supported/],
   ])('issue refuses %s with a 4xx error naming it', async (name, mutate, reason) => {
     const pointers = name === 'a mandatory pointer to nothing' ? ['/credentialSubject/nothing'] : undefined;
     const error = await vcApiIssue(ctx, { credential: mutate(licence()), mandatoryPointers: pointers }).then(

@@ -52,7 +52,7 @@ export const vcapiDerive = defineOperation({
 const VcApiVerifyResultSchema = z.object({
   verified: z.boolean(),
   checks: z.array(z.string()),
-  warnings: z.array(z.unknown()),
+  warnings: z.array(z.object({ name: z.string(), message: z.string() })),
   errors: z.array(z.object({ name: z.string(), message: z.string() })),
 });
 

@@ -6,30 +6,23 @@
  * general operations of the W3C VC-API (issue a given credential, derive with JSON Pointers,
  * verify a proof), which the W3C conformance suite drives.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, UnprocessableError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../bbs/didKey.js';
 import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../bbs/documentLoader.js';
-import type { DocumentLoader } from '../../bbs/documentLoader.js';
-import { findUndefinedJsonLdTerms } from '../../bbs/jsonldCheck.js';
-import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, createBbs2023DocumentLoader, isKnownContext } from '../../bbs2023/loader.js';
-import { deriveBbs2023, loadIssuerBbs2023Key, proofHeader, signBbs2023, verifyBbs2023, describeBbs2023Error, type Bbs2023Key } from '../../bbs2023/suite.js';
+import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../bbs2023/loader.js';
+import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../bbs2023/suite.js';
+import { isVcError } from '../../errors.js';
+import { sdEngine } from './engine.js';
 import type { JsonLdDocument } from '../../bbs/suite.js';
-import { ServiceKey } from '../../context.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import type { VerificationCheck } from './verify.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */
 export const BBS_2023_CREDENTIAL_CONTEXTS: readonly string[] = [CREDENTIALS_V2_URL, SD_PASSPORT_V2_CONTEXT_URL];
 
-const LOADER_KEY = new ServiceKey<DocumentLoader>('bbs2023.loader');
-
-/** The static bbs-2023 document loader of this context. */
-export function bbs2023Loader(ctx: Context): Promise<DocumentLoader> {
-  return ctx.lazy(LOADER_KEY, async () => createBbs2023DocumentLoader());
-}
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -98,7 +91,8 @@ export function checkBbs2023Shape(document: Record<string, unknown>): string | u
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: document, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
-    if (++members > MAX_BBS_2023_MEMBERS) return `the credential has more than ${MAX_BBS_2023_MEMBERS} members`;
+    // The proof is not counted: what an issuer signs within the limit stays within it once signed.
+    if (path !== 'proof' && !path.startsWith('proof.') && ++members > MAX_BBS_2023_MEMBERS) return `the credential has more than ${MAX_BBS_2023_MEMBERS} members (proof aside)`;
     if (depth > MAX_DEPTH) return `${path}: nested deeper than ${MAX_DEPTH} levels`;
     const where = path === '' ? 'the credential' : path;
     if (value === null) return `${where}: null is not a value (JSON-LD drops it, so it is not signed)`;
@@ -134,8 +128,8 @@ export function checkPointers(pointers: readonly string[], field: string, names:
   return [...new Set(pointers)];
 }
 
-/** The pointers whose targets exist in the document (a pointer to nothing cannot be disclosed). */
-function resolvePointer(document: unknown, pointer: string): boolean {
+/** True when the JSON Pointer names a member of the document (a pointer to nothing cannot be disclosed). */
+export function resolvePointer(document: unknown, pointer: string): boolean {
   let current: unknown = document;
   for (const raw of pointer.split('/').slice(1)) {
     const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -151,9 +145,9 @@ function resolvePointer(document: unknown, pointer: string): boolean {
   return true;
 }
 
-/** The default mandatory pointers: the issuer and the validity fields the credential has. */
+/** The pointers always disclosed: the issuer, the validity fields and the status the credential has. */
 export function defaultMandatoryPointers(credential: Record<string, unknown>): string[] {
-  return ['/issuer', '/validFrom', '/validUntil', '/issuanceDate', '/expirationDate'].filter((pointer) => resolvePointer(credential, pointer));
+  return ['/issuer', '/validFrom', '/validUntil', '/issuanceDate', '/expirationDate', '/credentialStatus'].filter((pointer) => resolvePointer(credential, pointer));
 }
 
 /**
@@ -170,31 +164,38 @@ export async function signBbs2023Credential(
   const base = options.base ?? 'credential';
   const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
   const key = await loadIssuerBbs2023Key(ctx);
+  if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
+  if (unsigned.credentialStatus !== undefined) {
+    throw refuse('credentialStatus', 'credential status is not supported with bbs-2023 yet (no verifier could check it); leave it out');
+  }
   const contexts = checkBbs2023Contexts(unsigned);
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(unsigned);
   if (keyword !== undefined) throw refuse(keyword, 'a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)');
   const shape = checkBbs2023Shape(unsigned);
-  if (shape !== undefined) throw refuse(shape.split(':', 1)[0]!.replace(/^the credential$/, ''), shape);
+  if (shape !== undefined) throw refuse('', shape);
   const issuer = typeof unsigned.issuer === 'string' ? unsigned.issuer : record(unsigned.issuer)?.id;
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's bbs-2023 DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(issuer) ?? 'nothing', 80)}`);
-  const loader = await bbs2023Loader(ctx);
-  const undefinedTerm = await findUndefinedJsonLdTerms(unsigned, loader);
+  const engine = await sdEngine(ctx);
+  const undefinedTerm = await engine.findUndefinedTerms2023(unsigned);
   if (undefinedTerm !== undefined) throw refuse('', undefinedTerm);
-  const pointers = options.mandatoryPointers === undefined ? defaultMandatoryPointers(unsigned) : checkPointers(options.mandatoryPointers, 'mandatoryPointers', names);
-  // A VC 1.1 credential without issuanceDate is not a valid credential: every disclosure of it
-  // would fail verification, so the date is always disclosed.
-  if (vcVersion(unsigned) === 1 && !pointers.includes('/issuanceDate')) pointers.push('/issuanceDate');
+  const given = options.mandatoryPointers === undefined ? [] : checkPointers(options.mandatoryPointers, 'mandatoryPointers', names);
+  // The issuer and the validity fields are always disclosed, whatever the caller lists: a holder
+  // who could hide validUntil would present an expired credential as valid, and without the
+  // issuer (or a VC 1.1 issuanceDate) no disclosure verifies at all.
+  const pointers = [...new Set([...defaultMandatoryPointers(unsigned), ...given])];
   const missing = pointers.find((pointer) => !resolvePointer(unsigned, pointer));
   if (missing !== undefined) throw new UnprocessableError(`${names('mandatoryPointers')}: ${missing} selects nothing in the credential`, { field: 'mandatoryPointers' });
   const now = ctx.now();
   const progress = ctx.progress.start('signing with bbs-2023');
   try {
-    const credential = await signBbs2023(unsigned, key, pointers, loader, now);
+    const credential = await engine.signBbs2023(unsigned, bbs2023KeyMaterial(key), pointers, now);
     progress.succeed('signed (DataIntegrityProof, bbs-2023)');
     return { credential, key };
   } catch (error) {
     progress.fail();
+    // A fault of the server (a busy or crashed worker) keeps its own status (503, 500).
+    if (isVcError(error) && error.httpStatus >= 500) throw error;
     throw new UnprocessableError(`${names(base)}: cannot sign it with bbs-2023: ${describeBbs2023Error(error)}`, { field: base, cause: error });
   }
 }
@@ -208,7 +209,8 @@ export function completeForBbs2023(credential: Record<string, unknown>, now: Dat
     completed['@context'] = contexts;
     if (completed.issuanceDate === undefined) completed.issuanceDate = now.toISOString();
   }
-  if (completed.id === undefined) completed.id = `urn:uuid:${randomUUID()}`;
+  // No id is invented: a disclosure always reveals the credential's id, which would link every
+  // presentation of it.
   return completed;
 }
 
@@ -239,7 +241,7 @@ export async function checkBbs2023BaseCredential(ctx: Context, credential: JsonL
   if (shape !== undefined) throw refuse('', shape);
   const validity = checkBbs2023Validity(credential, ctx.now());
   if (validity !== undefined) throw refuse(validity.split(' ', 1)[0]!, validity);
-  const check = await verifyBbs2023(credential, await bbs2023Loader(ctx), ctx.now());
+  const check = await (await sdEngine(ctx)).verifyBbs2023(credential, ctx.now());
   if (!check.verified) throw refuse('proof', `the issuer's bbs-2023 proof does not verify: ${check.reason}`);
 }
 
@@ -248,11 +250,12 @@ export async function deriveBbs2023Credential(ctx: Context, credential: JsonLdDo
   const present = pointers.filter((pointer) => resolvePointer(credential, pointer));
   const progress = ctx.progress.start(`deriving a bbs-2023 proof revealing ${present.length} field${present.length === 1 ? '' : 's'}`);
   try {
-    const derived = await deriveBbs2023(credential, present, presentationHeader, await bbs2023Loader(ctx));
+    const derived = await (await sdEngine(ctx)).deriveBbs2023(credential, present, presentationHeader);
     progress.succeed('derived a bbs-2023 disclosure proof');
     return derived;
   } catch (error) {
     progress.fail();
+    if (isVcError(error) && error.httpStatus >= 500) throw error;
     throw new UnprocessableError(`cannot derive a proof from the ${label} credential: ${describeBbs2023Error(error)}`, { cause: error });
   }
 }
@@ -276,11 +279,11 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   const shape = checkBbs2023Shape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
   if (shape !== undefined || !context.valid) return { checks };
-  const loader = await bbs2023Loader(ctx);
+  const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = vc;
-  const undefinedTerm = await findUndefinedJsonLdTerms(document, loader);
+  // Independent of each other: side by side on the worker threads of `vc serve`.
+  const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(vc, ctx.now())]);
   checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
-  const result = await verifyBbs2023(vc, loader, ctx.now());
   checks.push(result.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: result.reason ?? 'the bbs-2023 proof does not verify' });
   return result.presentationHeader === undefined ? { checks } : { checks, presentationHeader: result.presentationHeader };
 }

@@ -141,12 +141,14 @@ export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, op
   const subject = resolveSubject(type, options);
   const key = await loadIssuerBbs2023Key(ctx);
   const issuedAt = ctx.now();
+  // Unlinkable disclosures: no credential id (a disclosure always reveals it) and the day of
+  // issuance rather than its millisecond (validFrom is always disclosed).
+  const issuedOn = new Date(Date.UTC(issuedAt.getUTCFullYear(), issuedAt.getUTCMonth(), issuedAt.getUTCDate()));
   const unsigned: JsonLdDocument = {
     '@context': [...BBS_2023_CREDENTIAL_CONTEXTS],
-    id: `urn:uuid:${randomUUID()}`,
     type: ['VerifiableCredential', type],
     issuer: key.did,
-    validFrom: issuedAt.toISOString(),
+    validFrom: issuedOn.toISOString(),
     ...(options.expirationDate !== undefined ? { validUntil: checkExpirationDate(options.expirationDate, issuedAt, names) } : {}),
     ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema' } } : {}),
     credentialSubject: subject,
