@@ -5,7 +5,7 @@
  * the same results and reasons, and errors rebuilt as the same classes (protocol.ts); on top,
  * OverloadedError when the pool's queue is full, and InternalError when a worker dies or overruns
  * its deadline during the call (it is replaced). Workers are also replaced, without failing any
- * call, every BBS_CALLS_PER_WORKER calls: the memory MATTR's WebAssembly leaks goes with them.
+ * call, every BBS_CALLS_PER_WORKER calls of MATTR's WebAssembly: the memory it leaks goes with them.
  */
 import { UnknownDocumentError } from '../bbs/documentLoader.js';
 import type { BbsEngine } from '../bbs/engine.js';
@@ -19,13 +19,17 @@ import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } fro
 type Methods = typeof BBS_WORKER_METHODS;
 
 /**
- * Calls after which a BBS+ worker is replaced by a fresh one. MATTR's BBS+ WebAssembly never
- * gives back the memory of a proof: its linear memory grows by about 125 KiB for each proof
- * derived or verified (12.5 MiB per 100 calls, in process as in a worker), so a long-running
- * server grows by about 100 KiB per request; a worker's memory goes with its thread. 500 calls bound that to about 60 MiB per worker, and a fresh
- * worker (about 0.5 s of one core to load and self-test) per 500 calls costs about 1%.
+ * Calls of MATTR's BBS+ WebAssembly (RECYCLED_BY) after which a BBS+ worker is replaced by a
+ * fresh one. That WebAssembly never gives back the memory of a proof: its linear memory grows by
+ * about 125 KiB for each proof derived or verified (12.5 MiB per 100 calls, in process as in a
+ * worker), so a long-running server would grow by about 100 KiB per request; a worker's memory
+ * goes with its thread. 500 such calls bound that to about 60 MiB per worker, and a fresh worker
+ * (about 0.8 s of one core to load and self-test) per 500 calls costs about 1%. The other calls
+ * (JSON-LD expansion, bbs-2023 in JavaScript) leave nothing behind and do not count.
  */
 export const BBS_CALLS_PER_WORKER = 500;
+/** The worker methods that run MATTR's BBS+ WebAssembly. */
+const RECYCLED_BY: ReadonlySet<string> = new Set(['signCredential', 'deriveProof', 'verifyDerivedProof', 'verifySignature'] satisfies Array<keyof Methods>);
 
 export interface BbsWorkerPoolOptions {
   /** Worker threads (default: one per core). */
@@ -34,7 +38,7 @@ export interface BbsWorkerPoolOptions {
   queueLimit?: number | undefined;
   /** Deadline of one running call in ms (default DEFAULT_CALL_TIMEOUT_MS). */
   callTimeoutMs?: number | undefined;
-  /** Calls after which a worker is replaced by a fresh one (default BBS_CALLS_PER_WORKER). */
+  /** Calls of the BBS+ WebAssembly after which a worker is replaced by a fresh one (default BBS_CALLS_PER_WORKER). */
   maxCallsPerWorker?: number | undefined;
   /** The worker module (default the built bbsWorker.js); tests wrap it. */
   entry?: URL | undefined;
@@ -57,6 +61,7 @@ export class BbsWorkerPool implements BbsEngine {
       errorClasses: [UnknownDocumentError, MalformedProofValueError, DescribedProofError],
       log: options.log,
       maxCallsPerWorker: options.maxCallsPerWorker ?? BBS_CALLS_PER_WORKER,
+      recycledBy: RECYCLED_BY,
     });
     return new BbsWorkerPool(pool);
   }

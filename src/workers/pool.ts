@@ -15,7 +15,8 @@
  *   call running longer than `callTimeoutMs` fails the same way and its worker is stopped and
  *   replaced. So no caller waits forever: a running call ends within the deadline, and a waiting
  *   one waits for at most the calls ahead of it.
- * - With `maxCallsPerWorker`, a worker that answered that many calls is replaced by a fresh one
+ * - With `maxCallsPerWorker`, a worker that answered that many calls (of `recycledBy`'s methods,
+ *   when given) is replaced by a fresh one
  *   (started and self-tested while the old one still serves, which then stops once idle): the
  *   memory a leaking library holds in the thread goes with it.
  * - `close` refuses new calls, fails those waiting, and stops every worker; it resolves once all
@@ -76,6 +77,8 @@ export interface WorkerPoolOptions {
    * leak: what a thread's isolate holds, its WebAssembly memory included, is freed when it exits.
    */
   maxCallsPerWorker?: number | undefined;
+  /** The methods whose calls count toward maxCallsPerWorker (default: every call), e.g. those of the leaking library only. */
+  recycledBy?: ReadonlySet<string> | undefined;
 }
 
 interface Job {
@@ -94,7 +97,7 @@ interface Slot {
   ready: boolean;
   /** Being stopped (a call overran its deadline): takes no more calls; replaced once it exits. */
   retiring: boolean;
-  /** Calls answered so far. */
+  /** Calls answered so far that count toward maxCallsPerWorker. */
   calls: number;
   /** Served its maxCallsPerWorker: a replacement is starting; it keeps serving until that is ready. */
   recycling: boolean;
@@ -307,7 +310,7 @@ export class WorkerPool {
             this.finish(slot, job);
             if (message.type === 'result') job.resolve({ value: message.value, threadId: slot.threadId });
             else job.reject(reviveError(message.error, this.options.errorClasses ?? [], slot.threadId));
-            slot.calls += 1;
+            if (this.options.recycledBy?.has(job.method) ?? true) slot.calls += 1;
             if (slot.replaced) this.retire(slot);
             else {
               this.recycleIfDue(slot);

@@ -176,15 +176,15 @@ describe('back-pressure', () => {
 });
 
 describe('recycling', () => {
-  it('a worker that answered maxCallsPerWorker calls is replaced by a fresh, self-tested one, and no call fails', async () => {
+  it('a worker that answered maxCallsPerWorker calls of the BBS+ WebAssembly is replaced by a fresh, self-tested one, and no call fails', async () => {
     const pool = await BbsWorkerPool.start({ size: 2, maxCallsPerWorker: 3 });
     try {
       const first = pool.threadIds;
       const served = new Set<number>();
       for (let round = 0; round < 8; round++) {
-        const results = await Promise.all(Array.from({ length: 6 }, () => pool.callTraced('findUndefinedTerms', signed)));
+        const results = await Promise.all(Array.from({ length: 6 }, () => pool.callTraced('verifyDerivedProof', derived)));
         for (const result of results) {
-          expect(result.value).toBeUndefined();
+          expect(result.value).toEqual({ verified: true });
           served.add(result.threadId);
         }
         // Give replacements time to start between rounds.
@@ -200,6 +200,21 @@ describe('recycling', () => {
       await pool.close();
     }
     expect(pool.size).toBe(0);
+  });
+
+  it('calls that do not run the WebAssembly (JSON-LD expansion) do not count toward replacement', async () => {
+    const pool = await BbsWorkerPool.start({ size: 2, maxCallsPerWorker: 3 });
+    try {
+      const first = [...pool.threadIds].sort();
+      for (let round = 0; round < 4; round++) {
+        const results = await Promise.all(Array.from({ length: 6 }, () => pool.callTraced('findUndefinedTerms', signed)));
+        for (const result of results) expect(first).toContain(result.threadId);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect([...pool.threadIds].sort()).toEqual(first);
+    } finally {
+      await pool.close();
+    }
   });
 });
 
