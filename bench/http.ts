@@ -11,9 +11,12 @@
  * HEALTH_INTERVAL_MS (or right after the previous answer when that took longer), and reports
  * its latency: what any light request meets while the BBS+ work runs. The total throughput of
  * the two routes is compared with the single-thread in-process rate measured in the same run:
- * a verify-and-disclose pair takes medianVerify + medianDisclose on one thread, so one thread
- * serves 2 / (medianVerify + medianDisclose) requests per second of that mix (measured before the
- * server starts and again after it stops; the mean of both is the baseline).
+ * one Context of vc in this process does disclose + verify pairs one after another, and its
+ * rate is 2 x pairs / seconds. The machine (a shared VM) drifts by 20-30% within a minute, so
+ * the measured run is cut into LOAD_SLICES load slices with a BASELINE_SLICE_SECONDS baseline
+ * slice before each and after the last, each starting once the server is idle: load and
+ * baseline sample the same stretches of the machine's speed. The rate from the calls' medians,
+ * which earlier versions used, is reported beside it.
  *
  * Acceptance (ACCEPTANCE, checked by bench/run.ts): /healthz p99 under 100 ms, throughput at
  * least 1.6 times the single-thread rate (2 cores), no failed request, RSS after / before at
@@ -34,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
-import { median, percentile, round, timeRuns, runIfMain } from './stats.js';
+import { median, percentile, round, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const REVEALED_KEYS = ['id', 'name', 'nationality'];
@@ -48,14 +51,22 @@ const RSS_SAMPLE_MS = 500;
 const RSS_WINDOW_MS = 15_000;
 /** Interval of the GET /healthz samples during the load. */
 const HEALTH_INTERVAL_MS = 75;
+/** Slices the measured load run is cut into, with a baseline slice before each and after the last. */
+const LOAD_SLICES = 3;
+/** Length of each single-thread baseline slice in seconds. */
+const BASELINE_SLICE_SECONDS = 5;
+/** Between slices: the server counts as idle below 5% of a core over this interval... */
+const IDLE_PROBE_MS = 250;
+/** ...waited for at most this long. */
+const IDLE_WAIT_MS = 10_000;
 
 export interface HttpBenchOptions {
   /** Length of the load run in seconds (default VC_BENCH_HTTP_SECONDS or 30). */
   durationSeconds?: number;
   /** Concurrent connections per route (default 4). */
   connections?: number;
-  /** Sequential in-process calls per operation for the baseline (default 30). */
-  baselineRuns?: number;
+  /** Length in seconds of each single-thread baseline slice (default BASELINE_SLICE_SECONDS). */
+  baselineSliceSeconds?: number;
   /** Progress lines (default: stderr). */
   progress?: (line: string) => void;
 }
@@ -89,20 +100,27 @@ export interface HealthLatency {
 }
 
 export interface Throughput {
-  /** Requests per second of both routes together during the load. */
+  /** Requests per second of both routes together during the load slices. */
   totalPerSecond: number;
   /**
-   * What one thread does in process with the same mix: a verify and a disclose take
-   * medianVerify + medianDisclose ms, so 2000 / (medianVerify + medianDisclose) requests/s; the
-   * mean of that rate measured before the server starts and after it stopped, so that a drift of
-   * the machine's speed during the run (a shared VM varies by 10-20% within a minute) biases the
-   * ratio neither way.
+   * What one thread does in process with the same mix, as a rate: 2 x (verify + disclose pairs
+   * done) / seconds, over every baseline slice (before each load slice and after the last), so
+   * that the machine's drift during the run (a shared VM varies by 20-30% within a minute)
+   * weighs on both sides alike.
    */
   singleThreadInProcessPerSecond: number;
-  /** The single-thread rate before and after the load run. */
-  singleThreadBeforeAfter: [number, number];
   /** totalPerSecond / singleThreadInProcessPerSecond; acceptance: at least 1.6 (2 cores). */
   ratio: number;
+  /** Each load slice against the mean rate of the two baseline slices around it. */
+  slices: Array<{ loadPerSecond: number; singleThreadAroundPerSecond: number; ratio: number }>;
+  /**
+   * The figure earlier versions of this bench reported: the single-thread rate from the medians
+   * of the calls (2000 / (median verify + median disclose)), and the ratio against it. A median
+   * leaves out the slow calls (garbage collection, the machine's slow seconds) that a rate
+   * counts, so this ratio is lower; both are shown.
+   */
+  singleThreadFromMediansPerSecond: number;
+  ratioToMedians: number;
 }
 
 export interface HttpBenchReport {
@@ -121,10 +139,8 @@ export interface HttpBenchReport {
   /** GET /healthz latency during the load. */
   health: HealthLatency;
   throughput: Throughput;
-  /** Sequential in-process calls before the server starts... */
-  inProcess: { verify: InProcessBaseline; disclose: InProcessBaseline };
-  /** ...and again once it has stopped (the machine's speed drifts; see Throughput). */
-  inProcessAfter: { verify: InProcessBaseline; disclose: InProcessBaseline };
+  /** The calls of every baseline slice (see Throughput). */
+  inProcess: { verify: InProcessBaseline; disclose: InProcessBaseline; slices: number; sliceSeconds: number; bench: string };
   /** The targets and whether this run met each. */
   acceptance: {
     targets: typeof ACCEPTANCE;
@@ -283,17 +299,54 @@ async function sampleHealth(url: string, intervalMs: number, stopped: () => bool
   return { latencies, failed };
 }
 
-function routeLoad(route: string, result: import('autocannon').Result): RouteLoad {
+/** p50, p99, mean and max of latencies in ms (all zero when there are none). */
+function latencyFigures(latencies: number[]): RouteLoad['latencyMs'] {
+  if (latencies.length === 0) return { p50: 0, p99: 0, mean: 0, max: 0 };
   return {
-    route,
-    connections: result.connections,
-    requests: result['2xx'] + result.non2xx,
-    requestsPerSecond: round((result['2xx'] + result.non2xx) / result.duration, 1),
-    latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: round(result.latency.mean, 1), max: result.latency.max },
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    p50: round(median(latencies), 1),
+    p99: round(percentile(latencies, 99), 1),
+    mean: round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length, 1),
+    max: round(Math.max(...latencies), 1),
   };
+}
+
+/** One stretch of the single-thread baseline: sequential disclose + verify pairs in this process. */
+export interface BaselineSlice {
+  pairs: number;
+  seconds: number;
+  discloseMs: number[];
+  verifyMs: number[];
+}
+
+/** Calls disclose then verify, again and again, for `seconds` (whole pairs; at least one). */
+async function runBaselineSlice(disclose: () => Promise<unknown>, verify: () => Promise<unknown>, seconds: number): Promise<BaselineSlice> {
+  const discloseMs: number[] = [];
+  const verifyMs: number[] = [];
+  const started = performance.now();
+  do {
+    const a = performance.now();
+    await disclose();
+    const b = performance.now();
+    await verify();
+    discloseMs.push(b - a);
+    verifyMs.push(performance.now() - b);
+  } while (performance.now() - started < seconds * 1000);
+  return { pairs: discloseMs.length, seconds: (performance.now() - started) / 1000, discloseMs, verifyMs };
+}
+
+/**
+ * Waits until process `pid` uses almost no CPU (under 5% of a core over IDLE_PROBE_MS), at most
+ * IDLE_WAIT_MS; without /proc (not Linux) it waits one probe interval.
+ */
+async function waitForIdleProcess(pid: number): Promise<void> {
+  const deadline = performance.now() + IDLE_WAIT_MS;
+  while (performance.now() < deadline) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_PROBE_MS));
+    const after = cpuSeconds(pid);
+    if (before === undefined || after === undefined) return;
+    if (after.process - before.process < (0.05 * IDLE_PROBE_MS) / 1000) return;
+  }
 }
 
 /** Runs the load test and the in-process baseline; see the file comment. */
@@ -301,38 +354,46 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
   const envSeconds = Number(process.env.VC_BENCH_HTTP_SECONDS);
   const durationSeconds = options.durationSeconds ?? (Number.isFinite(envSeconds) && envSeconds > 0 ? envSeconds : 30);
   const connections = options.connections ?? 4;
-  const baselineRuns = options.baselineRuns ?? 30;
+  const baselineSliceSeconds = options.baselineSliceSeconds ?? BASELINE_SLICE_SECONDS;
   const progress = options.progress ?? ((line: string) => process.stderr.write(`[http] ${line}\n`));
   const vars = { IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: '*' };
   // The server's worker threads: the bench's own VC_WORKERS, else the server's default (one per core).
   const workersVariable = process.env.VC_WORKERS?.trim();
   const workers = workersVariable === undefined || workersVariable === '' ? os.availableParallelism() : Number(workersVariable);
   const home = mkdtempSync(path.join(os.tmpdir(), 'vc-bench-http-'));
+  const baselineHome = mkdtempSync(path.join(os.tmpdir(), 'vc-bench-http-baseline-'));
   let server: ServerProcess | undefined;
+  let baselineContext: Context | undefined;
   try {
-    // In-process baseline first, alone on the machine; it also leaves the holder's credential in
-    // the wallet the server then serves. It runs again once the server has stopped (see Throughput).
-    const measureInProcess = async (issue: boolean): Promise<HttpBenchReport['inProcess']> => {
-      progress(`in-process baseline: ${baselineRuns} sequential calls of each operation`);
-      const ctx = new Context({ config: parseConfig(vars, home) });
-      try {
-        if (issue) await issueSelectiveDisclosureCredential(ctx, {});
-        const disclose = () => deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: REVEALED_KEYS });
-        const { vc } = await disclose();
-        const verify = async () => {
-          const result = await verifySelectiveDisclosure(ctx, { vc: vc as Record<string, unknown> });
-          if (!result.verified) throw new Error(`in-process verification failed: ${result.message}`);
-        };
-        return { disclose: baseline(await timeRuns(disclose, baselineRuns, 2)), verify: baseline(await timeRuns(verify, baselineRuns, 2)) };
-      } finally {
-        await ctx.close();
-      }
+    // The server's wallet: the holder's credential it serves, issued in process before it starts.
+    const issuing = new Context({ config: parseConfig(vars, home) });
+    try {
+      await issueSelectiveDisclosureCredential(issuing, {});
+    } finally {
+      await issuing.close();
+    }
+    // The single-thread baseline: the same operations in this process, on a wallet of its own
+    // (same issuer phrase, same credential), open for the whole run; it runs only while the
+    // server is idle (see runBaselineSlice).
+    baselineContext = new Context({ config: parseConfig(vars, baselineHome) });
+    const inProcessContext = baselineContext;
+    await issueSelectiveDisclosureCredential(inProcessContext, {});
+    const discloseInProcess = () => deriveSelectiveDisclosure(inProcessContext, { type: 'PassportCredential', keys: REVEALED_KEYS });
+    const { vc: baselineVc } = await discloseInProcess();
+    const verifyInProcess = async () => {
+      const result = await verifySelectiveDisclosure(inProcessContext, { vc: baselineVc as Record<string, unknown> });
+      if (!result.verified) throw new Error(`in-process verification failed: ${result.message}`);
     };
-    const inProcess = await measureInProcess(true);
+    for (let i = 0; i < 3; i++) {
+      await discloseInProcess();
+      await verifyInProcess();
+    }
+    const baselineSlice = () => runBaselineSlice(discloseInProcess, verifyInProcess, baselineSliceSeconds);
 
     progress('starting vc serve --role all --port 0 (child process)');
     server = await startServerProcess(home, { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...vars, ...(workersVariable === undefined ? {} : { VC_WORKERS: workersVariable }) });
-    const rssAtStart = rssMiB(server.child.pid!);
+    const serverPid = server.child.pid!;
+    const rssAtStart = rssMiB(serverPid);
 
     const discloseUrl = `${server.urls.holder}/generate-selective-disclosure-vc`;
     const verifyUrl = `${server.urls.verifier}/verify-vc`;
@@ -345,11 +406,26 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
       const verified = (await postJson(verifyUrl, { vc })) as { verified: boolean; message: string };
       if (!verified.verified) throw new Error(`the server did not verify the disclosed credential: ${verified.message}`);
     }
-    const rssAfterModules = rssMiB(server.child.pid!);
+    const rssAfterModules = rssMiB(serverPid);
 
     const { default: autocannon } = await import('autocannon');
-    const load = (url: string, body: string, seconds: number) =>
-      autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds, timeout: 30 });
+    // Each response's latency goes into `latencies`, so that percentiles span every slice.
+    const load = (url: string, body: string, seconds: number, latencies: number[]) =>
+      new Promise<import('autocannon').Result>((resolve, reject) => {
+        const instance = autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds, timeout: 30 }, (error: unknown, result: import('autocannon').Result) => {
+          if (error !== null && error !== undefined) reject(error instanceof Error ? error : new Error(String(error)));
+          else resolve(result);
+        });
+        instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+      });
+    // autocannon stops with requests in flight, whose BBS+ calls the server still runs. One
+    // request waits behind them (FIFO); then the server's CPU must fall quiet (a worker being
+    // replaced after its 500 calls starts in the background), so that what follows, a
+    // baseline slice or the next load, starts on an idle server.
+    const drain = async () => {
+      await postJson(verifyUrl, { vc });
+      await waitForIdleProcess(serverPid);
+    };
     // A run of the same shape first: the heaps and the BBS+ WebAssembly memories (which can only
     // grow) reach the size this concurrency needs, so "before" is the steady state and the
     // comparison with "after" shows growth over time, i.e. leaks. With worker threads there are
@@ -358,84 +434,134 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
     // warm-up is as long as the run (at most 30 s).
     const warmupSeconds = Math.max(2, Math.min(30, durationSeconds));
     progress(`warm-up: ${warmupSeconds} s of the same load`);
-    const sampleRss = (into: Array<{ at: number; mib: number }>) => setInterval(() => into.push({ at: performance.now(), mib: rssMiB(server!.child.pid!) }), RSS_SAMPLE_MS);
+    const sampleRss = (into: Array<{ at: number; mib: number }>) => setInterval(() => into.push({ at: performance.now(), mib: rssMiB(serverPid) }), RSS_SAMPLE_MS);
     const warmupSamples: Array<{ at: number; mib: number }> = [];
     const warmupSampler = sampleRss(warmupSamples);
     let warmup: import('autocannon').Result[];
     try {
-      warmup = await Promise.all([load(verifyUrl, verifyBody, warmupSeconds), load(discloseUrl, discloseBody, warmupSeconds)]);
+      warmup = await Promise.all([load(verifyUrl, verifyBody, warmupSeconds, []), load(discloseUrl, discloseBody, warmupSeconds, [])]);
     } finally {
       clearInterval(warmupSampler);
     }
     const warmupFailures = warmup.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0);
-    const rssBeforePoint = rssMiB(server.child.pid!);
-    // autocannon stops with requests in flight: the server still runs their BBS+ calls. One
-    // request waits behind them (FIFO), so the measured run starts on an empty queue.
-    await postJson(verifyUrl, { vc });
+    const rssBeforePoint = rssMiB(serverPid);
+    await drain();
 
-    progress(`load: ${durationSeconds} s, ${connections} connections on each route, both routes at once`);
+    // The measured run, cut into LOAD_SLICES slices with a baseline slice before each and one
+    // after the last: the machine's speed drifts by 20-30% within a minute (a shared VM), and
+    // interleaving lets the load and its baseline sample the same stretches of it.
+    const slices = Math.max(1, Math.min(LOAD_SLICES, Math.floor(durationSeconds / 2)));
+    const sliceSeconds = durationSeconds / slices;
+    progress(`load: ${durationSeconds} s in ${slices} slices, ${connections} connections on each route, both routes at once; a ${baselineSliceSeconds} s single-thread baseline slice before each slice and after the last`);
     const loadSamples: Array<{ at: number; mib: number }> = [];
-    const sampler = sampleRss(loadSamples);
-    let verifyResult: import('autocannon').Result;
-    let discloseResult: import('autocannon').Result;
-    let loadRunning = true;
-    const cpuBefore = cpuSeconds(server.child.pid!);
-    const benchCpuBefore = process.cpuUsage();
-    const loadStarted = performance.now();
-    const healthSampling = sampleHealth(`${server.urls.verifier}/healthz`, HEALTH_INTERVAL_MS, () => !loadRunning);
-    try {
-      [verifyResult, discloseResult] = await Promise.all([load(verifyUrl, verifyBody, durationSeconds), load(discloseUrl, discloseBody, durationSeconds)]);
-    } finally {
-      loadRunning = false;
-      clearInterval(sampler);
+    const verifyRuns: import('autocannon').Result[] = [];
+    const discloseRuns: import('autocannon').Result[] = [];
+    const verifyLatencies: number[] = [];
+    const discloseLatencies: number[] = [];
+    const healthLatencies: number[] = [];
+    let healthFailed = 0;
+    let loadSeconds = 0;
+    let serverCpu = 0;
+    let machineCpu = 0;
+    let benchCpu = 0;
+    let cpuKnown = true;
+    const baselineSlices: BaselineSlice[] = [];
+    const sliceRates: number[] = [];
+    let rssAfterPoint = rssBeforePoint;
+    for (let slice = 0; slice < slices; slice++) {
+      baselineSlices.push(await baselineSlice());
+      const cpuBefore = cpuSeconds(serverPid);
+      const benchCpuBefore = process.cpuUsage();
+      const sampler = sampleRss(loadSamples);
+      let loadRunning = true;
+      const started = performance.now();
+      const healthSampling = sampleHealth(`${server.urls.verifier}/healthz`, HEALTH_INTERVAL_MS, () => !loadRunning);
+      let results: import('autocannon').Result[];
+      try {
+        results = await Promise.all([load(verifyUrl, verifyBody, sliceSeconds, verifyLatencies), load(discloseUrl, discloseBody, sliceSeconds, discloseLatencies)]);
+      } finally {
+        loadRunning = false;
+        clearInterval(sampler);
+      }
+      const elapsed = (performance.now() - started) / 1000;
+      const cpuAfter = cpuSeconds(serverPid);
+      const benchUsage = process.cpuUsage(benchCpuBefore);
+      const health = await healthSampling;
+      healthLatencies.push(...health.latencies);
+      healthFailed += health.failed;
+      verifyRuns.push(results[0]!);
+      discloseRuns.push(results[1]!);
+      sliceRates.push(results.reduce((sum, r) => sum + r['2xx'] + r.non2xx, 0) / elapsed);
+      loadSeconds += elapsed;
+      benchCpu += (benchUsage.user + benchUsage.system) / 1e6;
+      if (cpuBefore === undefined || cpuAfter === undefined) cpuKnown = false;
+      else {
+        serverCpu += cpuAfter.process - cpuBefore.process;
+        machineCpu += cpuAfter.machineBusy - cpuBefore.machineBusy;
+      }
+      rssAfterPoint = rssMiB(serverPid);
+      await drain();
     }
-    const healthSamples = await healthSampling;
-    const cpuAfter = cpuSeconds(server.child.pid!);
-    const benchCpu = process.cpuUsage(benchCpuBefore);
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
-    const cpuDuringLoad =
-      cpuBefore === undefined || cpuAfter === undefined
-        ? undefined
-        : (() => {
-            const serverCores = (cpuAfter.process - cpuBefore.process) / loadSeconds;
-            const benchCores = (benchCpu.user + benchCpu.system) / 1e6 / loadSeconds;
-            const machineCores = (cpuAfter.machineBusy - cpuBefore.machineBusy) / loadSeconds;
-            return { server: round(serverCores, 2), bench: round(benchCores, 2), others: round(Math.max(0, machineCores - serverCores - benchCores), 2) };
-          })();
-    const rssAfterPoint = rssMiB(server.child.pid!);
-    // Steady-state RSS under the load: the median of the last RSS_WINDOW_MS of samples of each run.
+    baselineSlices.push(await baselineSlice());
+    const cpuDuringLoad = cpuKnown
+      ? { server: round(serverCpu / loadSeconds, 2), bench: round(benchCpu / loadSeconds, 2), others: round(Math.max(0, machineCpu - serverCpu - benchCpu) / loadSeconds, 2) }
+      : undefined;
+    // Steady-state RSS under the load: the median of the samples of the last RSS_WINDOW_MS of
+    // each run (of load time: the measured run's samples are taken during its load slices only).
     const lastWindow = (samples: Array<{ at: number; mib: number }>, fallback: number): number => {
-      const end = samples.at(-1)?.at ?? 0;
-      const window = samples.filter((sample) => sample.at >= end - RSS_WINDOW_MS).map((sample) => sample.mib);
+      const window = samples.slice(-Math.round(RSS_WINDOW_MS / RSS_SAMPLE_MS)).map((sample) => sample.mib);
       return window.length === 0 ? fallback : round(median(window), 1);
     };
     const rssBefore = lastWindow(warmupSamples, rssBeforePoint);
     const rssAfter = lastWindow(loadSamples, rssAfterPoint);
-
-    const verifyLoad = routeLoad('POST /verify-vc', verifyResult);
-    const discloseLoad = routeLoad('POST /generate-selective-disclosure-vc', discloseResult);
-    const failedRequests = [verifyLoad, discloseLoad].reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0) + warmupFailures + healthSamples.failed;
+    const sumRoute = (route: string, runs: import('autocannon').Result[], latencies: number[]): RouteLoad => {
+      const requests = runs.reduce((sum, r) => sum + r['2xx'] + r.non2xx, 0);
+      return {
+        route,
+        connections,
+        requests,
+        requestsPerSecond: round(requests / loadSeconds, 2),
+        latencyMs: latencyFigures(latencies),
+        non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+        errors: runs.reduce((sum, r) => sum + r.errors, 0),
+        timeouts: runs.reduce((sum, r) => sum + r.timeouts, 0),
+      };
+    };
+    const verifyLoad = sumRoute('POST /verify-vc', verifyRuns, verifyLatencies);
+    const discloseLoad = sumRoute('POST /generate-selective-disclosure-vc', discloseRuns, discloseLatencies);
+    const failedRequests = [verifyLoad, discloseLoad].reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0) + warmupFailures + healthFailed;
     const ratio = round(rssAfter / rssBefore, 3);
     const health: HealthLatency = {
       intervalMs: HEALTH_INTERVAL_MS,
-      samples: healthSamples.latencies.length,
-      failed: healthSamples.failed,
+      samples: healthLatencies.length,
+      failed: healthFailed,
       latencyMs: {
-        p50: round(median(healthSamples.latencies), 1),
-        p99: round(percentile(healthSamples.latencies, 99), 1),
-        max: round(Math.max(...healthSamples.latencies), 1),
+        p50: round(median(healthLatencies), 1),
+        p99: round(percentile(healthLatencies, 99), 1),
+        max: round(Math.max(...healthLatencies), 1),
       },
     };
     await server.stop();
-    const inProcessAfter = await measureInProcess(false);
-    const totalPerSecond = (verifyResult['2xx'] + verifyResult.non2xx) / verifyResult.duration + (discloseResult['2xx'] + discloseResult.non2xx) / discloseResult.duration;
-    const pairRate = (baselines: HttpBenchReport['inProcess']): number => 2000 / (baselines.verify.medianMs + baselines.disclose.medianMs);
-    const singleThread = (pairRate(inProcess) + pairRate(inProcessAfter)) / 2;
+    const totalPerSecond = (verifyLoad.requests + discloseLoad.requests) / loadSeconds;
+    const baselineSeconds = baselineSlices.reduce((sum, slice) => sum + slice.seconds, 0);
+    const baselinePairs = baselineSlices.reduce((sum, slice) => sum + slice.pairs, 0);
+    const singleThread = (2 * baselinePairs) / baselineSeconds;
+    const sliceRate = (slice: BaselineSlice) => (2 * slice.pairs) / slice.seconds;
+    const inProcess = {
+      verify: baseline(baselineSlices.flatMap((slice) => slice.verifyMs)),
+      disclose: baseline(baselineSlices.flatMap((slice) => slice.discloseMs)),
+    };
+    const medianRate = 2000 / (inProcess.verify.medianMs + inProcess.disclose.medianMs);
     const throughput: Throughput = {
       totalPerSecond: round(totalPerSecond, 2),
       singleThreadInProcessPerSecond: round(singleThread, 2),
-      singleThreadBeforeAfter: [round(pairRate(inProcess), 2), round(pairRate(inProcessAfter), 2)],
       ratio: round(totalPerSecond / singleThread, 2),
+      slices: sliceRates.map((rate, index) => {
+        const around = (sliceRate(baselineSlices[index]!) + sliceRate(baselineSlices[index + 1]!)) / 2;
+        return { loadPerSecond: round(rate, 2), singleThreadAroundPerSecond: round(around, 2), ratio: round(rate / around, 2) };
+      }),
+      singleThreadFromMediansPerSecond: round(medianRate, 2),
+      ratioToMedians: round(totalPerSecond / medianRate, 2),
     };
     const acceptance = {
       targets: ACCEPTANCE,
@@ -459,8 +585,7 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
       load: { verify: verifyLoad, disclose: discloseLoad },
       health,
       throughput,
-      inProcess,
-      inProcessAfter,
+      inProcess: { ...inProcess, slices: baselineSlices.length, sliceSeconds: baselineSliceSeconds, bench: 'one Context of vc in this process, sequential disclose + verify pairs while the server is idle' },
       acceptance,
       failedRequests,
       zeroFailedRequests: failedRequests === 0,
@@ -480,7 +605,9 @@ export async function runHttpBench(options: HttpBenchOptions = {}): Promise<Http
     };
   } finally {
     await server?.stop();
+    await baselineContext?.close();
     rmSync(home, { recursive: true, force: true });
+    rmSync(baselineHome, { recursive: true, force: true });
   }
 }
 
