@@ -165,16 +165,16 @@ export interface HttpBenchReport {
     /**
      * The "before": the median RSS over the last 15 s of the warm-up run, under load. Medians of
      * samples, not single readings: each thread's heap collects on its own, and a worker is
-     * replaced every 500 calls (BBS_CALLS_PER_WORKER), so RSS swings by tens of MiB from one
+     * replaced every 500 WebAssembly calls (BBS_CALLS_PER_WORKER), so RSS swings by tens of MiB from one
      * second to the next with worker threads (see pointsMiB).
      */
     rssBeforeMiB: number;
-    /** The "after": the median RSS over the last 15 s of the load run. */
+    /** The "after": the median RSS over the last 15 s of load of the measured run (its load slices). */
     rssAfterMiB: number;
     /** rssAfter / rssBefore; acceptance: at most 1.2. */
     ratio: number;
     withinTwentyPercent: boolean;
-    /** Single readings right after the warm-up and right after the load run, and their ratio. */
+    /** Single readings right after the warm-up and right after the last load slice, and their ratio. */
     pointsMiB: [number, number];
     pointRatio: number;
     /** RSS sampled every RSS_SAMPLE_MS during the run. */
