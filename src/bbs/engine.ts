@@ -14,7 +14,7 @@ import type { DocumentLoader } from './documentLoader.js';
 import { findUndefinedJsonLdTerms } from './jsonldCheck.js';
 import type { BlsIssuerKey } from './keys.js';
 import { DescribedProofError, deriveBbsProof, signBbsCredential, verifyBbsSignature, verifyDerivedBbsProof, type JsonLdDocument, type ProofCheckResult } from './suite.js';
-import { isVcError } from '../errors.js';
+import { isVcError, type OverloadedError } from '../errors.js';
 import { createBbs2023DocumentLoader } from '../bbs2023/loader.js';
 import {
   deriveBbs2023,
@@ -45,6 +45,13 @@ export interface BbsEngine {
   verifyBbs2023(document: JsonLdDocument, now: Date, options?: VerifyBbs2023Options): Promise<Bbs2023CheckResult>;
   /** findUndefinedJsonLdTerms with the bbs-2023 loader (VC 2.0 and Data Integrity contexts). */
   findUndefinedTerms2023(document: object): Promise<string | undefined>;
+  /**
+   * The refusal that `calls` calls (default 1) made now would meet because the engine is
+   * saturated (a worker pool whose queue is full), or undefined; lets `vc serve` refuse a request
+   * before reading its body, and an operation admit its calls together. The in-process engine
+   * never queues and has none.
+   */
+  overloaded?(calls?: number): OverloadedError | undefined;
 }
 
 /** Runs a bbs-2023 library call; its failure becomes a DescribedProofError that crosses threads as itself. */

@@ -24,6 +24,12 @@ export interface HttpRoute {
   fixed?: Readonly<Record<string, unknown>>;
   /** The body is this input field (a body that is not an object, such as an array). */
   bodyField?: string;
+  /**
+   * The operation runs BBS+ calls on the worker pool: while the pool's queue is full, a request
+   * is refused with 503 before its body is read (refusing after parsing a large body would cost
+   * the event loop as much as the request).
+   */
+  pooled?: true;
   /** Status of a success: fixed, or decided by the result (readiness answers 503). */
   status?: number | ((result: unknown) => number);
 }

@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.js';
 import { invokeOperation } from '../core/operation.js';
+import { sdEngine } from '../core/sd/engine.js';
 import { announceServedRhs } from '../core/pbq/rhs.js';
 import { parseInput } from '../core/validate.js';
 import { InputError, OverloadedError, asConnectionFailure, isVcError, describeError, redactUrls } from '../errors.js';
@@ -357,6 +358,19 @@ async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute
     app.route({
       method: route.method,
       url: route.path,
+      // A full worker queue refuses the request before its body is read and parsed.
+      ...(route.pooled === true
+        ? {
+            onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+              const refusal = (await sdEngine(ctx)).overloaded?.();
+              if (refusal === undefined) return undefined;
+              // The body stays unread, so the connection cannot carry another request: closed.
+              reply.header('connection', 'close');
+              reply.header('Retry-After', String(refusal.retryAfterSeconds));
+              return sendError(reply, refusal.httpStatus, refusal.code, refusal.message);
+            },
+          }
+        : {}),
       handler: async (request, reply) => {
         (request as FastifyRequest & { renderField?: FieldRenderer }).renderField = (field) => (field === undefined ? undefined : httpFieldName(route, field).field);
         // What the request may set is checked first (an omitted field is refused, not overridden).

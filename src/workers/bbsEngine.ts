@@ -8,6 +8,7 @@
  * call, every BBS_CALLS_PER_WORKER calls of MATTR's WebAssembly: the memory it leaks goes with them.
  */
 import { UnknownDocumentError } from '../bbs/documentLoader.js';
+import type { OverloadedError } from '../errors.js';
 import type { BbsEngine } from '../bbs/engine.js';
 import { blsKeyMaterial, type BlsIssuerKey } from '../bbs/keys.js';
 import { MalformedProofValueError } from '../bbs/proofValue.js';
@@ -129,6 +130,11 @@ export class BbsWorkerPool implements BbsEngine {
 
   findUndefinedTerms2023(document: object): Promise<string | undefined> {
     return this.call('findUndefinedTerms2023', document);
+  }
+
+  /** The refusal `calls` calls made now would meet (no room for them all), or undefined. */
+  overloaded(calls = 1): OverloadedError | undefined {
+    return this.pool.refusal(calls);
   }
 
   /** Stops every worker (waiting calls fail); resolves once all threads have exited. */

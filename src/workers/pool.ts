@@ -160,6 +160,16 @@ export class WorkerPool {
     return this.queue.length;
   }
 
+  /**
+   * The OverloadedError that `calls` calls made now would meet (idle workers and free places in
+   * the queue fewer than `calls`), or undefined.
+   */
+  refusal(calls = 1): OverloadedError | undefined {
+    if (this.closed) return undefined;
+    const room = this.slots.filter((slot) => this.idle(slot)).length + Math.max(0, this.queueLimit - this.queue.length);
+    return room >= calls ? undefined : this.overloaded();
+  }
+
   /** Calls `method` in a worker; resolves or rejects as the method did there (see protocol.ts). */
   async call<T>(method: string, args: unknown[]): Promise<T> {
     return (await this.callTraced<T>(method, args)).value;

@@ -164,6 +164,24 @@ describe('back-pressure', () => {
     }
   });
 
+  it('overloaded(n) tells whether n calls made now all find room: an idle worker or a free place in the queue', async () => {
+    const pool = await BbsWorkerPool.start({ size: 1, queueLimit: 2 });
+    try {
+      expect(pool.overloaded(3)).toBeUndefined();
+      expect(pool.overloaded(4)).toBeInstanceOf(OverloadedError);
+      const running = [pool.verifyDerivedProof(derived), pool.verifyDerivedProof(derived)];
+      // One worker busy, one place taken: room for one call, not for two.
+      expect(pool.waiting).toBe(1);
+      expect(pool.overloaded(1)).toBeUndefined();
+      expect(pool.overloaded(2)).toMatchObject({ code: 'overloaded', httpStatus: 503 });
+      expect(pool.waiting).toBe(1);
+      await Promise.all(running);
+      expect(pool.overloaded(3)).toBeUndefined();
+    } finally {
+      await pool.close();
+    }
+  });
+
   it(`the default queue holds ${QUEUE_PER_WORKER} calls per worker`, async () => {
     const pool = await BbsWorkerPool.start({ size: 1 });
     try {

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +120,46 @@ describe('vc serve with one BBS+ worker under a burst', () => {
       expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('overloaded');
     }
+  });
+
+  it('while the queue is full, a request is refused before its body is read (no parsing cost for a refusal)', async () => {
+    // Clients keep the single worker's queue full; a request then announces a body it never
+    // sends. Refused before the body is read, it gets its 503 at once; read first, it would wait
+    // for a body that never comes (the client gives up after 3 s and tries again).
+    let busy = true;
+    const clients = Array.from({ length: 3 * (1 + QUEUE_PER_WORKER) }, async () => {
+      while (busy) await (await verify(base, vc)).arrayBuffer();
+    });
+    const url = new URL(`${base}/verify-vc`);
+    const bodiless = () =>
+      new Promise<{ status: number; retryAfter: string | undefined; body: string } | undefined>((resolve) => {
+        const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100000' } }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body }));
+        });
+        request.on('error', () => resolve(undefined));
+        request.setTimeout(3000, () => {
+          request.destroy();
+          resolve(undefined);
+        });
+        request.flushHeaders();
+      });
+    let refused: Awaited<ReturnType<typeof bodiless>>;
+    try {
+      for (let attempt = 0; attempt < 10 && refused === undefined; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        refused = await bodiless();
+      }
+    } finally {
+      busy = false;
+      await Promise.all(clients);
+    }
+    expect(refused).toBeDefined();
+    expect(refused!.status).toBe(503);
+    expect(refused!.retryAfter).toMatch(/^[1-9]\d*$/);
+    expect((JSON.parse(refused!.body) as { error: { code: string } }).error.code).toBe('overloaded');
+    expect((await verify(base, vc)).status).toBe(200);
   });
 
   it('stops its worker threads when it closes', async () => {

@@ -15,7 +15,7 @@ import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../bbs/docume
 import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../bbs2023/loader.js';
 import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../bbs2023/suite.js';
 import { isVcError } from '../../errors.js';
-import { sdEngine } from './engine.js';
+import { admitTogether, sdEngine } from './engine.js';
 import type { JsonLdDocument } from '../../bbs/suite.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import type { VerificationCheck } from './verify.js';
@@ -75,8 +75,10 @@ export function checkBbs2023Validity(credential: Record<string, unknown>, now: D
   return undefined;
 }
 
-/** The most members (object keys and array items, at any depth) a bbs-2023 document may have. */
+/** The most members (object keys and array items, at any depth) a bbs-2023 document may have, its proof aside. */
 export const MAX_BBS_2023_MEMBERS = 1000;
+/** The most members its proof may have (a proof has about ten). */
+export const MAX_BBS_2023_PROOF_MEMBERS = 64;
 /** The deepest nesting accepted. */
 const MAX_DEPTH = 16;
 
@@ -84,26 +86,36 @@ const MAX_DEPTH = 16;
  * Why a document has a shape vc does not process, or undefined: checked before any JSON-LD work,
  * where unusual shapes cost (blank node identifiers make canonicalisation expensive; many members
  * make it slow), and for members JSON-LD drops silently (null, an empty list, `__proto__`), which a
- * reader would see without their being signed.
+ * reader would see without their being signed. Members are counted before they are walked, so a
+ * body of many members costs no more than the limits.
  */
 export function checkBbs2023Shape(document: Record<string, unknown>): string | undefined {
-  let members = 0;
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: document, path: '', depth: 0 }];
+  // The proof is counted apart: what an issuer signs within the limit stays within it once signed.
+  const counts = { document: 1, proof: 0 };
+  const over = (inProof: boolean, added: number): string | undefined => {
+    if (inProof) return (counts.proof += added) > MAX_BBS_2023_PROOF_MEMBERS ? `proof: more than ${MAX_BBS_2023_PROOF_MEMBERS} members` : undefined;
+    return (counts.document += added) > MAX_BBS_2023_MEMBERS ? `the credential has more than ${MAX_BBS_2023_MEMBERS} members (proof aside)` : undefined;
+  };
+  const stack: Array<{ value: unknown; path: string; depth: number; inProof: boolean }> = [{ value: document, path: '', depth: 0, inProof: false }];
   while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
-    // The proof is not counted: what an issuer signs within the limit stays within it once signed.
-    if (path !== 'proof' && !path.startsWith('proof.') && ++members > MAX_BBS_2023_MEMBERS) return `the credential has more than ${MAX_BBS_2023_MEMBERS} members (proof aside)`;
+    const { value, path, depth, inProof } = stack.pop()!;
     if (depth > MAX_DEPTH) return `${path}: nested deeper than ${MAX_DEPTH} levels`;
     const where = path === '' ? 'the credential' : path;
     if (value === null) return `${where}: null is not a value (JSON-LD drops it, so it is not signed)`;
     if (typeof value === 'string' && value.startsWith('_:')) return `${where}: blank node identifiers (_:...) are not accepted`;
     if (Array.isArray(value)) {
       if (value.length === 0) return `${where}: an empty list is not accepted (JSON-LD drops it, so it is not signed)`;
-      value.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
+      const tooMany = over(inProof, value.length);
+      if (tooMany !== undefined) return tooMany;
+      value.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1, inProof }));
     } else if (typeof value === 'object') {
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      const keys = Object.keys(value as object);
+      const proofMember = path === '' && keys.includes('proof');
+      const tooMany = over(inProof, keys.length - (proofMember ? 1 : 0)) ?? (proofMember ? over(true, 1) : undefined);
+      if (tooMany !== undefined) return tooMany;
+      for (const key of keys) {
         if (key === '__proto__') return `${where}: the key __proto__ is not accepted`;
-        stack.push({ value: child, path: path === '' ? key : `${path}.${key}`, depth: depth + 1 });
+        stack.push({ value: (value as Record<string, unknown>)[key], path: path === '' ? key : `${path}.${key}`, depth: depth + 1, inProof: inProof || (path === '' && key === 'proof') });
       }
     }
   }
@@ -282,6 +294,7 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = vc;
   // Independent of each other: side by side on the worker threads of `vc serve`.
+  admitTogether(engine, 2);
   const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(vc, ctx.now())]);
   checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
   checks.push(result.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: result.reason ?? 'the bbs-2023 proof does not verify' });

@@ -19,16 +19,27 @@ function join(path: string, key: string | number): string {
  * or reshape the graph, so the JSON a reader sees would not be what was signed.
  */
 export function findEmbeddedKeyword(document: Record<string, unknown>): string | undefined {
-  const stack: Array<{ value: unknown; path: string; top: boolean }> = [{ value: document, path: '', top: true }];
+  // Paths are built only for the member found: a body of a few hundred thousand members is
+  // walked in milliseconds, before the member limits refuse it.
+  interface Node {
+    value: unknown;
+    parent: Node | undefined;
+    key: string | number;
+  }
+  const pathOf = (node: Node): string => (node.parent === undefined ? '' : join(pathOf(node.parent), node.key));
+  const root: Node = { value: document, parent: undefined, key: '' };
+  const stack: Node[] = [root];
   while (stack.length > 0) {
-    const { value, path, top } = stack.pop()!;
+    const node = stack.pop()!;
+    const { value } = node;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, path: join(path, index), top: false }));
+      for (let index = 0; index < value.length; index++) stack.push({ value: value[index], parent: node, key: index });
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
-        if (key.startsWith('@') && !(top && key === '@context')) return join(path, key);
+      for (const key of Object.keys(value)) {
         // The top-level @context is checked on its own (bundled URLs only).
-        if (!(top && key === '@context')) stack.push({ value: child, path: join(path, key), top: false });
+        if (node === root && key === '@context') continue;
+        if (key.startsWith('@')) return join(pathOf(node), key);
+        stack.push({ value: (value as Record<string, unknown>)[key], parent: node, key });
       }
     }
   }
@@ -106,8 +117,11 @@ export function checkPresentedShape(credential: Record<string, unknown>): string
     if (Array.isArray(value)) {
       if (!(depth === 1 && (path === '@context' || path === 'type'))) return `${where}: an array is not accepted here (only @context and type are lists)`;
       if (value.length === 0) return `${where}: an empty list is not accepted`;
+      // Counted before they are walked, so a body of many members costs no more than the limit.
+      if (members + stack.length + value.length > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
       value.forEach((item, index) => stack.push({ value: item, path: join(path, index), depth: depth + 1 }));
     } else if (typeof value === 'object') {
+      if (members + stack.length + Object.keys(value as object).length > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
         if (key === '__proto__') return `${where}: the key __proto__ is not accepted`;
         stack.push({ value: child, path: join(path, key), depth: depth + 1 });

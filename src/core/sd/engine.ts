@@ -27,3 +27,13 @@ export function installBbsEngine(ctx: Context, engine: BbsEngine): () => void {
     ctx.forget(ENGINE_KEY, installed);
   };
 }
+
+/**
+ * Throws the OverloadedError `engine` gives when it has no room for `calls` calls made together
+ * (see BbsEngine.overloaded): calls that run side by side are admitted together or refused
+ * together, so a refused request leaves no call of its own running.
+ */
+export function admitTogether(engine: BbsEngine, calls: number): void {
+  const refusal = engine.overloaded?.(calls);
+  if (refusal !== undefined) throw refusal;
+}

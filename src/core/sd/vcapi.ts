@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { loadIssuerBbs2023Key, proofHeader } from '../../bbs2023/suite.js';
-import { sdEngine } from './engine.js';
+import { admitTogether, sdEngine } from './engine.js';
 import {
   checkBbs2023BaseCredential,
   checkBbs2023Contexts,
@@ -92,6 +92,7 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (shape !== undefined) return failed(shape);
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
+  admitTogether(engine, 2);
   const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(credential, ctx.now())]);
   if (undefinedTerm !== undefined) return failed(undefinedTerm);
   if (!result.verified) return failed(result.reason ?? 'the bbs-2023 proof does not verify');

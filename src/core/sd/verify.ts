@@ -8,7 +8,7 @@ import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.
 import { shortId } from '../../bbs/didKey.js';
 import type { JsonLdDocument } from '../../bbs/suite.js';
 import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
-import { sdEngine } from './engine.js';
+import { admitTogether, sdEngine } from './engine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023.js';
@@ -193,6 +193,7 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   // The terms and the proof are checked independently of each other: at once, so that with the
   // worker threads of `vc serve` they run side by side (in process they simply interleave).
   const { proof: _proof, ...document } = vc;
+  admitTogether(engine, contextCheck.valid ? 2 : 1);
   const [undefinedTerm, proofCheck] = await Promise.all([contextCheck.valid ? engine.findUndefinedTerms(document) : undefined, engine.verifyDerivedProof(vc)]);
   if (contextCheck.valid) {
     checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
