@@ -56,7 +56,9 @@ const BENCHES: BenchEntry[] = [
         memory: { ratio: number; withinTwentyPercent: boolean };
         health: { latencyMs: { p99: number } };
         throughput: { ratio: number };
-        acceptance: { targets: { healthP99Ms: number; minThroughputRatio: number } };
+        acceptance: { targets: { healthP99Ms: number; minThroughputRatio: number; maxOtherCores: number }; undisturbed: boolean };
+        cpuDuringLoad?: { others: number };
+        cpuDuringBaseline?: { others: number };
       };
       const { targets } = report.acceptance;
       const problems: string[] = [];
@@ -64,6 +66,7 @@ const BENCHES: BenchEntry[] = [
       if (!report.memory.withinTwentyPercent) problems.push(`server RSS grew by a factor ${report.memory.ratio}`);
       if (!(report.health.latencyMs.p99 < targets.healthP99Ms)) problems.push(`/healthz p99 ${report.health.latencyMs.p99} ms under load (target < ${targets.healthP99Ms} ms)`);
       if (!(report.throughput.ratio >= targets.minThroughputRatio)) problems.push(`throughput ${report.throughput.ratio}x the single-thread in-process rate (target >= ${targets.minThroughputRatio}x)`);
+      if (!report.acceptance.undisturbed) problems.push(`the machine was busy with other work (${report.cpuDuringLoad?.others ?? '?'} core during the load, ${report.cpuDuringBaseline?.others ?? '?'} during the baseline; at most ${targets.maxOtherCores}): the figures are not comparable`);
       return problems.length === 0 ? undefined : problems.join('; ');
     },
   },
