@@ -32,14 +32,18 @@ export function findEmbeddedKeyword(document: Record<string, unknown>): string |
   while (stack.length > 0) {
     const node = stack.pop()!;
     const { value } = node;
+    // Only objects and arrays can hold a keyword: plain values are not pushed.
     if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) stack.push({ value: value[index], parent: node, key: index });
+      for (let index = 0; index < value.length; index++) {
+        if (typeof value[index] === 'object' && value[index] !== null) stack.push({ value: value[index], parent: node, key: index });
+      }
     } else if (typeof value === 'object' && value !== null) {
       for (const key of Object.keys(value)) {
         // The top-level @context is checked on its own (bundled URLs only).
         if (node === root && key === '@context') continue;
         if (key.startsWith('@')) return join(pathOf(node), key);
-        stack.push({ value: (value as Record<string, unknown>)[key], parent: node, key });
+        const child = (value as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, parent: node, key });
       }
     }
   }
