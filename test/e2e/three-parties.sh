@@ -28,7 +28,9 @@ issuer() { $VC --json --home "$work/issuer" --env "$work/issuer.env" "$@"; }
 holder() { $VC --json --home "$work/holder" --env "$work/holder.env" "$@"; }
 verifier() { $VC --json --home "$work/verifier" --env "$work/verifier.env" "$@"; }
 
-issuer serve --role issuer --port "$rhs_port" > "$work/issuer-serve.json" 2> "$work/issuer-serve.log" &
+# exec: $! is then the server itself, which the trap stops (a function run in the background is a
+# subshell, and killing it left the server running after the script).
+(exec $VC --json --home "$work/issuer" --env "$work/issuer.env" serve --role issuer --port "$rhs_port") > "$work/issuer-serve.json" 2> "$work/issuer-serve.log" &
 served=$!
 trap 'kill $served 2>/dev/null || true; wait $served 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q listening "$work/issuer-serve.json" 2>/dev/null && break; sleep 0.2; done
