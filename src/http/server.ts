@@ -363,11 +363,11 @@ async function buildRoleApp(ctx: Context, role: Role, routes: readonly HttpRoute
         ? {
             onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
               const refusal = (await sdEngine(ctx)).overloaded?.();
-              if (refusal === undefined) return undefined;
+              if (refusal === undefined) return;
               // The body stays unread, so the connection cannot carry another request: closed.
+              // The error handler answers as for any OverloadedError (503, Retry-After).
               reply.header('connection', 'close');
-              reply.header('Retry-After', String(refusal.retryAfterSeconds));
-              return sendError(reply, refusal.httpStatus, refusal.code, refusal.message);
+              throw refusal;
             },
           }
         : {}),

@@ -125,10 +125,11 @@ export function checkPresentedShape(credential: Record<string, unknown>): string
       if (members + stack.length + value.length > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
       value.forEach((item, index) => stack.push({ value: item, path: join(path, index), depth: depth + 1 }));
     } else if (typeof value === 'object') {
-      if (members + stack.length + Object.keys(value as object).length > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      const keys = Object.keys(value as object);
+      if (members + stack.length + keys.length > MAX_CREDENTIAL_MEMBERS) return `the credential has more than ${MAX_CREDENTIAL_MEMBERS} members`;
+      for (const key of keys) {
         if (key === '__proto__') return `${where}: the key __proto__ is not accepted`;
-        stack.push({ value: child, path: join(path, key), depth: depth + 1 });
+        stack.push({ value: (value as Record<string, unknown>)[key], path: join(path, key), depth: depth + 1 });
       }
     }
   }
