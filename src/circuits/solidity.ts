@@ -41,8 +41,17 @@ export async function renderVerifierSource(circuitId: string, zkeyPath: string, 
   const snarkjs = (await import(moduleName)) as {
     zKey: { exportSolidityVerifier(zkey: string, templates: Record<string, string>): Promise<string> };
   };
-  const template = await readFile(path.join(snarkjsPackageDir(), 'templates', 'verifier_groth16.sol.ejs'), 'utf8');
-  const generated = await snarkjs.zKey.exportSolidityVerifier(zkeyPath, { groth16: template });
+  const generated = await snarkjs.zKey.exportSolidityVerifier(zkeyPath, { groth16: await verifierTemplate() });
+  return wrapVerifierSource(circuitId, generated, publicSignals);
+}
+
+/** snarkjs's Groth16 verifier template (EJS), which exportSolidityVerifier renders with the verification key. */
+export function verifierTemplate(): Promise<string> {
+  return readFile(path.join(snarkjsPackageDir(), 'templates', 'verifier_groth16.sol.ejs'), 'utf8');
+}
+
+/** The verifier source from snarkjs's rendered template: its contract renamed, and the wrapper. */
+export function wrapVerifierSource(circuitId: string, generated: string, publicSignals: number): { source: string; contractName: string } {
   const base = `${pascalCase(circuitId)}Groth16`;
   const contractName = `${pascalCase(circuitId)}Verifier`;
   if (!generated.includes('contract Groth16Verifier {')) throw new Error('unexpected snarkjs verifier template');
@@ -78,18 +87,21 @@ contract ${contractName} is ${base} {
 
 interface SolcOutput {
   errors?: Array<{ severity: string; formattedMessage: string }>;
-  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
-/** Compiles a verifier source with solc (optimizer on) and returns the named contract. */
-export function compileVerifier(source: string, contractName: string, publicSignals: number, development: boolean): VerifierArtifact {
+/**
+ * Compiles a verifier source with solc (optimizer on): the named contract's ABI, creation bytecode
+ * and runtime bytecode (what the chain holds once it is deployed), both 0x-prefixed.
+ */
+export function compileVerifierCode(source: string, contractName: string): { abi: unknown[]; bytecode: string; deployedBytecode: string; solcVersion: string } {
   const solc = require('solc') as { compile(input: string): string; version(): string };
   const input = {
     language: 'Solidity',
     sources: { 'verifier.sol': { content: source } },
     settings: {
       optimizer: { enabled: true, runs: 200 },
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
@@ -97,11 +109,17 @@ export function compileVerifier(source: string, contractName: string, publicSign
   if (errors.length > 0) throw new Error(`solc failed on the ${contractName} verifier: ${errors[0]!.formattedMessage}`);
   const contract = output.contracts?.['verifier.sol']?.[contractName];
   if (!contract || contract.evm.bytecode.object.length === 0) throw new Error(`solc produced no bytecode for ${contractName}`);
+  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}`, deployedBytecode: `0x${contract.evm.deployedBytecode.object}`, solcVersion: solc.version() };
+}
+
+/** Compiles a verifier source with solc (optimizer on) and returns the named contract. */
+export function compileVerifier(source: string, contractName: string, publicSignals: number, development: boolean): VerifierArtifact {
+  const { abi, bytecode, solcVersion } = compileVerifierCode(source, contractName);
   return {
     contractName,
-    abi: contract.abi,
-    bytecode: `0x${contract.evm.bytecode.object}`,
-    solcVersion: solc.version(),
+    abi,
+    bytecode,
+    solcVersion,
     publicSignals,
     functions: [
       `verifyProof(uint256[2],uint256[2][2],uint256[2],uint256[${publicSignals}])`,
