@@ -4,8 +4,12 @@
  * reverse, with nothing but "proof is not valid" from the contract; this check says so before any
  * proof is made, which side is which, and the command that fixes it.
  *
- * A snarkjs Groth16 verifier carries its verification key as constants in its code: the on-chain
- * code contains the local key's alpha point exactly when the key is the same.
+ * A snarkjs Groth16 verifier carries its verification key as constants in its code (alpha, beta,
+ * gamma, delta and every IC point), each pushed by a PUSH instruction of as few bytes as the number
+ * needs (PUSH31 for one below 2^248, and so on). The check walks the on-chain code instruction by
+ * instruction, collects the values it pushes, and requires every constant of the local key (but
+ * tiny ones, see SMALL_CONSTANT) among them: a number that only appears inside other instructions,
+ * or across them, does not count.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,12 +22,90 @@ import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
 
-/** The alpha point's x coordinate of a verification key, as the 64 hex digits a verifier's code holds. */
-export function verificationKeyMarker(verificationKeyFile: string): string {
-  const key = JSON.parse(readFileSync(verificationKeyFile, 'utf8')) as { vk_alpha_1?: unknown[] };
-  const x = key.vk_alpha_1?.[0];
-  if (typeof x !== 'string' || !/^\d+$/.test(x)) throw new ConfigError(`${verificationKeyFile} has no vk_alpha_1 (not a Groth16 verification key)`);
-  return BigInt(x).toString(16).padStart(64, '0');
+/**
+ * Constants below this bound are not required in the code: a real key's coordinates are random
+ * field elements, so only the 0 and 1 of a point at infinity are this small, solc may produce such
+ * a value without a push of its own (PUSH0, DUP of an earlier one), and it identifies no key.
+ */
+const SMALL_CONSTANT = 1n << 64n;
+
+/** A decimal string of a verification key, as a number. */
+function keyNumber(value: unknown, where: string, keyName: string): bigint {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new ConfigError(`${keyName} has no ${where} (not a Groth16 verification key)`);
+  return BigInt(value);
+}
+
+/**
+ * The numbers of a Groth16 verification key (snarkjs's verification_key.json, parsed) that
+ * snarkjs's Solidity verifier holds as constants: alpha's x and y, both coordinates of beta,
+ * gamma and delta (two numbers each), and x and y of every IC point.
+ */
+export function verificationKeyConstants(key: unknown, keyName = 'the verification key'): bigint[] {
+  const vk = (typeof key === 'object' && key !== null ? key : {}) as Record<string, unknown>;
+  const at = (name: string, ...indexes: number[]): bigint => {
+    let value: unknown = vk[name];
+    for (const i of indexes) value = Array.isArray(value) ? (value as unknown[])[i] : undefined;
+    return keyNumber(value, `${name}${indexes.map((i) => `[${i}]`).join('')}`, keyName);
+  };
+  const constants = [at('vk_alpha_1', 0), at('vk_alpha_1', 1)];
+  for (const name of ['vk_beta_2', 'vk_gamma_2', 'vk_delta_2']) {
+    for (const i of [0, 1]) for (const j of [0, 1]) constants.push(at(name, i, j));
+  }
+  const ic = vk.IC;
+  if (!Array.isArray(ic) || ic.length === 0) throw new ConfigError(`${keyName} has no IC (not a Groth16 verification key)`);
+  for (let i = 0; i < ic.length; i++) constants.push(at('IC', i, 0), at('IC', i, 1));
+  return constants;
+}
+
+/** The constants of the verification key in a file (`verification_key.json`). */
+export function readVerificationKeyConstants(verificationKeyFile: string): bigint[] {
+  return verificationKeyConstants(JSON.parse(readFileSync(verificationKeyFile, 'utf8')), verificationKeyFile);
+}
+
+/** The runtime code without solc's CBOR metadata (its length is in the last two bytes), when it has one. */
+function withoutMetadata(code: Uint8Array): Uint8Array {
+  if (code.length < 2) return code;
+  const length = (code[code.length - 2]! << 8) | code[code.length - 1]!;
+  const start = code.length - 2 - length;
+  // A CBOR map (major type 5) opens solc's metadata.
+  if (length === 0 || start < 0 || (code[start]! & 0xe0) !== 0xa0) return code;
+  return code.subarray(0, start);
+}
+
+/**
+ * Every value EVM code pushes as an immediate (PUSH0 to PUSH32), walking it instruction by
+ * instruction from the start; `code` is hex, with or without 0x. Solc puts data (its metadata)
+ * only after the instructions; the metadata is left out, and a push cut short by the end is not counted.
+ */
+export function pushedConstants(code: string): Set<bigint> {
+  const hex = code.replace(/^0x/i, '');
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error('code is not hex bytes');
+  const bytes = withoutMetadata(Uint8Array.from(Buffer.from(hex, 'hex')));
+  const pushed = new Set<bigint>();
+  for (let pc = 0; pc < bytes.length; pc++) {
+    const op = bytes[pc]!;
+    if (op === 0x5f) pushed.add(0n);
+    if (op < 0x60 || op > 0x7f) continue;
+    const size = op - 0x5f;
+    if (pc + size >= bytes.length) break;
+    let value = 0n;
+    for (let i = 1; i <= size; i++) value = (value << 8n) | BigInt(bytes[pc + i]!);
+    pushed.add(value);
+    pc += size;
+  }
+  return pushed;
+}
+
+/**
+ * Whether EVM runtime code (hex) holds a verification key (its constants, from
+ * verificationKeyConstants): every constant that can identify a key is pushed by the code. A
+ * "key" without any such constant is held by no code.
+ */
+export function codeHoldsVerificationKey(code: string, constants: readonly bigint[]): boolean {
+  const required = constants.filter((c) => c >= SMALL_CONSTANT);
+  if (required.length === 0) return false;
+  const pushed = pushedConstants(code);
+  return required.every((c) => pushed.has(c));
 }
 
 /** The verifier contracts the State and the MTP validator call. */
@@ -47,8 +129,8 @@ export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir:
   const addresses = await onChainVerifiers(ctx);
   for (const circuit of VERIFIER_CIRCUITS) {
     const code = (await chain.provider.getCode(addresses[circuit])).toLowerCase().replace(/^0x/, '');
-    const marker = verificationKeyMarker(path.join(circuits.dir, circuit, 'verification_key.json'));
-    if (code.includes(marker)) continue;
+    const constants = readVerificationKeyConstants(path.join(circuits.dir, circuit, 'verification_key.json'));
+    if (codeHoldsVerificationKey(code, constants)) continue;
     const official = code.length > 0 && iden3Artifact(officialVerifierArtifactName(circuit)).bytecode.toLowerCase().includes(code);
     const where = `the ${circuit} verifier on chain ${chain.chainId} (${addresses[circuit]})`;
     const local = `the circuits in use (${circuits.dir})`;

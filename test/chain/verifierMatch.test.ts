@@ -1,12 +1,17 @@
 /**
  * The check that the chain's Groth16 verifiers hold the verification keys of the circuits in use
- * (src/chain/verifierMatch.ts), against the embedded chain with the development verifiers.
+ * (src/chain/verifierMatch.ts): its core on the code of verifiers compiled here from crafted keys
+ * (constants of every byte length) and on the official verifiers of @iden3/contracts, then against
+ * the embedded chain with the development verifiers.
  */
-import { cpSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopLocalNode } from '../../src/chain/anvil.js';
-import { checkVerifiersMatchCircuits } from '../../src/chain/verifierMatch.js';
+import { checkVerifiersMatchCircuits, codeHoldsVerificationKey, pushedConstants, readVerificationKeyConstants, verificationKeyConstants } from '../../src/chain/verifierMatch.js';
+import { compileVerifierCode, snarkjsPackageDir, verifierTemplate, wrapVerifierSource } from '../../src/circuits/solidity.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { ConfigError } from '../../src/errors.js';
@@ -20,6 +25,167 @@ afterAll(async () => {
   await stopLocalNode(ctx, { persist: false }).catch(() => undefined);
   await ctx.close();
   tmp.cleanup();
+});
+
+/** Byte lengths of the crafted constants: PUSH29 to PUSH32 (the bug: anything below 32 was missed). */
+const LENGTHS = [29, 30, 31, 32];
+const N_PUBLIC = 3;
+/** alpha (2 numbers), beta, gamma, delta (4 each), IC0..IC3 (2 each). */
+const CONSTANTS = 14 + 2 * (N_PUBLIC + 1);
+
+/** A random-looking number of exactly `bytes` bytes (below the BN254 base field when 32), from a label. */
+function numberOfLength(bytes: number, label: string): bigint {
+  const digest = Buffer.concat([createHash('sha256').update(`${label}/0`).digest(), createHash('sha256').update(`${label}/1`).digest()]).subarray(0, bytes);
+  // The base field's top byte is 0x30.
+  digest[0] = bytes === 32 ? 1 + (digest[0]! % 0x2f) : 1 + (digest[0]! % 0xff);
+  return BigInt(`0x${digest.toString('hex')}`);
+}
+
+function byteLength(value: bigint): number {
+  return Math.ceil(value.toString(16).length / 2);
+}
+
+/** A snarkjs verification_key.json with these constants, in verificationKeyConstants's order. */
+function keyOf(constants: readonly bigint[]): Record<string, unknown> {
+  const c = constants.map((v) => v.toString());
+  const g2 = (at: number): string[][] => [
+    [c[at]!, c[at + 1]!],
+    [c[at + 2]!, c[at + 3]!],
+    ['1', '0'],
+  ];
+  return {
+    protocol: 'groth16',
+    curve: 'bn128',
+    nPublic: N_PUBLIC,
+    vk_alpha_1: [c[0]!, c[1]!, '1'],
+    vk_beta_2: g2(2),
+    vk_gamma_2: g2(6),
+    vk_delta_2: g2(10),
+    IC: Array.from({ length: N_PUBLIC + 1 }, (_, i) => [c[14 + 2 * i]!, c[15 + 2 * i]!, '1']),
+  };
+}
+
+/** Key k gives constant i the length LENGTHS[(i + k) % 4]: over the four keys, every constant takes every length. */
+const crafted = LENGTHS.map((_, k) => Array.from({ length: CONSTANTS }, (_, i) => numberOfLength(LENGTHS[(i + k) % LENGTHS.length]!, `key ${k} constant ${i}`)));
+
+/** Runtime code of the verifier vc generates and compiles for each crafted key. */
+const codes: string[] = [];
+
+beforeAll(async () => {
+  // exportSolidityVerifier renders snarkjs's template with EJS and the key; the same, from a key file.
+  const ejs = createRequire(path.join(snarkjsPackageDir(), 'package.json'))('ejs') as { render(template: string, data: object): string };
+  const template = await verifierTemplate();
+  for (const [k, constants] of crafted.entries()) {
+    const file = path.join(tmp.dir, `key${k}.json`);
+    writeFileSync(file, `${JSON.stringify(keyOf(constants), null, 1)}\n`);
+    const generated = ejs.render(template, JSON.parse(readFileSync(file, 'utf8')) as object);
+    const { source, contractName } = wrapVerifierSource('stateTransition', generated, N_PUBLIC);
+    codes.push(compileVerifierCode(source, contractName).deployedBytecode);
+  }
+}, 120_000);
+
+describe('a verifier\'s code against a verification key', () => {
+  it('reads every constant the verifier embeds from a key file, in order', () => {
+    expect(crafted.flat().map(byteLength).filter((n) => !LENGTHS.includes(n))).toEqual([]);
+    for (const [k, constants] of crafted.entries()) {
+      expect(readVerificationKeyConstants(path.join(tmp.dir, `key${k}.json`))).toEqual(constants);
+      for (const [i, value] of constants.entries()) expect(byteLength(value)).toBe(LENGTHS[(i + k) % LENGTHS.length]);
+    }
+  });
+
+  it('accepts the code of each key, whose constants are 29, 30, 31 and 32 bytes long, where the padded search missed', () => {
+    for (const [k, constants] of crafted.entries()) {
+      const code = codes[k]!;
+      const pushed = pushedConstants(code);
+      for (const value of constants) expect(pushed.has(value)).toBe(true);
+      expect(codeHoldsVerificationKey(code, readVerificationKeyConstants(path.join(tmp.dir, `key${k}.json`)))).toBe(true);
+      // The former check: alpha x padded to 64 hex digits, anywhere in the code.
+      const alphaX = constants[0]!;
+      expect(code.includes(alphaX.toString(16).padStart(64, '0'))).toBe(byteLength(alphaX) === 32);
+    }
+  });
+
+  it('refuses the code of another key, and of a key that differs in one constant only', () => {
+    for (const [k, code] of codes.entries()) {
+      expect(codeHoldsVerificationKey(code, crafted[(k + 1) % crafted.length]!)).toBe(false);
+      for (let i = 0; i < CONSTANTS; i++) {
+        const other = [...crafted[k]!];
+        other[i] = numberOfLength(byteLength(other[i]!), `key ${k} constant ${i}, changed`);
+        expect(codeHoldsVerificationKey(code, verificationKeyConstants(keyOf(other))), `key ${k}, constant ${i}`).toBe(false);
+      }
+    }
+  });
+
+  it('refuses a key whose number merely appears in the code, at an odd digit or across instructions', () => {
+    const code = codes[0]!.replace(/^0x/, '');
+    const pushed = pushedConstants(code);
+    // Where alpha x's push starts: its opcode, then its immediate.
+    const alphaX = crafted[0]![0]!;
+    const immediate = alphaX.toString(16).padStart(byteLength(alphaX) * 2, '0');
+    const at = code.indexOf(immediate) - 2;
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(at % 2).toBe(0);
+    for (const [what, start] of [
+      ['at an odd hex digit', at + 3],
+      ['across the push and the instructions after it', at + 4],
+    ] as const) {
+      const window = code.slice(start, start + 64);
+      const value = BigInt(`0x${window}`);
+      expect(pushed.has(value), what).toBe(false);
+      const impostor = [value, ...crafted[0]!.slice(1)];
+      // The former check accepted this key: its alpha x, padded, is in the code.
+      expect(code.includes(value.toString(16).padStart(64, '0')), what).toBe(true);
+      expect(codeHoldsVerificationKey(code, impostor), what).toBe(false);
+    }
+  });
+
+  it('walks instructions: PUSH0 to PUSH32 immediates only, not what they hold, nor a cut push or the metadata', () => {
+    const push = (bytes: string): string => (bytes.length === 0 ? '5f' : (0x5f + bytes.length / 2).toString(16) + bytes);
+    const hidden = `7f${'11'.repeat(32)}`; // a PUSH32 inside the immediate of another
+    const code = [
+      push(''),
+      push('ff'),
+      '01', // ADD
+      push(hidden.slice(0, 64)),
+      push('ab'.repeat(31)),
+      '00', // STOP
+      // solc's metadata: a CBOR map, then its length; a push in it (PUSH1 0x77) does not count.
+      'a16077',
+      '0003',
+    ].join('');
+    expect([...pushedConstants(`0x${code}`)]).toEqual([0n, 0xffn, BigInt(`0x${hidden.slice(0, 64)}`), BigInt(`0x${'ab'.repeat(31)}`)]);
+    // A push cut short by the end of the code pushes nothing.
+    expect([...pushedConstants('6001' + '7f' + '22'.repeat(31))]).toEqual([1n]);
+  });
+
+  it('accepts the official verifiers of @iden3/contracts with their keys, and refuses them with the other key', () => {
+    const contracts = path.dirname(createRequire(import.meta.url).resolve('@iden3/contracts/package.json'));
+    /** The verification key a verifier source was rendered from (the template's constant names). */
+    const keyOfSource = (name: string): bigint[] => {
+      const source = readFileSync(path.join(contracts, 'lib', 'groth16-verifiers', `${name}.sol`), 'utf8');
+      const value = Object.fromEntries([...source.matchAll(/uint256 constant (\w+)\s*=\s*(\d+);/g)].map((m) => [m[1]!, m[2]!]));
+      const g2 = (p: string): string[][] => [
+        [value[`${p}x2`]!, value[`${p}x1`]!],
+        [value[`${p}y2`]!, value[`${p}y1`]!],
+      ];
+      const ic: string[][] = [];
+      for (let i = 0; value[`IC${i}x`] !== undefined; i++) ic.push([value[`IC${i}x`]!, value[`IC${i}y`]!]);
+      return verificationKeyConstants({ vk_alpha_1: [value.alphax, value.alphay], vk_beta_2: g2('beta'), vk_gamma_2: g2('gamma'), vk_delta_2: g2('delta'), IC: ic });
+    };
+    const runtime = (artifact: string): string =>
+      (JSON.parse(readFileSync(path.join(contracts, 'build', 'contracts', `${artifact}.json`), 'utf8')) as { deployedBytecode: string }).deployedBytecode;
+    const state = keyOfSource('Groth16VerifierStateTransition');
+    const mtp = keyOfSource('Groth16VerifierMTP');
+    expect(state).toHaveLength(14 + 2 * 5);
+    expect(mtp).toHaveLength(14 + 2 * 12);
+    // One of the official stateTransition key's constants (IC3 x) is 31 bytes long.
+    expect(state.map(byteLength)).toContain(31);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierStateTransition'), state)).toBe(true);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierMTPWrapper'), mtp)).toBe(true);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierStateTransition'), mtp)).toBe(false);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierMTPWrapper'), state)).toBe(false);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierStateTransition'), crafted[0]!)).toBe(false);
+  });
 });
 
 describe('on-chain verifiers against the circuits in use', () => {
