@@ -8,18 +8,38 @@
  */
 import { readFileSync } from 'node:fs';
 
+/** The steps of a publication (an issuance or a revocation) in the order they happen. */
+const PUBLICATION_STEPS = ['prepared', 'claim-added', 'trees-updated', 'tx-sent', 'receipt'] as const;
+
+/**
+ * Every crash point of vc, in the order a publication passes them: the issuance's signing step,
+ * each publication step of an issuance and of a revocation, and the chain checkpoint's dump. The
+ * fault tests loop over this list, so a point added here is killed at by them; `crashPoint`
+ * accepts no other name. (A revocation adds no claim, so `revoke:claim-added` is never reached.)
+ */
+export const CRASH_POINTS = [
+  'issue:signed',
+  ...PUBLICATION_STEPS.map((step) => `issue:${step}` as const),
+  ...PUBLICATION_STEPS.filter((step) => step !== 'claim-added').map((step) => `revoke:${step}` as const),
+  'checkpoint:dumped',
+] as const;
+export type CrashPointName = (typeof CRASH_POINTS)[number];
+
+/** The points where VC_KILL_NODE_AT can kill the embedded node (the receipt of a publication). */
+export const NODE_KILL_POINTS = ['issue:receipt', 'revoke:receipt'] as const satisfies readonly CrashPointName[];
+
 function named(variable: string, name: string): boolean {
   const spec = process.env[variable];
   return spec !== undefined && spec !== '' && spec.split(',').some((entry) => entry.trim() === name);
 }
 
 /** Kills this process at `name` when VC_CRASH_AT names it. */
-export function crashPoint(name: string): void {
+export function crashPoint(name: CrashPointName): void {
   if (named('VC_CRASH_AT', name)) process.kill(process.pid, 'SIGKILL');
 }
 
 /** Kills the embedded chain node (process `pid`) at `name` when VC_KILL_NODE_AT names it, and waits until it is gone. */
-export async function killNodePoint(name: string, pid: number | undefined): Promise<void> {
+export async function killNodePoint(name: (typeof NODE_KILL_POINTS)[number], pid: number | undefined): Promise<void> {
   if (!named('VC_KILL_NODE_AT', name) || pid === undefined) return;
   try {
     process.kill(pid, 'SIGKILL');

@@ -2,10 +2,11 @@
  * Helpers shared by the tests: run the built `vc` binary as a user would, in a throwaway home.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const VC_BIN = path.join(ROOT, 'dist', 'bin', 'vc.js');
@@ -72,6 +73,17 @@ export function runVcAsync(args: string[], options: RunOptions = {}): Promise<Vc
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }));
   });
+}
+
+/**
+ * A wallet home at `target` (created), copied from the run's template (test/setup/chainTemplate.ts):
+ * the iden3 contracts are deployed on its embedded chain, which is stopped with its state saved;
+ * the first command that needs the chain starts this home's own node from that state. For the
+ * integration tests only (the template is made by their global setup).
+ */
+export function templateHome(target: string): string {
+  cpSync(inject('templateHome'), target, { recursive: true });
+  return target;
 }
 
 /** A fresh temporary directory, removed by the returned cleanup. */

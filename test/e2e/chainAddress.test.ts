@@ -6,11 +6,11 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/chain/anvil.js';
-import { runVc, tempDir } from '../helpers.js';
+import { runVc, tempDir, templateHome } from '../helpers.js';
 
 const tmp = tempDir('vc-chain-address-');
-const home = path.join(tmp.dir, 'home');
-const busyHome = path.join(tmp.dir, 'busy');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const busyHome = templateHome(path.join(tmp.dir, 'busy'));
 let busy: Server | undefined;
 
 afterAll(() => {

@@ -17,7 +17,7 @@ import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';
 import { NetworkError, UnprocessableError, isVcError } from '../../src/errors.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
-import { ROOT, childEnv, runVc, tempDir } from '../helpers.js';
+import { childEnv, ROOT, runVc, tempDir, templateHome } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const LONG = 900_000;
 
 const tmp = tempDir('vc-pbq-flow-');
-const home = path.join(tmp.dir, 'home');
+const home = templateHome(path.join(tmp.dir, 'home'));
 const file = (name: string): string => path.join(tmp.dir, name);
 const readJson = <T = Json>(name: string): T => JSON.parse(readFileSync(file(name), 'utf8')) as T;
 const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
@@ -60,9 +60,6 @@ globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) =>
 }) as typeof fetch;
 
 beforeAll(() => {
-  // Build (or find cached) circuits first, so the tests below measure the flow, not the build.
-  const circuits = runVc(['circuits', 'build'], { home, env });
-  expect(circuits.status, circuits.stderr).toBe(0);
   const holder = vc(['holder', 'did', 'create']);
   expect(holder.status, holder.stderr).toBe(0);
   holderDid = holder.json<{ did_String: string }>().did_String;

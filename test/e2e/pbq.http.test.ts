@@ -5,14 +5,14 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
+import { runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
 const LONG = 900_000;
 const DEV_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const tmp = tempDir('vc-pbq-http-');
-const home = path.join(tmp.dir, 'home');
+const home = templateHome(path.join(tmp.dir, 'home'));
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
 let server: VcServer | undefined;
 let urls: ServedUrls;
@@ -26,8 +26,6 @@ async function call(method: 'GET' | 'POST', url: string, body?: unknown): Promis
 }
 
 beforeAll(async () => {
-  const circuits = runVc(['circuits', 'build'], { home, env });
-  expect(circuits.status, circuits.stderr).toBe(0);
   server = await startVcServe(home, ['--role', 'all'], { env });
   urls = server.urls as ServedUrls;
 }, 1_200_000);

@@ -16,12 +16,12 @@ import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { invokeOperation } from '../../src/core/operation.js';
 import { pbqIssueBatch } from '../../src/core/operations/pbq.js';
-import { runVc, tempDir, type VcRun } from '../helpers.js';
+import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const tmp = tempDir('vc-pbq-batch-');
-const home = path.join(tmp.dir, 'home');
+const home = templateHome(path.join(tmp.dir, 'home'));
 const file = (name: string): string => path.join(tmp.dir, name);
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
 let holders: string[] = [];
@@ -63,8 +63,6 @@ function readLines(name: string): Json[] {
 }
 
 beforeAll(() => {
-  const circuits = runVc(['circuits', 'build'], { home, env });
-  expect(circuits.status, circuits.stderr).toBe(0);
   const first = vc(['holder', 'did', 'create']);
   expect(first.status, first.stderr).toBe(0);
   const second = vc(['holder', 'did', 'create', '--new']);

@@ -4,11 +4,11 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVc, startVcServe, tempDir } from '../helpers.js';
+import { runVc, startVcServe, tempDir, templateHome } from '../helpers.js';
 
 const tmp = tempDir('vc-served-rhs-');
-const issuerHome = path.join(tmp.dir, 'issuer');
-const holderHome = path.join(tmp.dir, 'holder');
+const issuerHome = templateHome(path.join(tmp.dir, 'issuer'));
+const holderHome = templateHome(path.join(tmp.dir, 'holder'));
 
 afterAll(() => {
   runVc(['--json', 'chain', 'down'], { home: issuerHome });

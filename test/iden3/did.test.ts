@@ -4,7 +4,7 @@
  * and the ISSUER_DID check.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVc, runVcAsync, tempDir } from '../helpers.js';
+import { runVc, runVcAsync, tempDir, templateHome } from '../helpers.js';
 import type { DidObject } from '../../src/iden3/did.js';
 
 interface HolderRecord {
@@ -30,7 +30,7 @@ function expectDidObject(did: DidObject): void {
 }
 
 describe('vc holder did create', () => {
-  const home = `${tmp.dir}/home`;
+  const home = templateHome(`${tmp.dir}/home`);
 
   it('returns the spec 2.2 record and the same stored identity when run twice', () => {
     const first = runVc(['--json', 'holder', 'did', 'create'], { home });
@@ -59,7 +59,7 @@ describe('vc holder did create', () => {
 
 describe('concurrent vc holder did create', () => {
   it('two processes on a fresh home agree on one default identity (wallet lock)', async () => {
-    const home = `${tmp.dir}/race-home`;
+    const home = templateHome(`${tmp.dir}/race-home`);
     const [a, b] = await Promise.all([runVcAsync(['--json', 'holder', 'did', 'create'], { home }), runVcAsync(['--json', 'holder', 'did', 'create'], { home })]);
     expect(a.status, a.stderr).toBe(0);
     expect(b.status, b.stderr).toBe(0);
@@ -68,7 +68,7 @@ describe('concurrent vc holder did create', () => {
 });
 
 describe('vc issuer did create', () => {
-  const home = `${tmp.dir}/issuer-home`;
+  const home = templateHome(`${tmp.dir}/issuer-home`);
 
   it('returns {payload: DID object}, stable across runs and distinct from the holder', () => {
     const first = runVc(['--json', 'issuer', 'did', 'create'], { home });

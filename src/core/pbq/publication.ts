@@ -171,7 +171,8 @@ async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication)
     const { hi, hv } = claim.hiHv();
     if ((await model.claimsTree.generateProof(hi)).proof.existence) continue;
     await iden3.dataStorage.mt.addToMerkleTree(did.string(), sdk.MerkleTreeType.Claims, hi, hv);
-    crashPoint(`${journal.kind}:claim-added`);
+    // Only an issuance carries credentials, so only it reaches this point.
+    crashPoint('issue:claim-added');
     await letEventLoopRun();
   }
   if (journal.credentials.length > 0) {

@@ -18,12 +18,12 @@ import { checkProofInputs } from '../../../src/core/pbq/prove.js';
 import { createCredentialRequest, universalVerifierAbi } from '../../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/schemas.js';
 import { InputError, UnprocessableError, VerificationError } from '../../../src/errors.js';
-import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../../helpers.js';
+import { runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 
 const tmp = tempDir('vc-pbq-mistakes-');
-const home = path.join(tmp.dir, 'home');
+const home = templateHome(path.join(tmp.dir, 'home'));
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
 const file = (name: string, content: unknown): string => {
   const target = path.join(tmp.dir, name);
@@ -67,8 +67,6 @@ function isolatedContext(now?: Date): Context {
 }
 
 beforeAll(async () => {
-  const circuits = runVc(['circuits', 'build'], { home, env });
-  expect(circuits.status, circuits.stderr).toBe(0);
   const holder = vc(['holder', 'did', 'create']);
   expect(holder.status, holder.stderr).toBe(0);
   const issuer = vc(['issuer', 'did', 'create']);

@@ -8,14 +8,14 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context, ServiceKey } from '../../../src/context.js';
 import { createCredentialRequest } from '../../../src/core/pbq/request.js';
 import { UnprocessableError } from '../../../src/errors.js';
-import { tempDir } from '../../helpers.js';
+import { tempDir, templateHome } from '../../helpers.js';
 
 const tmp = tempDir('vc-pbq-request-');
 afterAll(() => tmp.cleanup());
 
 describe('createCredentialRequest', () => {
   it('refuses a field the context does not define before touching the circuits or the chain', async () => {
-    const ctx = new Context({ config: parseConfig({}, `${tmp.dir}/home`) });
+    const ctx = new Context({ config: parseConfig({}, templateHome(`${tmp.dir}/home`)) });
     try {
       const started = Date.now();
       const error = await createCredentialRequest(ctx, { field: 'birthDat', op: '$lt', value: 20010101 }).catch((e: unknown) => e);

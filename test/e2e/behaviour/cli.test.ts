@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { tempDir } from '../../helpers.js';
+import { tempDir, templateHome } from '../../helpers.js';
 import type { Driver } from './driver.js';
 import { createCliDriver } from './cliDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';
@@ -17,7 +17,7 @@ let driver: Driver;
 beforeAll(() => {
   const scratch = path.join(tmp.dir, 'files');
   mkdirSync(scratch);
-  driver = createCliDriver(behaviourVariables(), path.join(tmp.dir, 'home'), scratch);
+  driver = createCliDriver(behaviourVariables(), templateHome(path.join(tmp.dir, 'home')), scratch);
 });
 afterAll(async () => {
   await driver?.close();

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../helpers.js';
+import { tempDir, templateHome } from '../../helpers.js';
 import { expectCallError } from './driver.js';
 import { createHttpDriver, type HttpDriver } from './httpDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';
@@ -21,7 +21,7 @@ let driver: HttpDriver;
 let guarded: HttpDriver;
 
 beforeAll(async () => {
-  driver = await createHttpDriver(behaviourVariables(), path.join(tmp.dir, 'home'));
+  driver = await createHttpDriver(behaviourVariables(), templateHome(path.join(tmp.dir, 'home')));
   guarded = await createHttpDriver(behaviourVariables({ VC_API_TOKEN: TOKEN, ISSUER_DID: FOREIGN_ISSUER_DID }), path.join(tmp.dir, 'guarded'));
 });
 afterAll(async () => {

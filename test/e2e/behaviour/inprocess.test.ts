@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { tempDir } from '../../helpers.js';
+import { tempDir, templateHome } from '../../helpers.js';
 import type { Driver } from './driver.js';
 import { createInProcessDriver } from './inProcessDriver.js';
 import { describeProofByQueryBehaviours } from './pbq.behaviour.js';
@@ -14,7 +14,7 @@ const tmp = tempDir('vc-behaviour-inprocess-');
 let driver: Driver;
 
 beforeAll(() => {
-  driver = createInProcessDriver(behaviourVariables(), path.join(tmp.dir, 'home'));
+  driver = createInProcessDriver(behaviourVariables(), templateHome(path.join(tmp.dir, 'home')));
 });
 afterAll(async () => {
   await driver?.close();
