@@ -37,6 +37,8 @@ export type { VerifierArtifact } from './solidity.js';
 /** File names of the official circuits layout (what the js-sdk's FSCircuitStorage reads). */
 export const CIRCUIT_FILES = {
   wasm: 'circuit.wasm',
+  /** The constraint system: kept beside the wasm so the circuit tests check witnesses against it without compiling again. */
+  r1cs: 'circuit.r1cs',
   zkey: 'circuit_final.zkey',
   verificationKey: 'verification_key.json',
   verifierSolidity: 'verifier.sol',
@@ -182,7 +184,7 @@ function planBuild(options: BuildOptions): BuildPlan {
 }
 
 function isComplete(dir: string): boolean {
-  return [CIRCUIT_FILES.wasm, CIRCUIT_FILES.zkey, CIRCUIT_FILES.verificationKey, CIRCUIT_FILES.manifest].every((f) => existsSync(path.join(dir, f)));
+  return [CIRCUIT_FILES.wasm, CIRCUIT_FILES.r1cs, CIRCUIT_FILES.zkey, CIRCUIT_FILES.verificationKey, CIRCUIT_FILES.manifest].every((f) => existsSync(path.join(dir, f)));
 }
 
 function setIsComplete(plan: BuildPlan): boolean {
@@ -294,6 +296,7 @@ async function compileInTemp(plan: BuildPlan, circuit: PlannedCircuit): Promise<
       circuitId: circuit.source.id,
     });
     await copyFile(compiled.wasmPath, path.join(tmp, CIRCUIT_FILES.wasm));
+    await copyFile(compiled.r1csPath, path.join(tmp, CIRCUIT_FILES.r1cs));
     return { tmp, compileDir, compiled };
   } catch (error) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);

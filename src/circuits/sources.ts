@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
  * Version of this pipeline's output format and setup algorithm; bump it whenever a change must
  * invalidate every cached build.
  */
-export const PIPELINE_VERSION = 1;
+export const PIPELINE_VERSION = 2;
 
 /** The circuits `vc` builds, by their official circuit ids (the js-sdk's directory names). */
 export const PROJECT_CIRCUIT_IDS = ['credentialAtomicQueryMTPV2OnChain', 'stateTransition'] as const;

@@ -1,19 +1,14 @@
 /**
- * Compiles the project's circom circuits for the witness tests, once per source version: the
- * output is cached under the OS temp directory by a hash of the circuit sources and compiler
- * versions, so reruns skip the (minutes long) compilation.
+ * The project's circom circuits for the witness tests: the very files `vc circuits build` made
+ * (circuit.wasm and circuit.r1cs in the per-user cache, built once per run by the integration
+ * tests' global setup), so the tests check what vc proves with and never compile a second time.
  */
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT } from '../../helpers.js';
-
-const execFileAsync = promisify(execFile);
-const require = createRequire(import.meta.url);
+import { ensureCircuits, CIRCUIT_FILES } from '../../../src/circuits/build.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
 
 /** A compiled circuit: witness computation and a constraint check against its R1CS. */
 export interface CompiledCircuit {
@@ -27,11 +22,14 @@ export interface CompiledCircuit {
   checkConstraints(input: unknown): Promise<boolean>;
 }
 
-/** The slice of snarkjs (untyped package) the constraint check uses. */
+type MemoryFile = { type: 'mem'; data?: Uint8Array };
+
+/** The slice of snarkjs (untyped package) the witness tests use. */
 interface SnarkjsWitnessApi {
   wtns: {
-    calculate(input: unknown, wasmPath: string, output: { type: 'mem'; data?: Uint8Array }): Promise<void>;
-    check(r1csPath: string, wtns: { type: 'mem'; data?: Uint8Array }, logger: unknown): Promise<boolean>;
+    calculate(input: unknown, wasmPath: string, output: MemoryFile): Promise<void>;
+    check(r1csPath: string, wtns: MemoryFile, logger: unknown): Promise<boolean>;
+    exportJson(wtns: MemoryFile): Promise<bigint[]>;
   };
 }
 
@@ -40,106 +38,37 @@ async function loadSnarkjs(): Promise<SnarkjsWitnessApi> {
   return (await import(moduleName)) as SnarkjsWitnessApi;
 }
 
-interface WitnessCalculator {
-  calculateWitness(input: unknown, sanityCheck: boolean): Promise<bigint[]>;
-}
-
-function circuitSources(): string[] {
-  const files: string[] = [];
-  for (const dir of [path.join(ROOT, 'circuits'), path.join(ROOT, 'circuits', 'lib')]) {
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).sort()) {
-      if (name.endsWith('.circom')) files.push(path.join(dir, name));
-    }
-  }
-  return files;
-}
-
-function packageVersion(name: string): string {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
-function sourcesHash(): string {
-  const hash = createHash('sha256');
-  for (const file of circuitSources()) {
-    hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
-  hash.update(`circom2@${packageVersion('circom2')} circomlib@${packageVersion('circomlib')}`);
-  return hash.digest('hex').slice(0, 16);
-}
-
 // snarkjs reports a failed check through its logger, so it needs one even when we only want the result.
 const silentLogger = { info() {}, warn() {}, debug() {}, error() {} };
 
-/** Removes partial builds left by test processes that died mid-compilation. */
-function removeAbandonedBuilds(dir: string): void {
-  const parent = path.dirname(dir);
-  if (!existsSync(parent)) return;
-  const prefix = `${path.basename(dir)}.`;
-  for (const entry of readdirSync(parent)) {
-    if (!entry.startsWith(prefix) || !entry.endsWith('.partial')) continue;
-    const pid = Number(entry.slice(prefix.length, -'.partial'.length));
-    if (Number.isInteger(pid) && !isAlive(pid)) rmSync(path.join(parent, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Compiles `circuits/<name>.circom` (or reuses the cached build) and loads its witness calculator. */
+/** The circuit `circuits/<name>.circom` as vc builds it (from the cache; built here if missing). */
 export async function compileCircuit(name: string): Promise<CompiledCircuit> {
-  const dir = path.join(tmpdir(), 'vc-circuit-witness-tests', `${name}-${sourcesHash()}`);
-  const doneMarker = path.join(dir, 'complete');
-  if (!existsSync(doneMarker)) {
-    removeAbandonedBuilds(dir);
-    const work = `${dir}.${process.pid}.partial`;
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    const cli = require.resolve('circom2/cli.js');
-    // circom2 is a WASI build that only sees the working directory and its parents: run it from the
-    // project root so `-l node_modules` resolves the circomlib includes.
-    await execFileAsync(
-      process.execPath,
-      [cli, `circuits/${name}.circom`, '--r1cs', '--wasm', '--O2', '-l', 'node_modules', '-o', work],
-      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
-    );
-    writeFileSync(path.join(work, 'complete'), '');
-    try {
-      renameSync(work, dir);
-    } catch (error) {
-      // Another test process finished the same build first.
-      if (!existsSync(doneMarker)) throw error;
-      rmSync(work, { recursive: true, force: true });
-    }
+  const home = mkdtempSync(path.join(tmpdir(), 'vc-circom-test-'));
+  const ctx = new Context({ config: parseConfig({}, home) });
+  let dir: string;
+  try {
+    const info = await ensureCircuits(ctx);
+    if (info.source !== 'built') throw new Error(`the circuit tests check vc's own build, but CIRCUITS_PATH points to ${info.dir}`);
+    dir = path.join(info.dir, name);
+  } finally {
+    await ctx.close();
+    rmSync(home, { recursive: true, force: true });
   }
-
-  const r1csPath = path.join(dir, `${name}.r1cs`);
-  const wasmPath = path.join(dir, `${name}_js`, `${name}.wasm`);
-  const builder = require(path.join(dir, `${name}_js`, 'witness_calculator.js')) as (
-    code: Buffer,
-    options?: unknown,
-  ) => Promise<WitnessCalculator>;
-  const calculator = await builder(readFileSync(wasmPath));
-
+  const r1csPath = path.join(dir, CIRCUIT_FILES.r1cs);
+  const wasmPath = path.join(dir, CIRCUIT_FILES.wasm);
+  const snarkjs = await loadSnarkjs();
+  const witness = async (input: unknown): Promise<MemoryFile> => {
+    const wtns: MemoryFile = { type: 'mem' };
+    await snarkjs.wtns.calculate(input, wasmPath, wtns);
+    return wtns;
+  };
   return {
     name,
     dir,
     r1csPath,
     wasmPath,
-    calculateWitness: (input) => calculator.calculateWitness(input, true),
-    async checkConstraints(input) {
-      const snarkjs = await loadSnarkjs();
-      const wtns: { type: 'mem'; data?: Uint8Array } = { type: 'mem' };
-      await snarkjs.wtns.calculate(input, wasmPath, wtns);
-      return snarkjs.wtns.check(r1csPath, wtns, silentLogger);
-    },
+    calculateWitness: async (input) => snarkjs.wtns.exportJson(await witness(input)),
+    checkConstraints: async (input) => snarkjs.wtns.check(r1csPath, await witness(input), silentLogger),
   };
 }
 
