@@ -18,10 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
-import { createStaticDocumentLoader } from '../src/bbs/documentLoader.js';
-import { deriveBlsKeyPair } from '../src/bbs/keys.js';
-import { bbsLibraries } from '../src/bbs/library.js';
-import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/bbs/suite.js';
+import { createStaticDocumentLoader } from '../src/sd/documentLoader.js';
+import { deriveBlsKeyPair } from '../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { bbsLibraries } from '../src/sd/library.js';
+import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/sd/suites/bbs2020/bbs2020Suite.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
 import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/issue.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
@@ -52,7 +52,7 @@ export interface SdBenchReport {
   /** vc / library and suite / library: the cost of JSON-LD canonicalisation and our checks; bbs2023 / vc: the W3C suite against BbsBlsSignature2020. */
   ratios: { vcToLibrary: StepMedians; suiteToLibrary: StepMedians; bbs2023ToBbs2020: StepMedians };
   /**
-   * The cost of fresh randomness: the raw calls with the random source of src/bbs/library.ts
+   * The cost of fresh randomness: the raw calls with the random source of src/sd/library.ts
    * (node:crypto) against the same calls in a worker thread that loads the library without it (the
    * old behaviour: an all-zero seed), interleaved call by call.
    */

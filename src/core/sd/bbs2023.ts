@@ -10,13 +10,13 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, UnprocessableError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { shortId } from '../../bbs/didKey.js';
-import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../bbs/documentLoader.js';
-import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../bbs2023/loader.js';
-import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../bbs2023/suite.js';
+import { shortId } from '../../sd/didKey.js';
+import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../sd/documentLoader.js';
+import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../sd/suites/bbs2023/bbs2023Loader.js';
+import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './engine.js';
-import type { JsonLdDocument } from '../../bbs/suite.js';
+import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import type { VerificationCheck } from './verify.js';
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, isVcError } from '../../errors.js';
 import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
-import { describeProofError, type JsonLdDocument } from '../../bbs/suite.js';
+import { describeProofError, type JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { checkContexts } from './verify.js';
 import { sdEngine } from './engine.js';

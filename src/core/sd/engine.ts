@@ -6,7 +6,7 @@
  * around these calls stay with the operations in this directory, on the main thread.
  */
 import { ServiceKey, type Context } from '../../context.js';
-import { inProcessBbsEngine, type BbsEngine } from '../../bbs/engine.js';
+import { inProcessBbsEngine, type BbsEngine } from '../../sd/engine.js';
 import { sdDocumentLoader } from './loader.js';
 
 const ENGINE_KEY = new ServiceKey<BbsEngine>('bbs.engine');

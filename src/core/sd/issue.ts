@@ -14,15 +14,15 @@ import {
   SD_PASSPORT_CONTEXT_URL,
   SD_PASSPORT_SCHEMA_URL,
   packageRoot,
-} from '../../bbs/documentLoader.js';
-import { loadIssuerBlsKey } from '../../bbs/keys.js';
-import type { JsonLdDocument } from '../../bbs/suite.js';
+} from '../../sd/documentLoader.js';
+import { loadIssuerBlsKey } from '../../sd/suites/bbs2020/bbs2020Keys.js';
+import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './engine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
 import { storeHolderCredential } from './store.js';
 import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023.js';
-import { loadIssuerBbs2023Key } from '../../bbs2023/suite.js';
+import { loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 
 export interface IssueSelectiveDisclosureOptions {
   /** Credential type (default PassportCredential); it must be defined by a bundled context. */

@@ -2,7 +2,7 @@
  * The static document loader of this context, created once per process.
  */
 import { ServiceKey, type Context } from '../../context.js';
-import { createStaticDocumentLoader, type DocumentLoader } from '../../bbs/documentLoader.js';
+import { createStaticDocumentLoader, type DocumentLoader } from '../../sd/documentLoader.js';
 
 const DOCUMENT_LOADER_KEY = new ServiceKey<DocumentLoader>('bbs.documentLoader');
 

@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { loadIssuerBbs2023Key, proofHeader } from '../../bbs2023/suite.js';
+import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { admitTogether, sdEngine } from './engine.js';
 import {
   checkBbs2023BaseCredential,
@@ -19,7 +19,7 @@ import {
   signBbs2023Credential,
 } from './bbs2023.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
-import { shortId } from '../../bbs/didKey.js';
+import { shortId } from '../../sd/didKey.js';
 
 type Json = Record<string, unknown>;
 

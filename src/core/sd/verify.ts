@@ -4,9 +4,9 @@
  */
 import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
-import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
-import { shortId } from '../../bbs/didKey.js';
-import type { JsonLdDocument } from '../../bbs/suite.js';
+import { isBundledDocument, CREDENTIALS_V1_URL } from '../../sd/documentLoader.js';
+import { shortId } from '../../sd/didKey.js';
+import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { admitTogether, sdEngine } from './engine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';

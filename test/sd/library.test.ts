@@ -7,7 +7,7 @@
  * seed is zero: the properties below are therefore checked across separate `node` processes (the
  * built dist/ modules and the real CLI), where a repeated seed shows up as repeated bytes.
  *
- * The comparisons are written here (not imported from src/bbs/library.ts), and a control proves
+ * The comparisons are written here (not imported from src/sd/library.ts), and a control proves
  * each detector fires: the same wasm, loaded without library.ts and given a zero random source,
  * yields identical e and s and derived proofs sharing windows across two processes.
  */
@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bbsLibraries, bbsRandomnessStats } from '../../src/bbs/library.js';
+import { bbsLibraries, bbsRandomnessStats } from '../../src/sd/library.js';
 import { childEnv, ROOT, runVcAsync, tempDir, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -55,10 +55,10 @@ const FRAME: Json = {
 };
 
 const dist = (...parts: string[]): string => pathToFileURL(path.join(ROOT, 'dist', 'src', ...parts)).href;
-const LIBRARY = dist('bbs', 'library.js');
-const SUITE = dist('bbs', 'suite.js');
-const KEYS = dist('bbs', 'keys.js');
-const LOADER = dist('bbs', 'documentLoader.js');
+const LIBRARY = dist('sd', 'library.js');
+const SUITE = dist('sd', 'suites', 'bbs2020', 'bbs2020Suite.js');
+const KEYS = dist('sd', 'suites', 'bbs2020', 'bbs2020Keys.js');
+const LOADER = dist('sd', 'documentLoader.js');
 const ERRORS = dist('errors.js');
 
 // ---------------------------------------------------------------------------------------------

@@ -4,11 +4,11 @@
  * from IDP_BLS_SIGN_SEED_PHRASE; without one, a 12-word phrase is generated once and kept in the
  * wallet store (0600). The phrase is a secret: it is returned only by `readIssuerSeedPhrase`.
  */
-import { ServiceKey, type Context } from '../context.js';
-import { blsDidKeyFromPublicKey } from './didKey.js';
-import { bbsLibraries } from './library.js';
-import { normaliseSeedPhrase } from '../config/seedPhrase.js';
-import { InternalError } from '../errors.js';
+import { ServiceKey, type Context } from '../../../context.js';
+import { blsDidKeyFromPublicKey } from '../../didKey.js';
+import { bbsLibraries } from '../../library.js';
+import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
+import { InternalError } from '../../../errors.js';
 
 /** Store namespace of the BBS+ key material. */
 export const BBS_KEYS_NAMESPACE = 'bbs.keys';

@@ -1,6 +1,6 @@
 /**
  * Minimal typings of the Digital Bazaar bbs-2023 packages (they ship none): only what
- * src/bbs2023/suite.ts calls.
+ * src/sd/suites/bbs2023/bbs2023Suite.ts calls.
  */
 declare module '@digitalbazaar/bls12-381-multikey' {
   interface BbsKeyPair {

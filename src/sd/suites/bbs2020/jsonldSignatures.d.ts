@@ -1,5 +1,5 @@
 /**
- * Minimal typings of jsonld-signatures 7 (it ships none): only what src/bbs/suite.ts calls.
+ * Minimal typings of jsonld-signatures 7 (it ships none): only what src/sd/suites/bbs2020/bbs2020Suite.ts calls.
  */
 declare module 'jsonld-signatures' {
   interface ProofPurpose {

@@ -3,15 +3,15 @@
  * so each must have its own working random source: signatures of one credential made in two
  * workers share no random value, two derivations of one disclosure made in two workers share no
  * random component and both verify, every worker reports that it ran the randomness self-test of
- * src/bbs/library.ts before serving, and a worker whose random source is broken refuses to start
+ * src/sd/library.ts before serving, and a worker whose random source is broken refuses to start
  * (and with it the pool, so `vc serve` stops at start). Real crypto, no mocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaticDocumentLoader } from '../../src/bbs/documentLoader.js';
-import { inProcessBbsEngine } from '../../src/bbs/engine.js';
-import { blsKeyMaterial, deriveBlsKeyPair, type BlsIssuerKey } from '../../src/bbs/keys.js';
-import { ExitCode, InternalError } from '../../src/errors.js';
-import { BbsWorkerPool } from '../../src/workers/bbsEngine.js';
+import { createStaticDocumentLoader } from '../../../src/sd/documentLoader.js';
+import { inProcessBbsEngine } from '../../../src/sd/engine.js';
+import { blsKeyMaterial, deriveBlsKeyPair, type BlsIssuerKey } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { ExitCode, InternalError } from '../../../src/errors.js';
+import { BbsWorkerPool } from '../../../src/sd/worker/bbsWorkerPool.js';
 import { brokenRandomWorker, cleanupScripts, FIXED_PHRASE, passportCredential, proofBytes, revealFrame, sharedWindow } from './support.js';
 
 const CREATED = new Date('2030-01-01T00:00:00.000Z');

@@ -3,12 +3,12 @@
  * selective-disclosure proof (BbsBlsSignatureProof2020) and verify either. Libraries load lazily;
  * every call gets the static document loader, so nothing here reaches the network.
  */
-import type { DocumentLoader } from './documentLoader.js';
-import { isVcError } from '../errors.js';
-import { shortId } from './didKey.js';
-import { bbsLibraries } from './library.js';
+import type { DocumentLoader } from '../../documentLoader.js';
+import { isVcError } from '../../../errors.js';
+import { shortId } from '../../didKey.js';
+import { bbsLibraries } from '../../library.js';
 import { checkDerivedProofValue, checkG2PublicKey, checkSignatureValue, decodeCanonicalBase64, MalformedProofValueError } from './proofValue.js';
-import type { BlsIssuerKey } from './keys.js';
+import type { BlsIssuerKey } from './bbs2020Keys.js';
 
 /** A JSON-LD object as the libraries see it. */
 export type JsonLdDocument = Record<string, unknown>;

@@ -8,20 +8,20 @@
  * 5 + U random scalars of every derived proof from node:crypto's webcrypto.getRandomValues
  * (lib/bbs/util.js gen_random), and @digitalbazaar/di-sd-primitives draws the base proof's 32-byte
  * HMAC key (which relabels blank nodes) from the same source (lib/hmac.js). A BBS signature itself
- * is deterministic by the IETF specification. test/bbs2023/randomness.test.ts proves the property
+ * is deterministic by the IETF specification. test/sd/suites/bbs2023/bbs2023.test.ts proves the property
  * here, across processes.
  *
  * The issuer's key is the IETF BBS KeyGen of the BIP39 seed of the issuer's phrase (the phrase of
  * BbsBlsSignature2020; MATTR's key generation is another derivation, so the two suites' keys and
  * did:key identifiers differ), published as a did:key whose fragment is the Multikey itself.
  */
-import { normaliseSeedPhrase } from '../config/seedPhrase.js';
-import { ServiceKey, type Context } from '../context.js';
-import { isVcError } from '../errors.js';
-import { readIssuerSeedPhrase, type SeedPhraseSource } from '../bbs/keys.js';
-import { shortId } from '../bbs/didKey.js';
-import type { DocumentLoader } from '../bbs/documentLoader.js';
-import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs/suite.js';
+import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
+import { ServiceKey, type Context } from '../../../context.js';
+import { isVcError } from '../../../errors.js';
+import { readIssuerSeedPhrase, type SeedPhraseSource } from '../bbs2020/bbs2020Keys.js';
+import { shortId } from '../../didKey.js';
+import type { DocumentLoader } from '../../documentLoader.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs2020/bbs2020Suite.js';
 
 const libraries = async () => ({
   multikey: await import('@digitalbazaar/bls12-381-multikey'),

@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { UnprocessableError } from '../errors.js';
-import { UnknownDocumentError, createStaticDocumentLoader, isBundledDocument, type DocumentLoader, type RemoteDocument } from '../bbs/documentLoader.js';
-import { isBlsDidKeyUrl, shortId } from '../bbs/didKey.js';
+import { UnprocessableError } from '../../../errors.js';
+import { UnknownDocumentError, createStaticDocumentLoader, isBundledDocument, type DocumentLoader, type RemoteDocument } from '../../documentLoader.js';
+import { isBlsDidKeyUrl, shortId } from '../../didKey.js';
 
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2';
 export const DATA_INTEGRITY_V1_URL = 'https://w3id.org/security/data-integrity/v1';

@@ -2,16 +2,16 @@
  * Interoperability with MATTR's BbsBlsSignature2020 as its library produces and verifies it: what
  * vc issues and derives verifies with @mattrglobal/jsonld-signatures-bbs called directly, and what
  * that library derives verifies with vc. (vc still runs MATTR's WebAssembly, with its random source
- * fixed by src/bbs/library.ts; these tests keep that change honest about the format.)
+ * fixed by src/sd/library.ts; these tests keep that change honest about the format.)
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { bbsLibraries } from '../../src/bbs/library.js';
-import { createStaticDocumentLoader } from '../../src/bbs/documentLoader.js';
-import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../../src/config/parse.js';
+import { Context } from '../../../../src/context.js';
+import { bbsLibraries } from '../../../../src/sd/library.js';
+import { createStaticDocumentLoader } from '../../../../src/sd/documentLoader.js';
+import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../../src/core/sd/index.js';
+import { tempDir } from '../../../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const tmp = tempDir('vc-bbs-interop-');
@@ -72,15 +72,15 @@ describe('MATTR jsonld-signatures-bbs, called directly', () => {
 });
 
 describe('one door to the BBS+ libraries', () => {
-  it('no module of src/ or bench/ loads a MATTR library except src/bbs/library.ts (other copies have the broken random source)', async () => {
+  it('no module of src/ or bench/ loads a MATTR library except src/sd/library.ts (other copies have the broken random source)', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
-    const { ROOT } = await import('../helpers.js');
+    const { ROOT } = await import('../../../helpers.js');
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, entry.name);
         if (entry.isDirectory()) walk(full);
-        else if (entry.name.endsWith('.ts') && !full.endsWith(path.join('src', 'bbs', 'library.ts'))) {
+        else if (entry.name.endsWith('.ts') && !full.endsWith(path.join('src', 'sd', 'library.ts'))) {
           readFileSync(full, 'utf8')
             .split('\n')
             .forEach((line, index) => {

@@ -1,6 +1,6 @@
 /**
- * The BBS+ engine in worker threads (src/workers/bbsEngine.ts) gives what the in-process engine
- * gives (src/bbs/engine.ts): outputs made in one thread verify in another, either way round, and
+ * The BBS+ engine in worker threads (src/sd/worker/bbsWorkerPool.ts) gives what the in-process engine
+ * gives (src/sd/engine.ts): outputs made in one thread verify in another, either way round, and
  * every refusal has the same outcome (the same result and reason, the same error class, code,
  * status, exit code, field and message, the same describeProofError sentence), both at the engine
  * and through the selective-disclosure operations of a context whose engine is the pool. Real
@@ -8,18 +8,18 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
-import { Context } from '../../src/context.js';
-import { createStaticDocumentLoader } from '../../src/bbs/documentLoader.js';
-import { inProcessBbsEngine, type BbsEngine } from '../../src/bbs/engine.js';
-import { blsKeyMaterial, deriveBlsKeyPair, type BlsIssuerKey } from '../../src/bbs/keys.js';
-import { MalformedProofValueError } from '../../src/bbs/proofValue.js';
-import { describeProofError, type JsonLdDocument } from '../../src/bbs/suite.js';
-import { installBbsEngine } from '../../src/core/sd/engine.js';
-import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../src/core/sd/index.js';
-import { isVcError } from '../../src/errors.js';
-import { BbsWorkerPool } from '../../src/workers/bbsEngine.js';
-import { tempDir } from '../helpers.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { createStaticDocumentLoader } from '../../../src/sd/documentLoader.js';
+import { inProcessBbsEngine, type BbsEngine } from '../../../src/sd/engine.js';
+import { blsKeyMaterial, deriveBlsKeyPair, type BlsIssuerKey } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { MalformedProofValueError } from '../../../src/sd/suites/bbs2020/proofValue.js';
+import { describeProofError, type JsonLdDocument } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { installBbsEngine } from '../../../src/core/sd/engine.js';
+import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { isVcError } from '../../../src/errors.js';
+import { BbsWorkerPool } from '../../../src/sd/worker/bbsWorkerPool.js';
+import { tempDir } from '../../helpers.js';
 import { FIXED_PHRASE, OTHER_PHRASE, passportCredential, revealFrame, type Json } from './support.js';
 
 const CREATED = new Date('2030-01-01T00:00:00.000Z');

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, tempDir } from '../helpers.js';
+import { ROOT, tempDir } from '../../helpers.js';
 
 export type Json = Record<string, unknown>;
 
@@ -14,8 +14,8 @@ export const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful l
 export const OTHER_PHRASE = 'letter advice cage absurd amount doctor acoustic avoid letter advice cage above';
 
 const dist = (...parts: string[]): string => pathToFileURL(path.join(ROOT, 'dist', 'src', ...parts)).href;
-export const DIST_BBS_WORKER = dist('workers', 'bbsWorker.js');
-const DIST_LIBRARY = dist('bbs', 'library.js');
+export const DIST_BBS_WORKER = dist('sd', 'worker', 'bbsWorker.js');
+const DIST_LIBRARY = dist('sd', 'library.js');
 
 const scripts = tempDir('vc-workers-scripts-');
 /** Removes the wrapper scripts (call in afterAll). */

@@ -1,5 +1,5 @@
 /**
- * The BBS+ engine of `vc serve`: the BbsEngine interface (src/bbs/engine.ts) served by a pool of
+ * The BBS+ engine of `vc serve`: the BbsEngine interface (src/sd/engine.ts) served by a pool of
  * worker threads running bbsWorker.ts, so that signing, deriving, verifying and JSON-LD expansion
  * use every core and never block the event loop. Callers see what the in-process engine gives:
  * the same results and reasons, and errors rebuilt as the same classes (protocol.ts); on top,
@@ -7,15 +7,15 @@
  * its deadline during the call (it is replaced). Workers are also replaced, without failing any
  * call, every BBS_CALLS_PER_WORKER calls of MATTR's WebAssembly: the memory it leaks goes with them.
  */
-import { UnknownDocumentError } from '../bbs/documentLoader.js';
-import type { OverloadedError } from '../errors.js';
-import type { BbsEngine } from '../bbs/engine.js';
-import { blsKeyMaterial, type BlsIssuerKey } from '../bbs/keys.js';
-import { MalformedProofValueError } from '../bbs/proofValue.js';
-import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs/suite.js';
+import { UnknownDocumentError } from '../documentLoader.js';
+import type { OverloadedError } from '../../errors.js';
+import type { BbsEngine } from '../engine.js';
+import { blsKeyMaterial, type BlsIssuerKey } from '../suites/bbs2020/bbs2020Keys.js';
+import { MalformedProofValueError } from '../suites/bbs2020/proofValue.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../suites/bbs2020/bbs2020Suite.js';
 import type { BBS_WORKER_METHODS, BbsWorkerInfo } from './bbsWorker.js';
-import { WorkerPool, defaultWorkerCount, workerEntry } from './pool.js';
-import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } from '../bbs2023/suite.js';
+import { WorkerPool, defaultWorkerCount, workerEntry } from '../../workers/pool.js';
+import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';
 
 type Methods = typeof BBS_WORKER_METHODS;
 

@@ -4,7 +4,7 @@
  * for bbs-2023. Selective disclosure
  * (src/core/sd) reaches them only through a BbsEngine, so where they run is decided in one
  * place: here, on the calling thread (the commands, and `vc serve` with VC_WORKERS=0), or in the
- * worker threads of `vc serve` (src/workers/bbsEngine.ts, which runs this very engine in each
+ * worker threads of `vc serve` (src/sd/worker/bbsWorkerPool.ts, which runs this very engine in each
  * worker), leaving the server's event loop free for the requests.
  *
  * Every method has the outcome of the function it wraps, errors included: an engine in another
@@ -12,10 +12,10 @@
  */
 import type { DocumentLoader } from './documentLoader.js';
 import { findUndefinedJsonLdTerms } from './jsonldCheck.js';
-import type { BlsIssuerKey } from './keys.js';
-import { DescribedProofError, deriveBbsProof, signBbsCredential, verifyBbsSignature, verifyDerivedBbsProof, type JsonLdDocument, type ProofCheckResult } from './suite.js';
+import type { BlsIssuerKey } from './suites/bbs2020/bbs2020Keys.js';
+import { DescribedProofError, deriveBbsProof, signBbsCredential, verifyBbsSignature, verifyDerivedBbsProof, type JsonLdDocument, type ProofCheckResult } from './suites/bbs2020/bbs2020Suite.js';
 import { isVcError, type OverloadedError } from '../errors.js';
-import { createBbs2023DocumentLoader } from '../bbs2023/loader.js';
+import { createBbs2023DocumentLoader } from './suites/bbs2023/bbs2023Loader.js';
 import {
   deriveBbs2023,
   describeBbs2023Error,
@@ -24,7 +24,7 @@ import {
   type Bbs2023CheckResult,
   type Bbs2023KeyMaterial,
   type VerifyBbs2023Options,
-} from '../bbs2023/suite.js';
+} from './suites/bbs2023/bbs2023Suite.js';
 
 export interface BbsEngine {
   /** signBbsCredential: the credential signed with `key` (BbsBlsSignature2020), `created` as the proof's time. */

@@ -1,8 +1,8 @@
 /**
- * The module a BBS+ worker thread of `vc serve` runs (see pool.ts and bbsEngine.ts): the
- * in-process BBS+ engine (src/bbs/engine.ts) behind the worker protocol, with this thread's own
+ * The module a BBS+ worker thread of `vc serve` runs (see src/workers/pool.ts and bbsWorkerPool.ts): the
+ * in-process BBS+ engine (src/sd/engine.ts) behind the worker protocol, with this thread's own
  * static document loader (offline, bundled contexts) and its own BBS+ libraries, loaded through
- * src/bbs/library.ts, which gives their WebAssembly node:crypto as its random source and
+ * src/sd/library.ts, which gives their WebAssembly node:crypto as its random source and
  * self-tests it. That happens before the worker says it is ready, so no call is ever served by
  * a worker whose randomness was not proven; a failed self-test is the worker's `failed` answer.
  *
@@ -11,13 +11,13 @@
  * randomness is node:crypto's own), with its key as Bbs2023KeyMaterial.
  */
 import { threadId } from 'node:worker_threads';
-import { createStaticDocumentLoader } from '../bbs/documentLoader.js';
-import { inProcessBbsEngine } from '../bbs/engine.js';
-import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../bbs/keys.js';
-import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../bbs/library.js';
-import { describeProofError, type JsonLdDocument } from '../bbs/suite.js';
-import { serveCalls } from './protocol.js';
-import type { Bbs2023KeyMaterial, VerifyBbs2023Options } from '../bbs2023/suite.js';
+import { createStaticDocumentLoader } from '../documentLoader.js';
+import { inProcessBbsEngine } from '../engine.js';
+import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../suites/bbs2020/bbs2020Keys.js';
+import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../library.js';
+import { describeProofError, type JsonLdDocument } from '../suites/bbs2020/bbs2020Suite.js';
+import { serveCalls } from '../../workers/protocol.js';
+import type { Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';
 
 /** What a BBS+ worker reports when ready: its randomness self-test passed, and the draws it made. */
 export interface BbsWorkerInfo {
@@ -44,7 +44,7 @@ function keyOf(material: BlsKeyMaterial): Promise<BlsIssuerKey> {
   return key;
 }
 
-/** The methods the pool calls; bbsEngine.ts calls them with these arguments. */
+/** The methods the pool calls; bbsWorkerPool.ts calls them with these arguments. */
 export const BBS_WORKER_METHODS = {
   signCredential: async (credential: JsonLdDocument, key: BlsKeyMaterial, created: Date) => engine.signCredential(credential, await keyOf(key), created),
   deriveProof: (signed: JsonLdDocument, revealFrame: JsonLdDocument, nonce: Uint8Array) => engine.deriveProof(signed, revealFrame, nonce),

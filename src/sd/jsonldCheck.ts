@@ -5,7 +5,7 @@
  */
 import type { DocumentLoader } from './documentLoader.js';
 import { shortId } from './didKey.js';
-import { describeProofError } from './suite.js';
+import { describeProofError } from './suites/bbs2020/bbs2020Suite.js';
 
 interface SafeModeEvent {
   code?: string;
