@@ -23,7 +23,7 @@ import { deriveBlsKeyPair } from '../src/sd/suites/bbs2020/bbs2020Keys.js';
 import { bbsLibraries } from '../src/sd/library.js';
 import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/sd/suites/bbs2020/bbs2020Suite.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
-import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/issue.js';
+import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/sdIssuance.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';

@@ -15,10 +15,10 @@ import type { JsonLdDocument } from '../../src/sd/suites/bbs2020/bbs2020Suite.js
 import { ExitCode, InternalError, OverloadedError, UnprocessableError } from '../../src/errors.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
-import { installBbsEngine } from '../../src/core/sd/engine.js';
+import { installBbsEngine } from '../../src/core/sd/sdEngine.js';
 import { deriveSelectiveDisclosure } from '../../src/core/sd/index.js';
-import type { BbsCredential } from '../../src/core/sd/schemas.js';
-import { storeHolderCredential } from '../../src/core/sd/store.js';
+import type { BbsCredential } from '../../src/core/sd/sdSchemas.js';
+import { storeHolderCredential } from '../../src/core/sd/sdRecords.js';
 import { BbsWorkerPool } from '../../src/sd/worker/bbsWorkerPool.js';
 import { QUEUE_PER_WORKER } from '../../src/workers/pool.js';
 import { cleanupScripts, faultyWorker, FIXED_PHRASE, passportCredential, revealFrame } from '../sd/worker/support.js';

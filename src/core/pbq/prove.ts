@@ -13,9 +13,9 @@ import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
-import { requireWalletIdentity } from './did.js';
+import { requireWalletIdentity } from './identities.js';
 import { universalVerifierAbi } from './request.js';
-import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './schemas.js';
+import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */

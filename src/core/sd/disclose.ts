@@ -9,10 +9,10 @@ import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../valid
 import { describeProofError, type JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { checkContexts } from './verify.js';
-import { sdEngine } from './engine.js';
-import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
-import { readHolderCredential, storeHolderCredential } from './store.js';
-import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023.js';
+import { sdEngine } from './sdEngine.js';
+import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './sdSchemas.js';
+import { readHolderCredential, storeHolderCredential } from './sdRecords.js';
+import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023Credentials.js';
 
 /** The holder's message of spec 2.5. */
 export const DISCLOSURE_MESSAGE = 'proof successfully generated and submitted';

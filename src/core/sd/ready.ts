@@ -7,7 +7,7 @@
  */
 import type { Context } from '../../context.js';
 import { bbsLibraries } from '../../sd/library.js';
-import { installBbsEngine } from './engine.js';
+import { installBbsEngine } from './sdEngine.js';
 
 /** Loads the BBS+ libraries and proves their randomness; rejects with InternalError otherwise. */
 export async function prepareSelectiveDisclosure(): Promise<void> {

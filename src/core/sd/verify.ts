@@ -8,10 +8,10 @@ import { isBundledDocument, CREDENTIALS_V1_URL } from '../../sd/documentLoader.j
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
-import { admitTogether, sdEngine } from './engine.js';
-import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
+import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
-import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023.js';
+import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 

@@ -10,7 +10,7 @@ import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } f
 import { deriveBlsKeyPair } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
 import { resolveBlsDidKey } from '../../../src/sd/didKey.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
-import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/store.js';
+import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/sdRecords.js';
 import { InputError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
 

@@ -15,7 +15,7 @@ import { inProcessBbsEngine, type BbsEngine } from '../../../src/sd/engine.js';
 import { blsKeyMaterial, deriveBlsKeyPair, type BlsIssuerKey } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
 import { MalformedProofValueError } from '../../../src/sd/suites/bbs2020/proofValue.js';
 import { describeProofError, type JsonLdDocument } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
-import { installBbsEngine } from '../../../src/core/sd/engine.js';
+import { installBbsEngine } from '../../../src/core/sd/sdEngine.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
 import { isVcError } from '../../../src/errors.js';
 import { BbsWorkerPool } from '../../../src/sd/worker/bbsWorkerPool.js';

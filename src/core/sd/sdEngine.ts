@@ -7,7 +7,7 @@
  */
 import { ServiceKey, type Context } from '../../context.js';
 import { inProcessBbsEngine, type BbsEngine } from '../../sd/engine.js';
-import { sdDocumentLoader } from './loader.js';
+import { sdDocumentLoader } from './sdDocumentLoader.js';
 
 const ENGINE_KEY = new ServiceKey<BbsEngine>('bbs.engine');
 

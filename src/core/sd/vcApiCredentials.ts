@@ -1,5 +1,5 @@
 /**
- * The W3C VC-API operations on bbs-2023 (see src/core/operations/vcapi.ts): issue a given
+ * The W3C VC-API operations on bbs-2023 (see src/core/operations/vcApiOperations.ts): issue a given
  * credential, derive a disclosure by JSON Pointers, verify a proof. Every check of the sd.* flow
  * that does not depend on the spec's flat passport subjects applies here too.
  */
@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
-import { admitTogether, sdEngine } from './engine.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
 import {
   checkBbs2023BaseCredential,
   checkBbs2023Contexts,
@@ -17,7 +17,7 @@ import {
   deriveBbs2023Credential,
   resolvePointer,
   signBbs2023Credential,
-} from './bbs2023.js';
+} from './bbs2023Credentials.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import { shortId } from '../../sd/didKey.js';
 

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
-const bbs2023 = () => import('../sd/vcapi.js');
+const bbs2023 = () => import('../sd/vcApiCredentials.js');
 
 const Pointers = z.array(z.string()).max(200);
 const Credential = z.record(z.string(), z.unknown());

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
-const circuits = () => import('../circuits.js');
+const circuits = () => import('../circuitsAccess.js');
 
 export const circuitsBuild = defineOperation({
   name: 'circuits.build',

@@ -12,7 +12,7 @@ import {
   DiscloseResultSchema,
   NonceResultSchema,
   VerifyResultSchema,
-} from '../sd/schemas.js';
+} from '../sd/sdSchemas.js';
 
 const sd = () => import('../sd/index.js');
 
@@ -54,7 +54,7 @@ export const sdIssueBbs2023 = defineOperation({
   result: BbsCredentialSchema,
   mutates: true,
   run: async (ctx, input, call) => {
-    const { issueBbs2023SelectiveDisclosureCredential } = await import('../sd/issue.js');
+    const { issueBbs2023SelectiveDisclosureCredential } = await import('../sd/sdIssuance.js');
     return issueBbs2023SelectiveDisclosureCredential(ctx, {
       type: input.type,
       subject: input.credentialSubject,

@@ -2,7 +2,7 @@
  * The holder's BBS+ credentials and the verifier's nonces in the wallet store.
  */
 import type { Context } from '../../context.js';
-import type { BbsCredential } from './schemas.js';
+import type { BbsCredential } from './sdSchemas.js';
 
 /** Holder credentials, keyed by credential type (the latest one of a type wins, spec rule 3). */
 export const SD_CREDENTIALS_NAMESPACE = 'sd.credentials';

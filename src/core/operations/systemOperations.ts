@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { redactUrls } from '../../errors.js';
 import { defineOperation } from '../operation.js';
-import { QUERY_OPERATORS } from '../pbq/schemas.js';
+import { QUERY_OPERATORS } from '../pbq/pbqSchemas.js';
 
 export const health = defineOperation({
   name: 'system.health',
@@ -56,7 +56,7 @@ export const demo = defineOperation({
   }),
   mutates: true,
   run: async (ctx, input) => {
-    const { runDemo } = await import('../demo.js');
+    const { runDemo } = await import('../demoWalkthrough.js');
     return runDemo(ctx, input);
   },
   failure: (result) => (result.ok ? undefined : 'the demo did not complete: see its steps'),

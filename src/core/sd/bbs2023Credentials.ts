@@ -15,7 +15,7 @@ import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../sd/documen
 import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../sd/suites/bbs2023/bbs2023Loader.js';
 import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { isVcError } from '../../errors.js';
-import { admitTogether, sdEngine } from './engine.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
 import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import type { VerificationCheck } from './verify.js';

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
-const chain = () => import('../chain.js');
+const chain = () => import('../chainAccess.js');
 
 const verifierArtifactSchema = z.object({
   abi: z.array(z.unknown()),

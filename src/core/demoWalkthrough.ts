@@ -67,9 +67,9 @@ class StepRecorder {
 
 async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRecorder, holderDid: string): Promise<NonNullable<DemoResult['pbq']>> {
   const pbq = {
-    did: await import('./pbq/did.js'),
+    did: await import('./pbq/identities.js'),
     request: await import('./pbq/request.js'),
-    issue: await import('./pbq/issue.js'),
+    issue: await import('./pbq/pbqIssuance.js'),
     prove: await import('./pbq/prove.js'),
   };
   const issuer = await steps.run('pbq', 'issuer DID', () => pbq.did.createIssuerIdentity(ctx), (r) => `did:${r.payload.method}:${r.payload.id}`);
@@ -139,7 +139,7 @@ export async function runDemo(ctx: Context, options: DemoOptions): Promise<DemoR
   const result: DemoResult = { ok: true, steps: steps.steps };
   let firstError: unknown;
   // One holder for both flows: its iden3 DID is the subject of the BBS+ credential too.
-  const { createHolderIdentity } = await import('./pbq/did.js');
+  const { createHolderIdentity } = await import('./pbq/identities.js');
   const holder = await steps.run('holder', 'holder DID', () => createHolderIdentity(ctx), (r) => r.did_String);
   result.holderDid = holder.did_String;
   if (options.flow === 'sd' || options.flow === 'both') {

@@ -18,10 +18,10 @@ import {
 import { loadIssuerBlsKey } from '../../sd/suites/bbs2020/bbs2020Keys.js';
 import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
-import { sdEngine } from './engine.js';
-import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './schemas.js';
-import { storeHolderCredential } from './store.js';
-import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023.js';
+import { sdEngine } from './sdEngine.js';
+import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './sdSchemas.js';
+import { storeHolderCredential } from './sdRecords.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023Credentials.js';
 import { loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 
 export interface IssueSelectiveDisclosureOptions {

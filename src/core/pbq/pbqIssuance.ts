@@ -12,13 +12,13 @@ import type { Context } from '../../context.js';
 import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, isVcError } from '../../errors.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
-import { samplePassportSubject } from '../sd/issue.js';
+import { samplePassportSubject } from '../sd/sdIssuance.js';
 import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
-import { resolveIssuerDid } from './did.js';
+import { resolveIssuerDid } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
-import type { IssueOptions } from './schemas.js';
+import type { IssueOptions } from './pbqSchemas.js';
 
 /** Spec 2.3 response. */
 export interface IssueResult {

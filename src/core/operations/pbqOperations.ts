@@ -15,7 +15,7 @@ import {
   requestStatusSchema,
   rhsNodesSchema,
   subjectSchema,
-} from '../pbq/schemas.js';
+} from '../pbq/pbqSchemas.js';
 
 const didObjectSchema = z.object({
   method: z.string(),
@@ -37,7 +37,7 @@ export const pbqHolderDid = defineOperation({
   result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string() }),
   mutates: true,
   run: async (ctx, input) => {
-    const { createHolderIdentity } = await import('../pbq/did.js');
+    const { createHolderIdentity } = await import('../pbq/identities.js');
     return createHolderIdentity(ctx, { new: input.new });
   },
 });
@@ -49,7 +49,7 @@ export const pbqIssuerDid = defineOperation({
   result: z.object({ payload: didObjectSchema }),
   mutates: true,
   run: async (ctx) => {
-    const { createIssuerIdentity } = await import('../pbq/did.js');
+    const { createIssuerIdentity } = await import('../pbq/identities.js');
     return createIssuerIdentity(ctx);
   },
 });
@@ -67,7 +67,7 @@ async function registeredType(ctx: Context, input: { context?: unknown; schema?:
     const { InputError } = await import('../../errors.js');
     throw new InputError(`${call.names('context')} and ${call.names('schema')} go together (a JSON-LD context and its JSON schema)`, { field: input.context === undefined ? 'context' : 'schema' });
   }
-  const { registerCredentialType } = await import('../pbq/issue.js');
+  const { registerCredentialType } = await import('../pbq/pbqIssuance.js');
   return (await registerCredentialType(ctx, { schema: input.schema, context: input.context, names: call.names })).type;
 }
 
@@ -98,7 +98,7 @@ export const pbqIssue = defineOperation({
   },
 });
 
-/** The most lines of a batch (src/core/pbq/issue.ts MAX_BATCH_CREDENTIALS). */
+/** The most lines of a batch (src/core/pbq/pbqIssuance.ts MAX_BATCH_CREDENTIALS). */
 const MAX_BATCH = 1000;
 
 export const pbqIssueBatch = defineOperation({
@@ -122,7 +122,7 @@ export const pbqIssueBatch = defineOperation({
   run: async (ctx, input, call) => {
     const registered = await registeredType(ctx, input, call);
     const { createHash } = await import('node:crypto');
-    const { issuePbqBatch } = await import('../pbq/issue.js');
+    const { issuePbqBatch } = await import('../pbq/pbqIssuance.js');
     // The same input names the same batch: a re-run after a crash gets the interrupted one back.
     const batchKey = createHash('sha256').update(JSON.stringify({ batch: input.batch, type: registered ?? null })).digest('hex');
     const items = input.batch.map((item, index) => {
@@ -146,7 +146,7 @@ export const pbqRevoke = defineOperation({
   result: z.object({ message: z.string(), issuer: z.string(), nonce: z.number(), txId: z.string(), state: z.string() }),
   mutates: true,
   run: async (ctx, input) => {
-    const { revokePbqCredential } = await import('../pbq/issue.js');
+    const { revokePbqCredential } = await import('../pbq/pbqIssuance.js');
     return revokePbqCredential(ctx, input);
   },
 });
@@ -158,7 +158,7 @@ export const pbqIssued = defineOperation({
   // Completing an interrupted publication sends a transaction.
   mutates: true,
   run: async (ctx, input) => {
-    const { listIssuedCredentials } = await import('../pbq/issue.js');
+    const { listIssuedCredentials } = await import('../pbq/pbqIssuance.js');
     return listIssuedCredentials(ctx, { id: input.id });
   },
 });
@@ -221,7 +221,7 @@ export const rhsSaveNodes = defineOperation({
   result: z.object({ status: z.literal('OK'), saved: z.number() }),
   mutates: true,
   run: async (ctx, input) => {
-    const { saveRhsNodes } = await import('../pbq/rhs.js');
+    const { saveRhsNodes } = await import('../pbq/rhsService.js');
     return saveRhsNodes(ctx, input.nodes);
   },
 });
@@ -233,7 +233,7 @@ export const rhsReadNode = defineOperation({
   result: z.object({ node: z.object({ hash: z.string(), children: z.array(z.string()) }), status: z.literal('OK') }),
   mutates: false,
   run: async (ctx, input) => {
-    const { readRhsNode } = await import('../pbq/rhs.js');
+    const { readRhsNode } = await import('../pbq/rhsService.js');
     return readRhsNode(ctx, input.hash);
   },
 });
