@@ -17,8 +17,7 @@ import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023E
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
-import { findEmbeddedKeyword } from './documentChecks.js';
-import type { VerificationCheck } from './verify.js';
+import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */
 export const BBS_2023_CREDENTIAL_CONTEXTS: readonly string[] = [CREDENTIALS_V2_URL, SD_PASSPORT_V2_CONTEXT_URL];
