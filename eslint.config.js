@@ -4,6 +4,7 @@
 //   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits, workers) -> context -> store, config
 // with errors, paths, faults, version and jsonInput usable from anywhere.
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 /** Import patterns (as written in relative imports) that name each layer. */
 const LAYER = {
@@ -50,6 +51,18 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'only bin/vc.ts exits the process; throw a VcError instead' }],
       'no-restricted-imports': ['error', { patterns: [MATTR_PATTERN] }],
     },
+  },
+  {
+    // No import circles anywhere: our relative imports name the .js a .ts compiles to, which the
+    // resolver maps back (extensionAlias), so the rule follows them into the sources.
+    files: ['src/**/*.ts', 'bin/**/*.ts', 'bench/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json', '.node'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   { files: ['src/output.ts'], rules: { 'no-console': 'off' } },
   { files: ['bin/vc.ts'], rules: { 'no-restricted-properties': 'off' } },
