@@ -4,7 +4,7 @@
  * every call gets the static document loader, so nothing here reaches the network.
  */
 import type { DocumentLoader } from '../../documentLoader.js';
-import { isVcError } from '../../../errors.js';
+import { isVcError, walkErrorCauses } from '../../../errors.js';
 import { shortId } from '../../didKey.js';
 import { bbsLibraries } from '../../library.js';
 import { checkDerivedProofValue, checkG2PublicKey, checkSignatureValue, decodeCanonicalBase64, MalformedProofValueError } from './proofValue.js';
@@ -105,38 +105,26 @@ export class DescribedProofError extends Error {
  * since their messages ("Object.defineProperty called on non-object") say nothing to a user.
  */
 export function describeProofError(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8; depth++) {
-    if (isVcError(current) || current instanceof MalformedProofValueError) return current.message.split('\n')[0] ?? current.name;
-    if (current instanceof DescribedProofError) return current.reason;
-    if (Array.isArray(current)) {
-      current = current[0];
-      continue;
-    }
-    if (current instanceof Error) {
-      // jsonld-signatures collects the suite's failures in VerificationError.errors.
-      const nested = (current as Error & { errors?: unknown[] }).errors;
-      if (Array.isArray(nested) && nested.length > 0) {
-        current = nested[0];
-        continue;
-      }
-      // jsonld wraps loader failures ("loading remote context failed"); the cause is ours.
-      const details = (current as Error & { details?: { cause?: unknown; code?: unknown } }).details;
-      if (details?.cause !== undefined) {
-        current = details.cause;
-        continue;
-      }
-      // jsonld's own errors carry a JSON-LD error code from its specification.
-      if (typeof details?.code === 'string' && /^[a-z @]+$/.test(details.code)) return `the credential is not valid JSON-LD: ${details.code}`;
-      if (current.cause !== undefined) {
-        current = current.cause;
-        continue;
-      }
-      // The suites report a signature or proof that does not verify as an error.
-      if (/invalid signature|invalid proof|did not verify/i.test(current.message)) return PROOF_MISMATCH_REASON;
-    }
-    break;
-  }
+  let reason: string | undefined;
+  walkErrorCauses(error, (link) => (reason = proofErrorReason(link)) !== undefined);
+  return reason ?? PROOF_UNPROCESSABLE_REASON;
+}
+
+/** describeProofError's sentence for one link of a failure's cause chain; undefined to look at the next link. */
+function proofErrorReason(link: unknown): string | undefined {
+  if (isVcError(link) || link instanceof MalformedProofValueError) return link.message.split('\n')[0] ?? link.name;
+  if (link instanceof DescribedProofError) return link.reason;
+  if (Array.isArray(link)) return undefined;
+  if (!(link instanceof Error)) return PROOF_UNPROCESSABLE_REASON;
+  const { errors, details } = link as Error & { errors?: unknown[]; details?: { cause?: unknown; code?: unknown } };
+  // jsonld-signatures collects the suite's failures in VerificationError.errors, and jsonld wraps
+  // loader failures ("loading remote context failed") with the cause, ours, in details.cause.
+  if ((Array.isArray(errors) && errors.length > 0) || details?.cause !== undefined) return undefined;
+  // jsonld's own errors carry a JSON-LD error code from its specification.
+  if (typeof details?.code === 'string' && /^[a-z @]+$/.test(details.code)) return `the credential is not valid JSON-LD: ${details.code}`;
+  if (link.cause !== undefined) return undefined;
+  // The suites report a signature or proof that does not verify as an error.
+  if (/invalid signature|invalid proof|did not verify/i.test(link.message)) return PROOF_MISMATCH_REASON;
   return PROOF_UNPROCESSABLE_REASON;
 }
 

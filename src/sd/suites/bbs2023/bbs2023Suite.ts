@@ -17,7 +17,7 @@
  */
 import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
 import { ServiceKey, type Context } from '../../../context.js';
-import { isVcError } from '../../../errors.js';
+import { isVcError, walkErrorCauses } from '../../../errors.js';
 import { readIssuerSeedPhrase, type SeedPhraseSource } from '../bbs2020/bbs2020Keys.js';
 import { shortId } from '../../didKey.js';
 import type { DocumentLoader } from '../../documentLoader.js';
@@ -196,38 +196,26 @@ export function proofHeader(document: JsonLdDocument): { kind: 'base' | 'derived
 
 /** A one-line reason for a failure inside the libraries; our own errors keep their message. */
 export function describeBbs2023Error(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current !== undefined; depth++) {
-    if (isVcError(current)) return current.message.split('\n')[0] ?? current.name;
-    // Described in a worker thread already (the library's error object does not cross threads).
-    if (current instanceof DescribedProofError) return current.reason;
-    if (Array.isArray(current)) {
-      current = current[0];
-      continue;
-    }
-    if (current instanceof Error) {
-      const nested = (current as Error & { errors?: unknown[] }).errors;
-      if (Array.isArray(nested) && nested.length > 0) {
-        current = nested[0];
-        continue;
-      }
-      const details = (current as Error & { details?: { cause?: unknown; code?: unknown } }).details;
-      if (details?.cause !== undefined) {
-        current = details.cause;
-        continue;
-      }
-      if (typeof details?.code === 'string' && /^[a-z @]+$/.test(details.code)) return `the credential is not valid JSON-LD: ${details.code}`;
-      if (current.cause !== undefined) {
-        current = current.cause;
-        continue;
-      }
-      const message = (current.message.split('\n')[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
-      if (/invalid signature|invalid proof|did not verify|verification failed/i.test(message)) return MISMATCH;
-      // The libraries' own sentences about the document are worth passing on; short, printable.
-      if (message.length > 0 && message.length < 200) return `the bbs-2023 proof could not be checked: ${message}`;
-    }
-    break;
-  }
+  let reason: string | undefined;
+  walkErrorCauses(error, (link) => (reason = bbs2023ErrorReason(link)) !== undefined);
+  return reason ?? MISMATCH;
+}
+
+/** describeBbs2023Error's sentence for one link of a failure's cause chain; undefined to look at the next link. */
+function bbs2023ErrorReason(link: unknown): string | undefined {
+  if (isVcError(link)) return link.message.split('\n')[0] ?? link.name;
+  // Described in a worker thread already (the library's error object does not cross threads).
+  if (link instanceof DescribedProofError) return link.reason;
+  if (Array.isArray(link)) return undefined;
+  if (!(link instanceof Error)) return MISMATCH;
+  const { errors, details } = link as Error & { errors?: unknown[]; details?: { cause?: unknown; code?: unknown } };
+  if ((Array.isArray(errors) && errors.length > 0) || details?.cause !== undefined) return undefined;
+  if (typeof details?.code === 'string' && /^[a-z @]+$/.test(details.code)) return `the credential is not valid JSON-LD: ${details.code}`;
+  if (link.cause !== undefined) return undefined;
+  const message = (link.message.split('\n')[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
+  if (/invalid signature|invalid proof|did not verify|verification failed/i.test(message)) return MISMATCH;
+  // The libraries' own sentences about the document are worth passing on; short, printable.
+  if (message.length > 0 && message.length < 200) return `the bbs-2023 proof could not be checked: ${message}`;
   return MISMATCH;
 }
 
