@@ -13,7 +13,8 @@
 import type { DocumentLoader } from './documentLoader.js';
 import { findUndefinedJsonLdTerms } from './jsonldCheck.js';
 import type { BlsIssuerKey } from './suites/bbs2020/bbs2020Keys.js';
-import { DescribedProofError, deriveBbsProof, signBbsCredential, verifyBbsSignature, verifyDerivedBbsProof, type JsonLdDocument, type ProofCheckResult } from './suites/bbs2020/bbs2020Suite.js';
+import { deriveBbsProof, signBbsCredential, verifyBbsSignature, verifyDerivedBbsProof } from './suites/bbs2020/bbs2020Suite.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from './proofOutcome.js';
 import { isVcError, type OverloadedError } from '../errors.js';
 import { createBbs2023DocumentLoader } from './suites/bbs2023/bbs2023Loader.js';
 import {

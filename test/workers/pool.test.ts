@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaticDocumentLoader } from '../../src/sd/documentLoader.js';
 import { inProcessBbsEngine } from '../../src/sd/engine.js';
 import { deriveBlsKeyPair } from '../../src/sd/suites/bbs2020/bbs2020Keys.js';
-import type { JsonLdDocument } from '../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import type { JsonLdDocument } from '../../src/sd/proofOutcome.js';
 import { ExitCode, InternalError, OverloadedError, UnprocessableError } from '../../src/errors.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { UnknownDocumentError } from '../../src/sd/documentLoader.js';
 import { MalformedProofValueError } from '../../src/sd/suites/bbs2020/proofValue.js';
-import { DescribedProofError, describeProofError, PROOF_UNPROCESSABLE_REASON } from '../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { describeProofError, PROOF_UNPROCESSABLE_REASON } from '../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { DescribedProofError } from '../../src/sd/proofOutcome.js';
 import * as errors from '../../src/errors.js';
 import { reviveError, serializeError, type ErrorClass } from '../../src/workers/protocol.js';
 

@@ -16,7 +16,7 @@ import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../..
 import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
-import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */

@@ -16,7 +16,7 @@ import {
   packageRoot,
 } from '../../sd/documentLoader.js';
 import { loadIssuerBlsKey } from '../../sd/suites/bbs2020/bbs2020Keys.js';
-import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './sdSchemas.js';

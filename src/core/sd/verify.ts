@@ -5,7 +5,7 @@
 import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
 import { shortId } from '../../sd/didKey.js';
-import type { JsonLdDocument } from '../../sd/suites/bbs2020/bbs2020Suite.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { checkContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';

@@ -15,7 +15,8 @@ import { createStaticDocumentLoader } from '../documentLoader.js';
 import { inProcessBbsEngine } from '../engine.js';
 import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../suites/bbs2020/bbs2020Keys.js';
 import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../library.js';
-import { describeProofError, type JsonLdDocument } from '../suites/bbs2020/bbs2020Suite.js';
+import { describeProofError } from '../suites/bbs2020/bbs2020Suite.js';
+import { type JsonLdDocument } from '../proofOutcome.js';
 import { serveCalls } from '../../workers/protocol.js';
 import type { Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';
 

@@ -12,7 +12,7 @@ import type { OverloadedError } from '../../errors.js';
 import type { BbsEngine } from '../engine.js';
 import { blsKeyMaterial, type BlsIssuerKey } from '../suites/bbs2020/bbs2020Keys.js';
 import { MalformedProofValueError } from '../suites/bbs2020/proofValue.js';
-import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../suites/bbs2020/bbs2020Suite.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../proofOutcome.js';
 import type { BBS_WORKER_METHODS, BbsWorkerInfo } from './bbsWorker.js';
 import { WorkerPool, defaultWorkerCount, workerEntry } from '../../workers/pool.js';
 import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';

@@ -12,7 +12,8 @@ import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSel
 import { readHolderCredential } from '../../../src/core/sd/sdRecords.js';
 import { SD_CREDENTIAL_CONTEXTS } from '../../../src/core/sd/sdIssuance.js';
 import { loadIssuerBlsKey } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
-import { signBbsCredential, verifyBbsSignature, type JsonLdDocument } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { signBbsCredential, verifyBbsSignature } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { type JsonLdDocument } from '../../../src/sd/proofOutcome.js';
 import { sdDocumentLoader } from '../../../src/core/sd/sdDocumentLoader.js';
 import { InputError, UnprocessableError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';

@@ -9,13 +9,7 @@ import { blsDidKeyFromPublicKey } from '../../didKey.js';
 import { bbsLibraries } from '../../library.js';
 import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
 import { InternalError } from '../../../errors.js';
-
-/** Store namespace of the BBS+ key material. */
-export const BBS_KEYS_NAMESPACE = 'bbs.keys';
-const SEED_PHRASE_KEY = 'issuer.seedPhrase';
-
-/** Where the issuer's seed phrase comes from. */
-export type SeedPhraseSource = 'config' | 'wallet';
+import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js';
 
 /** The BBS+ signing key of the issuer with its public identifiers. */
 export interface BlsIssuerKey {
@@ -27,11 +21,6 @@ export interface BlsIssuerKey {
   seedSource: SeedPhraseSource;
   /** The MATTR key pair (holds the private key; never serialise it). */
   keyPair: InstanceType<(typeof import('@mattrglobal/jsonld-signatures-bbs'))['Bls12381G2KeyPair']>;
-}
-
-interface StoredSeedPhrase {
-  phrase: string;
-  createdAt: string;
 }
 
 /** Derives the BLS12-381 G2 key pair of a BIP39 phrase: same phrase, same key, on every machine. */
@@ -75,22 +64,6 @@ export async function blsKeyFromMaterial(material: BlsKeyMaterial): Promise<BlsI
     privateKeyBase58: material.privateKeyBase58,
   });
   return { did: material.did, verificationMethod: material.verificationMethod, publicKeyBase58: material.publicKeyBase58, seedSource: material.seedSource, keyPair };
-}
-
-/**
- * The issuer's seed phrase: IDP_BLS_SIGN_SEED_PHRASE when configured, otherwise the wallet's own
- * phrase, generated on first use inside a transaction so concurrent processes agree on one.
- */
-export async function readIssuerSeedPhrase(ctx: Context): Promise<{ phrase: string; source: SeedPhraseSource }> {
-  const configured = ctx.config.issuer.blsSeedPhrase;
-  if (configured !== undefined) return { phrase: configured, source: 'config' };
-  const { generateMnemonic } = await import('@scure/bip39');
-  const { wordlist } = await import('@scure/bip39/wordlists/english');
-  const stored = ctx.store.getOrCreate<StoredSeedPhrase>(BBS_KEYS_NAMESPACE, SEED_PHRASE_KEY, () => ({
-    phrase: generateMnemonic(wordlist, 128),
-    createdAt: ctx.now().toISOString(),
-  }));
-  return { phrase: stored.phrase, source: 'wallet' };
 }
 
 const ISSUER_KEY = new ServiceKey<BlsIssuerKey>('bbs.issuerKey');

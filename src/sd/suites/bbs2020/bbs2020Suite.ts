@@ -9,15 +9,8 @@ import { shortId } from '../../didKey.js';
 import { bbsLibraries } from '../../library.js';
 import { checkDerivedProofValue, checkG2PublicKey, checkSignatureValue, decodeCanonicalBase64, MalformedProofValueError } from './proofValue.js';
 import type { BlsIssuerKey } from './bbs2020Keys.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../../proofOutcome.js';
 
-/** A JSON-LD object as the libraries see it. */
-export type JsonLdDocument = Record<string, unknown>;
-
-/** Outcome of a proof check: valid, or the first library error as a one-line reason. */
-export interface ProofCheckResult {
-  verified: boolean;
-  reason?: string;
-}
 
 /** The libraries through their one door (randomness given and self-tested first). */
 async function libraries() {
@@ -82,21 +75,6 @@ export async function deriveBbsProof(signed: JsonLdDocument, revealFrame: JsonLd
   if (keyProblem !== undefined) throw new MalformedProofValueError(keyProblem);
   const suite = new bbs.BbsBlsSignatureProof2020();
   return (await bbs.deriveProof(copy(signed), copy(revealFrame), { suite, documentLoader, nonce })) as JsonLdDocument;
-}
-
-/**
- * A library failure that happened in another thread (a worker of `vc serve`), carried back with
- * the sentence `describeProofError` gave for it there: the library's error objects do not cross
- * threads, so the caller gets the description that the original error would have had here.
- */
-export class DescribedProofError extends Error {
-  override readonly name: string = 'DescribedProofError';
-  /** What describeProofError said about the original error. */
-  readonly reason: string;
-  constructor(message: string, reason: string) {
-    super(message);
-    this.reason = reason;
-  }
 }
 
 /**

@@ -18,10 +18,10 @@
 import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
 import { ServiceKey, type Context } from '../../../context.js';
 import { isVcError, walkErrorCauses } from '../../../errors.js';
-import { readIssuerSeedPhrase, type SeedPhraseSource } from '../bbs2020/bbs2020Keys.js';
+import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js';
 import { shortId } from '../../didKey.js';
 import type { DocumentLoader } from '../../documentLoader.js';
-import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../bbs2020/bbs2020Suite.js';
+import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../../proofOutcome.js';
 
 const libraries = async () => ({
   multikey: await import('@digitalbazaar/bls12-381-multikey'),
