@@ -1,8 +1,8 @@
 // The house rules of vc as lint rules (see ../shared/DESIGN.md and the README's design notes):
 // only src/output.ts prints, only bin/vc.ts exits, only src/sd/library.ts loads the BBS+
-// libraries, and imports go down the layers, never up:
-//   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits, workers) -> context -> store, config
-// with errors, paths, faults, version and jsonInput usable from anywhere.
+// libraries, imports go down the layers, never up:
+//   bin -> cli | http -> core -> adapters (iden3, sd, chain, circuits, workers) -> context -> store, config
+// with errors, paths, faults, version and jsonInput usable from anywhere, and no import circles.
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
