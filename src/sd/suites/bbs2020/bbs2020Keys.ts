@@ -36,7 +36,7 @@ export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSou
 
 /**
  * The issuer's key as plain data, for a worker thread of this same process to sign with (see
- * src/workers): it holds the private key, so it only ever travels between threads, never to a
+ * src/sd/worker): it holds the private key, so it only ever travels between threads, never to a
  * log, a file or a response.
  */
 export interface BlsKeyMaterial {

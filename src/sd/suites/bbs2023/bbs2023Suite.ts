@@ -62,7 +62,7 @@ export async function deriveBbs2023Key(phrase: string, seedSource: SeedPhraseSou
 
 /**
  * The issuer's bbs-2023 key as plain data, for a worker thread of this same process to sign with
- * (see src/workers): it holds the secret key, so it only ever travels between threads.
+ * (see src/sd/worker): it holds the secret key, so it only ever travels between threads.
  */
 export interface Bbs2023KeyMaterial {
   did: string;
