@@ -1,9 +1,10 @@
 // The house rules of vc as lint rules (see ../shared/DESIGN.md and the README's design notes):
-// only src/output.ts prints, only bin/vc.ts exits, only src/bbs/library.ts loads the BBS+
-// libraries, and imports go down the layers, never up:
-//   bin -> cli | http -> core -> adapters (iden3, bbs, chain, circuits, workers) -> context -> store, config
-// with errors, paths, faults, version and jsonInput usable from anywhere.
+// only src/output.ts prints, only bin/vc.ts exits, only src/sd/library.ts loads the BBS+
+// libraries, imports go down the layers, never up:
+//   bin -> cli | http -> core -> adapters (iden3, sd, chain, circuits, workers) -> context -> store, config
+// with errors, paths, faults, version and jsonInput usable from anywhere, and no import circles.
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 /** Import patterns (as written in relative imports) that name each layer. */
 const LAYER = {
@@ -11,22 +12,24 @@ const LAYER = {
   http: ['**/http/*', '**/http/**'],
   core: ['**/core/*', '**/core/**'],
   output: ['**/output.js'],
-  adapters: ['**/iden3/*', '**/bbs/*', '**/chain/*', '**/circuits/*', '**/workers/*'],
+  // src/core/sd is core's own (the work behind the sd operations), not the src/sd adapter.
+  adapters: ['**/iden3/*', '**/iden3/**', '**/sd/*', '**/sd/**', '!**/core/sd/*', '!**/core/sd/**', '**/chain/*', '**/chain/**', '**/circuits/*', '**/circuits/**', '**/workers/*', '**/workers/**'],
 };
 
-function forbid(message, ...groups) {
-  return ['error', { patterns: [{ group: groups.flat(), message }, MATTR_PATTERN] }];
+/** One pattern per layer, so a layer's exception (the `!` lines) cannot lift another layer's ban. */
+function forbid(message, ...layers) {
+  return ['error', { patterns: [...layers.map((group) => ({ group, message })), MATTR_PATTERN] }];
 }
 
 /** The same boundaries for dynamic `import()` (vc loads heavy modules lazily), which no-restricted-imports does not see. */
 function forbidDynamic(message, ...layers) {
-  const names = layers.flat().map((pattern) => pattern.replace(/^\*\*\//, '').replace(/\/\*+$/, '').replace(/\.js$/, '')).filter((name, i, all) => all.indexOf(name) === i);
+  const names = layers.flat().filter((pattern) => !pattern.startsWith('!')).map((pattern) => pattern.replace(/^\*\*\//, '').replace(/\/\*+$/, '').replace(/\.js$/, '')).filter((name, i, all) => all.indexOf(name) === i);
   const pattern = `^(\\.\\.?\\/)+(${names.join('|')})(\\/|\\.js$)`;
   return ['error', { selector: `ImportExpression[source.value=/${pattern}/]`, message }];
 }
 
-/** Other copies of MATTR's WebAssembly have the broken random source: src/bbs/library.ts is the one door. */
-const MATTR_PATTERN = { group: ['@mattrglobal/*'], allowTypeImports: true, message: 'load the BBS+ libraries through src/bbs/library.ts (bbsLibraries()): it fixes their random source' };
+/** Other copies of MATTR's WebAssembly have the broken random source: src/sd/library.ts is the one door. */
+const MATTR_PATTERN = { group: ['@mattrglobal/*'], allowTypeImports: true, message: 'load the BBS+ libraries through src/sd/library.ts (bbsLibraries()): it fixes their random source' };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'circuits/**', 'fixtures/**', 'coverage/**'] },
@@ -49,9 +52,21 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [MATTR_PATTERN] }],
     },
   },
+  {
+    // No import circles anywhere: our relative imports name the .js a .ts compiles to, which the
+    // resolver maps back (extensionAlias), so the rule follows them into the sources.
+    files: ['src/**/*.ts', 'bin/**/*.ts', 'bench/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json', '.node'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   { files: ['src/output.ts'], rules: { 'no-console': 'off' } },
   { files: ['bin/vc.ts'], rules: { 'no-restricted-properties': 'off' } },
-  { files: ['src/bbs/library.ts'], rules: { 'no-restricted-imports': 'off' } },
+  { files: ['src/sd/library.ts'], rules: { 'no-restricted-imports': 'off' } },
   {
     files: ['src/cli/**/*.ts'],
     rules: {
@@ -74,8 +89,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/iden3/**/*.ts', 'src/bbs/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts', 'src/workers/**/*.ts'],
-    ignores: ['src/bbs/library.ts'],
+    files: ['src/iden3/**/*.ts', 'src/sd/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts', 'src/workers/**/*.ts'],
+    ignores: ['src/sd/library.ts'],
     rules: {
       'no-restricted-imports': forbid('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),
       'no-restricted-syntax': forbidDynamic('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),

@@ -20,9 +20,9 @@ import path from 'node:path';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
 import { invokeOperation } from '../src/core/operation.js';
-import { pbqIssueBatch } from '../src/core/operations/pbq.js';
-import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/did.js';
-import { issuePbqCredential } from '../src/core/pbq/issue.js';
+import { pbqIssueBatch } from '../src/core/operations/pbqOperations.js';
+import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/identities.js';
+import { issuePbqCredential } from '../src/core/pbq/pbqIssuance.js';
 import { median, round, runIfMain } from './stats.js';
 
 export interface IssuanceBenchReport {

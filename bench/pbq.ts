@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
-import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/did.js';
-import { issuePbqCredential } from '../src/core/pbq/issue.js';
+import { createHolderIdentity, createIssuerIdentity } from '../src/core/pbq/identities.js';
+import { issuePbqCredential } from '../src/core/pbq/pbqIssuance.js';
 import { proveAndSubmit } from '../src/core/pbq/prove.js';
 import { createCredentialRequest } from '../src/core/pbq/request.js';
-import { pbqCredentialSchema } from '../src/core/pbq/schemas.js';
+import { pbqCredentialSchema } from '../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../src/iden3/wallet.js';
 import { median, round, runIfMain } from './stats.js';
 

@@ -18,12 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
-import { createStaticDocumentLoader } from '../src/bbs/documentLoader.js';
-import { deriveBlsKeyPair } from '../src/bbs/keys.js';
-import { bbsLibraries } from '../src/bbs/library.js';
-import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof, type JsonLdDocument } from '../src/bbs/suite.js';
+import { createStaticDocumentLoader } from '../src/sd/documentLoader.js';
+import { deriveBlsKeyPair } from '../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { bbsLibraries } from '../src/sd/library.js';
+import { deriveBbsProof, signBbsCredential, verifyDerivedBbsProof } from '../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { type JsonLdDocument } from '../src/sd/proofOutcome.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../src/core/sd/index.js';
-import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/issue.js';
+import { issueBbs2023SelectiveDisclosureCredential } from '../src/core/sd/sdIssuance.js';
 import { median, round, timeRuns, runIfMain } from './stats.js';
 
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -52,7 +53,7 @@ export interface SdBenchReport {
   /** vc / library and suite / library: the cost of JSON-LD canonicalisation and our checks; bbs2023 / vc: the W3C suite against BbsBlsSignature2020. */
   ratios: { vcToLibrary: StepMedians; suiteToLibrary: StepMedians; bbs2023ToBbs2020: StepMedians };
   /**
-   * The cost of fresh randomness: the raw calls with the random source of src/bbs/library.ts
+   * The cost of fresh randomness: the raw calls with the random source of src/sd/library.ts
    * (node:crypto) against the same calls in a worker thread that loads the library without it (the
    * old behaviour: an all-zero seed), interleaved call by call.
    */

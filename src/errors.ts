@@ -38,6 +38,44 @@ export class VcError extends Error {
     this.details = options.details;
     this.field = options.field;
   }
+
+  /** This error and its causes (walkErrorCauses): the first for which `fn` is true, or the innermost without `fn`. */
+  walk(fn?: (link: unknown) => boolean): unknown {
+    return walkErrorCauses(this, fn);
+  }
+}
+
+/** How many links of a cause chain are followed (chains are short; a longer one is a loop). */
+export const MAX_CAUSE_DEPTH = 8;
+
+/**
+ * The error behind `error`, as libraries record it: the first of a list (an array, or the
+ * `errors` jsonld-signatures and AggregateError collect), jsonld's `details.cause`, the standard
+ * `cause`, or the `error` property ethers and others use; undefined at the end of the chain.
+ */
+export function nextErrorCause(error: unknown): unknown {
+  if (Array.isArray(error)) return error[0];
+  if (typeof error !== 'object' || error === null) return undefined;
+  const link = error as { errors?: unknown; details?: { cause?: unknown }; cause?: unknown; error?: unknown };
+  if (Array.isArray(link.errors) && link.errors.length > 0) return link.errors[0];
+  if (link.details?.cause !== undefined) return link.details.cause;
+  return link.cause !== undefined ? link.cause : link.error;
+}
+
+/**
+ * The one walk over an error's causes (viem's BaseError.walk): from `error` itself down the chain
+ * of nextErrorCause, at most `maxDepth` links. With `fn`, the first link for which it is true
+ * (undefined if none); without, the innermost link.
+ */
+export function walkErrorCauses(error: unknown, fn?: (link: unknown) => boolean, maxDepth = MAX_CAUSE_DEPTH): unknown {
+  let current = error;
+  for (let depth = 1; current !== undefined && current !== null; depth++) {
+    if (fn?.(current) === true) return current;
+    const next = nextErrorCause(current);
+    if (next === undefined || next === null || depth >= maxDepth) break;
+    current = next;
+  }
+  return fn === undefined ? current : undefined;
 }
 
 /** Bad command-line usage or bad input data (file missing, invalid JSON, wrong field). */
@@ -127,13 +165,11 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMED
  */
 export function asConnectionFailure(error: unknown): NetworkError | undefined {
   if (isVcError(error)) return undefined;
-  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 6; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) {
-      return new NetworkError(`lost the connection to the chain or a service (${redactUrls(describeError(current))})`, { cause: error });
-    }
-    current = (current as { cause?: unknown }).cause ?? (current as { error?: unknown }).error;
-  }
+  const lost = walkErrorCauses(error, (link) => {
+    const code = (link as { code?: unknown }).code;
+    return typeof code === 'string' && CONNECTION_CODES.has(code);
+  }, 6);
+  if (lost !== undefined) return new NetworkError(`lost the connection to the chain or a service (${redactUrls(describeError(lost))})`, { cause: error });
   if (error instanceof Error && /\b(ECONNREFUSED|ECONNRESET|socket hang up)\b/.test(error.message)) {
     return new NetworkError(`lost the connection to the chain or a service (${redactUrls(describeError(error))})`, { cause: error });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, InputError, NetworkError, redactUrls } from '../src/errors.js';
+import { ExitCode, InputError, MAX_CAUSE_DEPTH, NetworkError, VcError, asConnectionFailure, isVcError, redactUrls, walkErrorCauses } from '../src/errors.js';
 
 describe('errors', () => {
   it('carry exit codes and HTTP statuses by kind', () => {
@@ -16,5 +16,34 @@ describe('errors', () => {
     expect(redactUrls('ws wss://user:secret@rpc.example:8546/?key=abc.')).toBe('ws wss://rpc.example:8546/….');
     expect(redactUrls('local http://127.0.0.1:3000 (refused)')).toBe('local http://127.0.0.1:3000 (refused)');
     expect(redactUrls('no url here')).toBe('no url here');
+  });
+
+  it('walkErrorCauses follows cause, error, errors[0], details.cause and arrays; VcError.walk is the same walk', () => {
+    const ours = new InputError('ours');
+    const chain = new Error('outer', { cause: { error: [new AggregateError([{ details: { cause: ours } }], 'agg')] } });
+    expect(walkErrorCauses(chain, isVcError)).toBe(ours);
+    expect(walkErrorCauses(chain)).toBe(ours);
+    expect(walkErrorCauses(new Error('plain'), isVcError)).toBeUndefined();
+    const wrapper = new VcError('wrapper', { cause: new Error('middle', { cause: ours }) });
+    expect(wrapper.walk()).toBe(ours);
+    expect(wrapper.walk((link) => link instanceof Error && link.message === 'middle')).toBeInstanceOf(Error);
+  });
+
+  it('walkErrorCauses stops after MAX_CAUSE_DEPTH links, so a circular chain ends', () => {
+    const loop: { cause?: unknown; n: number } = { n: 0 };
+    loop.cause = loop;
+    let visited = 0;
+    expect(walkErrorCauses(loop, () => (visited++, false))).toBeUndefined();
+    expect(visited).toBe(MAX_CAUSE_DEPTH);
+    let deep: unknown = new InputError('deep');
+    for (let i = 0; i < MAX_CAUSE_DEPTH; i++) deep = new Error(`level ${i}`, { cause: deep });
+    expect(walkErrorCauses(deep, isVcError)).toBeUndefined();
+  });
+
+  it('asConnectionFailure finds a lost connection down the chain of causes', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8545'), { code: 'ECONNREFUSED' });
+    expect(asConnectionFailure(new Error('fetch failed', { cause: refused }))).toBeInstanceOf(NetworkError);
+    expect(asConnectionFailure({ error: refused })).toBeInstanceOf(NetworkError);
+    expect(asConnectionFailure(new Error('something else'))).toBeUndefined();
   });
 });

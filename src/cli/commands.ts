@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
-import type { CircuitsInfo } from '../core/circuits.js';
+import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
 import type { CliRuntime } from './runtime.js';

@@ -1,11 +1,11 @@
 /**
  * `vc demo`: an interactive walkthrough of both flows (inquirer prompts for the flow, the fields
- * to reveal and the query), or non-interactive with --yes. The work is done by src/core/demo.ts.
+ * to reveal and the query), or non-interactive with --yes. The work is done by src/core/demoWalkthrough.ts.
  */
 import { Option, type Command } from 'commander';
 import { InputError } from '../errors.js';
 import type { CliRuntime } from './runtime.js';
-import type { DemoFlow, DemoOptions, DemoQuery, DemoResult } from '../core/demo.js';
+import type { DemoFlow, DemoOptions, DemoQuery, DemoResult } from '../core/demoWalkthrough.js';
 
 interface DemoCliOptions {
   flow?: DemoFlow;
@@ -23,7 +23,7 @@ async function askOptions(initialFlow: DemoFlow | undefined): Promise<DemoOption
 }
 
 async function promptOptions(initialFlow: DemoFlow | undefined): Promise<DemoOptions> {
-  const { DEMO_DEFAULTS, DEMO_REVEALABLE_KEYS } = await import('../core/demo.js');
+  const { DEMO_DEFAULTS, DEMO_REVEALABLE_KEYS } = await import('../core/demoWalkthrough.js');
   const { default: inquirer } = await import('inquirer');
   const flow: DemoFlow =
     initialFlow ??
@@ -108,9 +108,9 @@ Examples:
   $ vc demo --flow sd --yes --json`,
     )
     .action(async (options: DemoCliOptions) => {
-      const { DEMO_DEFAULTS } = await import('../core/demo.js');
+      const { DEMO_DEFAULTS } = await import('../core/demoWalkthrough.js');
       const { invokeOperation } = await import('../core/operation.js');
-      const { demo } = await import('../core/operations/system.js');
+      const { demo } = await import('../core/operations/systemOperations.js');
       let demoOptions: DemoOptions;
       if (options.yes === true) {
         demoOptions = { flow: options.flow ?? 'both', ...DEMO_DEFAULTS };

@@ -60,7 +60,7 @@ Logs: one JSON line per request on stderr (id, route, status, duration); never b
           void server
             .close()
             .then(async () => {
-              const { stopLocalNodeIfStartedHere } = await import('../core/chain.js');
+              const { stopLocalNodeIfStartedHere } = await import('../core/chainAccess.js');
               if (await stopLocalNodeIfStartedHere(ctx)) rt.output.info('stopped the local chain node this server had started');
             })
             .then(resolve, resolve);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeOperation } from '../../src/core/operation.js';
-import { chainEnv } from '../../src/core/operations/chain.js';
+import { chainEnv } from '../../src/core/operations/chainOperations.js';
 import { poseidon } from '@iden3/js-crypto';
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';

@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import { createCredentialRequest } from '../../src/core/pbq/request.js';
-import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/schemas.js';
+import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/pbqSchemas.js';
 import { NetworkError, UnprocessableError, isVcError } from '../../src/errors.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { childEnv, ROOT, runVc, tempDir, templateHome } from '../helpers.js';

@@ -15,7 +15,7 @@ import { getChain } from '../../src/chain/chain.js';
 import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { invokeOperation } from '../../src/core/operation.js';
-import { pbqIssueBatch } from '../../src/core/operations/pbq.js';
+import { pbqIssueBatch } from '../../src/core/operations/pbqOperations.js';
 import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;

@@ -8,20 +8,20 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaticDocumentLoader } from '../../src/bbs/documentLoader.js';
-import { inProcessBbsEngine } from '../../src/bbs/engine.js';
-import { deriveBlsKeyPair } from '../../src/bbs/keys.js';
-import type { JsonLdDocument } from '../../src/bbs/suite.js';
+import { createStaticDocumentLoader } from '../../src/sd/documentLoader.js';
+import { inProcessBbsEngine } from '../../src/sd/engine.js';
+import { deriveBlsKeyPair } from '../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import type { JsonLdDocument } from '../../src/sd/proofOutcome.js';
 import { ExitCode, InternalError, OverloadedError, UnprocessableError } from '../../src/errors.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
-import { installBbsEngine } from '../../src/core/sd/engine.js';
+import { installBbsEngine } from '../../src/core/sd/sdEngine.js';
 import { deriveSelectiveDisclosure } from '../../src/core/sd/index.js';
-import type { BbsCredential } from '../../src/core/sd/schemas.js';
-import { storeHolderCredential } from '../../src/core/sd/store.js';
-import { BbsWorkerPool } from '../../src/workers/bbsEngine.js';
+import type { BbsCredential } from '../../src/core/sd/sdSchemas.js';
+import { storeHolderCredential } from '../../src/core/sd/sdRecords.js';
+import { BbsWorkerPool } from '../../src/sd/worker/bbsWorkerPool.js';
 import { QUEUE_PER_WORKER } from '../../src/workers/pool.js';
-import { cleanupScripts, faultyWorker, FIXED_PHRASE, passportCredential, revealFrame } from './support.js';
+import { cleanupScripts, faultyWorker, FIXED_PHRASE, passportCredential, revealFrame } from '../sd/worker/support.js';
 import { tempDir } from '../helpers.js';
 
 const NONCE = new Uint8Array(Buffer.alloc(32, 3));

@@ -5,9 +5,10 @@
  * comes back as the sentence describeProofError gave for it where it happened.
  */
 import { describe, expect, it } from 'vitest';
-import { UnknownDocumentError } from '../../src/bbs/documentLoader.js';
-import { MalformedProofValueError } from '../../src/bbs/proofValue.js';
-import { DescribedProofError, describeProofError, PROOF_UNPROCESSABLE_REASON } from '../../src/bbs/suite.js';
+import { UnknownDocumentError } from '../../src/sd/documentLoader.js';
+import { MalformedProofValueError } from '../../src/sd/suites/bbs2020/proofValue.js';
+import { describeProofError, PROOF_UNPROCESSABLE_REASON } from '../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { DescribedProofError } from '../../src/sd/proofOutcome.js';
 import * as errors from '../../src/errors.js';
 import { reviveError, serializeError, type ErrorClass } from '../../src/workers/protocol.js';
 

@@ -18,7 +18,7 @@ import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential } from '.
 import { startServer, type RunningServer } from '../../src/http/server.js';
 import { QUEUE_PER_WORKER } from '../../src/workers/pool.js';
 import { childEnv, ROOT, tempDir } from '../helpers.js';
-import { FIXED_PHRASE, type Json } from './support.js';
+import { FIXED_PHRASE, type Json } from '../sd/worker/support.js';
 
 const tmp = tempDir('vc-workers-server-');
 afterAll(() => tmp.cleanup());

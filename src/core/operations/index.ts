@@ -3,12 +3,12 @@
  * README's command table and the behavioural tests are derived from.
  */
 import type { AnyOperation } from '../operation.js';
-import * as chain from './chain.js';
-import * as circuits from './circuits.js';
-import * as pbq from './pbq.js';
-import * as sd from './sd.js';
-import * as system from './system.js';
-import * as vcapi from './vcapi.js';
+import * as chain from './chainOperations.js';
+import * as circuits from './circuitOperations.js';
+import * as pbq from './pbqOperations.js';
+import * as sd from './sdOperations.js';
+import * as system from './systemOperations.js';
+import * as vcapi from './vcApiOperations.js';
 
 export { chain, circuits, pbq, sd, system, vcapi };
 

@@ -14,7 +14,7 @@ import { ServiceKey, type Context } from '../../context.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import { crashPoint } from '../../faults.js';
-import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, revocationNonces, signItem, type IssueItem, type IssueResult, type PreparedItem } from './issue.js';
+import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, revocationNonces, signItem, type IssueItem, type IssueResult, type PreparedItem } from './pbqIssuance.js';
 import { publishRecoverably, recoverPendingPublication } from './publication.js';
 
 /** How long the first call of an idle coalescer waits for others that arrive with it. */

@@ -7,15 +7,15 @@
  */
 import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
-import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, type VcError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/chain.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
-import { requireWalletIdentity } from './did.js';
+import { requireWalletIdentity } from './identities.js';
 import { universalVerifierAbi } from './request.js';
-import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './schemas.js';
+import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
@@ -134,12 +134,7 @@ export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions,
 
 /** Our error behind a library error (jsonld keeps a loader's error in details.cause), if any. */
 function vcErrorBehind(error: unknown): VcError | undefined {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
-    if (isVcError(current)) return current;
-    const next = current as { cause?: unknown; details?: { cause?: unknown } };
-    current = next.cause ?? next.details?.cause;
-  }
-  return undefined;
+  return walkErrorCauses(error, isVcError) as VcError | undefined;
 }
 
 /** Generates the on-chain query proof for `sender` (the address that will submit it). */

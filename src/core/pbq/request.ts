@@ -16,7 +16,7 @@ import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../..
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
-import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './schemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './pbqSchemas.js';
 
 const REQUESTS_NS = 'iden3.requests';
 /** Size of the value array of the credentialAtomicQueryMTPV2OnChain circuit. */

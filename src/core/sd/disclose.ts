@@ -6,13 +6,13 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, isVcError } from '../../errors.js';
 import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
-import { describeProofError, type JsonLdDocument } from '../../bbs/suite.js';
-import { checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
-import { checkContexts } from './verify.js';
-import { sdEngine } from './engine.js';
-import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './schemas.js';
-import { readHolderCredential, storeHolderCredential } from './store.js';
-import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023.js';
+import { describeProofError } from '../../sd/suites/bbs2020/bbs2020Suite.js';
+import { type JsonLdDocument } from '../../sd/proofOutcome.js';
+import { checkContexts, checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
+import { sdEngine } from './sdEngine.js';
+import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './sdSchemas.js';
+import { readHolderCredential, storeHolderCredential } from './sdRecords.js';
+import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023Credentials.js';
 
 /** The holder's message of spec 2.5. */
 export const DISCLOSURE_MESSAGE = 'proof successfully generated and submitted';

@@ -4,6 +4,8 @@
  * of a credential subject that selective disclosure can handle. Shared by issuance, import,
  * disclosure and verification, so a credential vc accepts at one step is never refused later.
  */
+import { CREDENTIALS_V1_URL, isBundledDocument } from '../../sd/documentLoader.js';
+import { shortId } from '../../sd/didKey.js';
 
 /** How far in the future an issuanceDate may lie, for clocks that differ a little. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -136,4 +138,25 @@ export function checkPresentedShape(credential: Record<string, unknown>): string
   const subject = credential.credentialSubject;
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) return 'credentialSubject: expected an object';
   return checkSubjectShape(subject as Record<string, unknown>);
+}
+
+/** One check of a verification: a failed one is a result with its reason, not an exception. */
+export interface VerificationCheck {
+  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce';
+  valid: boolean;
+  reason?: string;
+}
+
+/** The @context list: credentials v1 first, bundled URLs only, no inline objects. */
+export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
+  const contexts = vc['@context'];
+  const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
+  if (list[0] !== CREDENTIALS_V1_URL) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V1_URL}` };
+  for (const entry of list) {
+    if (typeof entry !== 'string') {
+      return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
+    }
+    if (!isBundledDocument(entry)) return { id: 'context', valid: false, reason: `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)` };
+  }
+  return { id: 'context', valid: true };
 }

@@ -1,7 +1,7 @@
 /**
  * Selective disclosure with BBS+ (issuer, holder, verifier operations); see DESIGN.md.
  */
-export { issueSelectiveDisclosureCredential, samplePassportSubject, SD_CREDENTIAL_CONTEXTS, type IssueSelectiveDisclosureOptions } from './issue.js';
+export { issueSelectiveDisclosureCredential, samplePassportSubject, SD_CREDENTIAL_CONTEXTS, type IssueSelectiveDisclosureOptions } from './sdIssuance.js';
 export {
   deriveSelectiveDisclosure,
   storeSelectiveDisclosureCredential,

@@ -2,8 +2,9 @@
  * Describing the issuer's BBS+ key: its public identifiers, and the seed phrase only on request.
  */
 import type { Context } from '../../context.js';
-import { loadIssuerBlsKey, readIssuerSeedPhrase, type SeedPhraseSource } from '../../bbs/keys.js';
-import { loadIssuerBbs2023Key } from '../../bbs2023/suite.js';
+import { loadIssuerBlsKey } from '../../sd/suites/bbs2020/bbs2020Keys.js';
+import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../sd/issuerSeed.js';
+import { loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 
 export interface IssuerBlsKeyDescription {
   did: string;

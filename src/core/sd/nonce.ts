@@ -9,7 +9,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { StoreError } from '../../errors.js';
-import { SD_VERIFIER_NAMESPACE } from './store.js';
+import { SD_VERIFIER_NAMESPACE } from './sdRecords.js';
 
 /** The longest validity a nonce may be given (one day); the one limit for the CLI, HTTP and core. */
 export const MAX_NONCE_TTL_SECONDS = 86_400;

@@ -1,13 +1,13 @@
 /**
  * Readiness of selective disclosure in this process: loads the BBS+ libraries and runs their
- * randomness self-test (src/bbs/library.ts). `vc serve` calls it before it accepts requests, so a
+ * randomness self-test (src/sd/library.ts). `vc serve` calls it before it accepts requests, so a
  * broken random source stops the server at start instead of failing requests later; then it
  * starts the worker threads that run the BBS+ calls of its requests (VC_WORKERS, one per core by
  * default; each runs the same self-test before it serves a call).
  */
 import type { Context } from '../../context.js';
-import { bbsLibraries } from '../../bbs/library.js';
-import { installBbsEngine } from './engine.js';
+import { bbsLibraries } from '../../sd/library.js';
+import { installBbsEngine } from './sdEngine.js';
 
 /** Loads the BBS+ libraries and proves their randomness; rejects with InternalError otherwise. */
 export async function prepareSelectiveDisclosure(): Promise<void> {
@@ -30,7 +30,7 @@ export interface SelectiveDisclosureWorkers {
 export async function startSelectiveDisclosureWorkers(ctx: Context, options: { size?: number | undefined; log?: ((message: string) => void) | undefined } = {}): Promise<SelectiveDisclosureWorkers> {
   const size = options.size ?? ctx.config.server.workers;
   if (size === 0) return { size: 0, close: async () => undefined };
-  const { BbsWorkerPool } = await import('../../workers/bbsEngine.js');
+  const { BbsWorkerPool } = await import('../../sd/worker/bbsWorkerPool.js');
   const pool = await BbsWorkerPool.start({ size, log: options.log });
   const uninstall = installBbsEngine(ctx, pool);
   let closing: Promise<void> | undefined;

@@ -4,27 +4,21 @@
  */
 import type { Context } from '../../context.js';
 import { InputError } from '../../errors.js';
-import { isBundledDocument, CREDENTIALS_V1_URL } from '../../bbs/documentLoader.js';
-import { shortId } from '../../bbs/didKey.js';
-import type { JsonLdDocument } from '../../bbs/suite.js';
-import { checkPresentedShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
-import { admitTogether, sdEngine } from './engine.js';
-import { SD_NONCES_NAMESPACE, type StoredNonce } from './store.js';
+import { shortId } from '../../sd/didKey.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
+import { checkContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
+import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
-import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023.js';
+import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
+export type { VerificationCheck } from './documentChecks.js';
 
 /** The verifier's message for a valid credential (spec section 4, verifier). */
 export const VERIFIED_MESSAGE = 'user has been verified successfully';
 /** How long an issued nonce stays usable. */
 export const DEFAULT_NONCE_TTL_SECONDS = 600;
-
-export interface VerificationCheck {
-  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce';
-  valid: boolean;
-  reason?: string;
-}
 
 export interface VerifySelectiveDisclosureResult {
   verified: boolean;
@@ -61,20 +55,6 @@ export function createVerifierNonce(ctx: Context, options: { ttlSeconds?: number
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-/** The @context list: credentials v1 first, bundled URLs only, no inline objects. */
-export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
-  const contexts = vc['@context'];
-  const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
-  if (list[0] !== CREDENTIALS_V1_URL) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V1_URL}` };
-  for (const entry of list) {
-    if (typeof entry !== 'string') {
-      return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
-    }
-    if (!isBundledDocument(entry)) return { id: 'context', valid: false, reason: `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)` };
-  }
-  return { id: 'context', valid: true };
 }
 
 /** The DID a verification method belongs to (`did:key:z...#z...` -> `did:key:z...`). */

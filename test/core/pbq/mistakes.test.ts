@@ -16,7 +16,7 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context, ServiceKey } from '../../../src/context.js';
 import { checkProofInputs } from '../../../src/core/pbq/prove.js';
 import { createCredentialRequest, universalVerifierAbi } from '../../../src/core/pbq/request.js';
-import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/schemas.js';
+import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/pbqSchemas.js';
 import { InputError, UnprocessableError, VerificationError } from '../../../src/errors.js';
 import { runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../../helpers.js';
 

@@ -18,9 +18,9 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { getIden3 } from '../../../src/iden3/wallet.js';
 import { getChain } from '../../../src/chain/chain.js';
-import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/issue.js';
+import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
 import { issuedRecords, pendingPublication, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
-import { resolveIssuerDid } from '../../../src/core/pbq/did.js';
+import { resolveIssuerDid } from '../../../src/core/pbq/identities.js';
 import { CRASH_POINTS, type CrashPointName } from '../../../src/faults.js';
 import { runVc, tempDir, templateHome, type VcRun } from '../../helpers.js';
 

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../../src/core/pbq/schemas.js';
-import { pbqIssue } from '../../../src/core/operations/pbq.js';
+import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../../src/core/pbq/pbqSchemas.js';
+import { pbqIssue } from '../../../src/core/operations/pbqOperations.js';
 import { parseInput } from '../../../src/core/validate.js';
 import { InputError } from '../../../src/errors.js';
 import { ROOT } from '../../helpers.js';

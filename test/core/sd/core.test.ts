@@ -6,11 +6,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
-import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../../src/bbs/documentLoader.js';
-import { deriveBlsKeyPair } from '../../../src/bbs/keys.js';
-import { resolveBlsDidKey } from '../../../src/bbs/didKey.js';
+import { createStaticDocumentLoader, UnknownDocumentError, BUNDLED_DOCUMENTS } from '../../../src/sd/documentLoader.js';
+import { deriveBlsKeyPair } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { resolveBlsDidKey } from '../../../src/sd/didKey.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
-import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/store.js';
+import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/sdRecords.js';
 import { InputError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
 

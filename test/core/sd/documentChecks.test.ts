@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkPresentedShape, findEmbeddedKeyword, MAX_CREDENTIAL_MEMBERS } from '../../../src/core/sd/documentChecks.js';
-import { checkBbs2023Shape, MAX_BBS_2023_MEMBERS, MAX_BBS_2023_PROOF_MEMBERS } from '../../../src/core/sd/bbs2023.js';
+import { checkBbs2023Shape, MAX_BBS_2023_MEMBERS, MAX_BBS_2023_PROOF_MEMBERS } from '../../../src/core/sd/bbs2023Credentials.js';
 
 /** An object of `count` members whose values count their reads. */
 function counted(count: number): { object: Record<string, unknown>; reads: () => number } {

@@ -12,7 +12,7 @@ import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
 import { VERIFIER_NONCE_BYTES } from '../../../src/core/sd/nonce.js';
-import { SD_NONCES_NAMESPACE, SD_VERIFIER_NAMESPACE, type StoredNonce } from '../../../src/core/sd/store.js';
+import { SD_NONCES_NAMESPACE, SD_VERIFIER_NAMESPACE, type StoredNonce } from '../../../src/core/sd/sdRecords.js';
 import { ConfigError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
 

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, storeSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
-import { readHolderCredential } from '../../../src/core/sd/store.js';
-import { SD_CREDENTIAL_CONTEXTS } from '../../../src/core/sd/issue.js';
-import { loadIssuerBlsKey } from '../../../src/bbs/keys.js';
-import { signBbsCredential, verifyBbsSignature, type JsonLdDocument } from '../../../src/bbs/suite.js';
-import { sdDocumentLoader } from '../../../src/core/sd/loader.js';
+import { readHolderCredential } from '../../../src/core/sd/sdRecords.js';
+import { SD_CREDENTIAL_CONTEXTS } from '../../../src/core/sd/sdIssuance.js';
+import { loadIssuerBlsKey } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { signBbsCredential, verifyBbsSignature } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
+import { type JsonLdDocument } from '../../../src/sd/proofOutcome.js';
+import { sdDocumentLoader } from '../../../src/core/sd/sdDocumentLoader.js';
 import { InputError, UnprocessableError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
-import { deriveBlsKeyPair } from '../../../src/bbs/keys.js';
-import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../../src/bbs/suite.js';
+import { deriveBlsKeyPair } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
+import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
 import { tempDir } from '../../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';

@@ -38,7 +38,7 @@ export const SUBJECT: Json = {
 export async function issueForeignCredential(root: string): Promise<Json> {
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FOREIGN_PHRASE }, path.join(root, 'foreign-issuer')) });
   try {
-    const { issueSelectiveDisclosureCredential } = await import('../../../src/core/sd/issue.js');
+    const { issueSelectiveDisclosureCredential } = await import('../../../src/core/sd/sdIssuance.js');
     return (await issueSelectiveDisclosureCredential(ctx, { subject: SUBJECT, store: false })) as Json;
   } finally {
     await ctx.close();

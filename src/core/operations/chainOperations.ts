@@ -1,0 +1,134 @@
+/**
+ * The chain: the embedded local node (started on demand) and the iden3 contracts on it, or the
+ * configured external network.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+
+const chain = () => import('../chainAccess.js');
+
+const verifierArtifactSchema = z.object({
+  abi: z.array(z.unknown()),
+  bytecode: z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex bytecode'),
+});
+
+export const chainUp = defineOperation({
+  name: 'chain.up',
+  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed); --port/--host keep it on a fixed address other wallets can use',
+  input: z.strictObject({
+    port: z.number().int().min(1).max(65535).describe('the port the node keeps from now on (restarted there if it runs elsewhere)').optional(),
+    host: z
+      .string()
+      .refine((host) => isIP(host) !== 0, 'expected an IP address such as 127.0.0.1, 0.0.0.0 (every interface) or ::1')
+      .describe('the IP address it listens on from now on (default 127.0.0.1; 0.0.0.0 for other machines)')
+      .optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    if (input.port !== undefined || input.host !== undefined) {
+      if (ctx.config.chain.rpcUrl !== undefined) {
+        const { InputError } = await import('../../errors.js');
+        throw new InputError(`${call.names(input.port !== undefined ? 'port' : 'host')} applies to the embedded node; RPC_URL names another chain`, { field: input.port !== undefined ? 'port' : 'host' });
+      }
+      await (await chain()).fixLocalNodeAddress(ctx, input);
+    }
+    const status = await (await chain()).chainStatus(ctx);
+    if (ctx.config.chain.rpcUrl !== undefined) return status;
+    // The embedded node gets the verifiers of the circuits in use now, before its addresses are
+    // handed out (a verifier change later replaces the MTP validator, changing MTP_ADDRESS).
+    const verifiers = await (await chain()).verifiersMatchingCircuits(ctx);
+    if (Object.keys(verifiers).length === 0) return status;
+    const deployed = await (await chain()).chainDeploy(ctx, { verifiers });
+    return deployed.deployed.length === 0 && deployed.configured.length === 0 ? status : (await chain()).chainStatus(ctx);
+  },
+});
+
+export const chainStatus = defineOperation({
+  name: 'chain.status',
+  summary: 'chain id, block number, RPC URL and every contract address (starts and deploys the local chain if needed)',
+  input: z.strictObject({}),
+  mutates: true,
+  run: async (ctx) => (await chain()).chainStatus(ctx),
+});
+
+export const chainEnv = defineOperation({
+  name: 'chain.env',
+  summary: 'the variables another party sets to use this chain and its contracts (never WALLET_KEY: each party signs with its own)',
+  input: z.strictObject({}),
+  result: z.record(z.string(), z.string()),
+  mutates: true,
+  run: async (ctx) => {
+    const status = await (await chain()).chainStatus(ctx);
+    const { didBlockchain, didNetwork } = ctx.config.chain;
+    return {
+      CHAIN_ID: String(status.chainId),
+      NETWORK_NAME: `${didBlockchain}:${didNetwork}`,
+      // An RPC URL with a path, query or user info carries a key: each party sets its own.
+      ...(status.rpcUrl.includes('/…') ? {} : { RPC_URL: status.rpcUrl }),
+      STATE_CONTRACT_ADDRESS: status.contracts.state,
+      BSC_ADDRESS: status.contracts.universalVerifier,
+      MTP_ADDRESS: status.contracts.mtpValidator,
+      ...(status.contracts.poseidon === undefined ? {} : { POSEIDON_ADDRESS: status.contracts.poseidon }),
+    };
+  },
+});
+
+export const chainDown = defineOperation({
+  name: 'chain.down',
+  summary: 'stop the local chain node, saving its state (the next command restarts it where it was)',
+  input: z.strictObject({}),
+  mutates: true,
+  run: async (ctx) => (await chain()).chainDown(ctx),
+});
+
+export const chainReset = defineOperation({
+  name: 'chain.reset',
+  summary: 'stop the local chain and delete its state and address book (identity states on it are lost)',
+  input: z.strictObject({ confirm: z.boolean().describe('confirm the deletion').optional() }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    if (input.confirm !== true) {
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(`this deletes the local chain (every identity state and deployed contract on it): confirm it with ${call.names('confirm')}`, { field: 'confirm' });
+    }
+    return (await chain()).chainReset(ctx, { confirm: true });
+  },
+});
+
+export const chainDeploy = defineOperation({
+  name: 'chain.deploy',
+  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept); on a development chain with development circuits, their verifiers',
+  input: z.strictObject({
+    force: z.boolean().describe('redeploy every contract even if the recorded ones are intact').optional(),
+    stateTransitionVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for the stateTransition circuit').optional(),
+    mtpVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for credentialAtomicQueryMTPV2OnChain').optional(),
+    officialVerifiers: z.boolean().describe('forget development verifiers and deploy the official @iden3/contracts ones').optional(),
+    allowDevVerifiers: z.boolean().describe('allow development verifiers on a chain that is not a development chain').optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input) => {
+    const { chain: configured } = ctx.config;
+    if (configured.stateContractAddress !== undefined || configured.verifierAddress !== undefined || configured.mtpValidatorAddress !== undefined) {
+      // Those are another party's contracts: deploying here would create a second set nobody uses.
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(
+        'STATE_CONTRACT_ADDRESS, BSC_ADDRESS or MTP_ADDRESS is set: these contracts are a deployment this wallet uses, not its own; their deployer runs vc chain deploy (unset them to deploy a set of your own)',
+        { field: 'STATE_CONTRACT_ADDRESS' },
+      );
+    }
+    const given = {
+      ...(input.stateTransitionVerifier === undefined ? {} : { stateTransition: input.stateTransitionVerifier }),
+      ...(input.mtpVerifier === undefined ? {} : { credentialAtomicQueryMTPV2OnChain: input.mtpVerifier }),
+    };
+    // Without a choice, the verifiers that match the circuits in use: on a development chain with
+    // development circuits, their own (official verifiers would reject every proof of them).
+    const chosen = Object.keys(given).length > 0 || input.officialVerifiers === true;
+    return (await chain()).chainDeploy(ctx, {
+      verifiers: chosen ? given : await (await chain()).verifiersMatchingCircuits(ctx),
+      force: input.force === true,
+      officialVerifiers: input.officialVerifiers === true,
+      allowDevVerifiers: input.allowDevVerifiers === true,
+    });
+  },
+});

@@ -1,0 +1,46 @@
+/**
+ * The zero-knowledge circuits: built from the project's circom sources with a development setup,
+ * or the official files fetched for real networks.
+ */
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+
+const circuits = () => import('../circuitsAccess.js');
+
+export const circuitsBuild = defineOperation({
+  name: 'circuits.build',
+  summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers (cached)',
+  input: z.strictObject({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
+  mutates: true,
+  run: async (ctx, input) => (await circuits()).buildCircuits(ctx, { force: input.force === true }),
+});
+
+export const circuitsStatus = defineOperation({
+  name: 'circuits.status',
+  summary: 'where the circuit files are, cache keys, constraint counts, development or official',
+  input: z.strictObject({}),
+  mutates: false,
+  run: async (ctx) => (await circuits()).circuitsStatus(ctx),
+});
+
+export const circuitsFetch = defineOperation({
+  name: 'circuits.fetch',
+  summary: 'download the official iden3 circuit files (resumable) for real networks; use them with CIRCUITS_PATH',
+  input: z.strictObject({
+    dir: z.string().min(1).default('circuits-official').describe('target directory'),
+    url: z.string().min(1).describe('archive URL (default: the archive the js-sdk documents)').optional(),
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').describe('expected sha256 of the archive').optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    if (input.url !== undefined && !(/^https?:\/\//i.test(input.url) && URL.canParse(input.url))) {
+      const { InputError } = await import('../../errors.js');
+      throw new InputError(`${call.names('url')}: expected an http(s) URL of the circuits archive, got ${JSON.stringify(input.url.slice(0, 200))}`, { field: 'url' });
+    }
+    return (await circuits()).fetchOfficialCircuits(ctx, {
+      dir: input.dir,
+      ...(input.url === undefined ? {} : { url: input.url }),
+      ...(input.sha256 === undefined ? {} : { sha256: input.sha256 }),
+    });
+  },
+});

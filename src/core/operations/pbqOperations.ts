@@ -1,0 +1,239 @@
+/**
+ * Proof by query (iden3): DIDs, issuance and revocation with the state published on chain,
+ * credential requests on the UniversalVerifier, the holder's proof, and the embedded reverse hash
+ * service. Input field names are the spec's HTTP body names.
+ */
+import { z } from 'zod';
+import type { Context } from '../../context.js';
+import { defineOperation, type OperationCall } from '../operation.js';
+import {
+  credentialRequestSchema,
+  didStringSchema,
+  pbqCredentialSchema,
+  QUERY_OPERATORS,
+  requestOptionsSchema,
+  requestStatusSchema,
+  rhsNodesSchema,
+  subjectSchema,
+} from '../pbq/pbqSchemas.js';
+
+const didObjectSchema = z.object({
+  method: z.string(),
+  id: z.string(),
+  idStrings: z.array(z.string()),
+  params: z.array(z.unknown()),
+  path: z.string(),
+  pathSegments: z.array(z.string()),
+  query: z.string(),
+  fragment: z.string(),
+});
+
+const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a safe integer');
+
+export const pbqHolderDid = defineOperation({
+  name: 'pbq.holderDid',
+  summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2)",
+  input: z.strictObject({ new: z.boolean().describe('create another identity and make it the default').optional() }),
+  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string() }),
+  mutates: true,
+  run: async (ctx, input) => {
+    const { createHolderIdentity } = await import('../pbq/identities.js');
+    return createHolderIdentity(ctx, { new: input.new });
+  },
+});
+
+export const pbqIssuerDid = defineOperation({
+  name: 'pbq.issuerDid',
+  summary: "create (or return) the issuer's iden3 DID (spec 2.2, payload form); ISSUER_DID selects an existing identity of the wallet",
+  input: z.strictObject({}),
+  result: z.object({ payload: didObjectSchema }),
+  mutates: true,
+  run: async (ctx) => {
+    const { createIssuerIdentity } = await import('../pbq/identities.js');
+    return createIssuerIdentity(ctx);
+  },
+});
+
+/** A credential type that is not bundled, registered for this process (`context` with `schema`). */
+const typeRegistration = {
+  context: z.unknown().describe('JSON-LD context of a type that is not bundled (with schema)').optional(),
+  schema: z.unknown().describe('iden3 JSON schema (JsonSchema2023 with $metadata) of that type (with context)').optional(),
+};
+
+/** Registers the type `context` and `schema` describe, when given; returns its name. */
+async function registeredType(ctx: Context, input: { context?: unknown; schema?: unknown }, call: OperationCall): Promise<string | undefined> {
+  if (input.context === undefined && input.schema === undefined) return undefined;
+  if (input.context === undefined || input.schema === undefined) {
+    const { InputError } = await import('../../errors.js');
+    throw new InputError(`${call.names('context')} and ${call.names('schema')} go together (a JSON-LD context and its JSON schema)`, { field: input.context === undefined ? 'context' : 'schema' });
+  }
+  const { registerCredentialType } = await import('../pbq/pbqIssuance.js');
+  return (await registerCredentialType(ctx, { schema: input.schema, context: input.context, names: call.names })).type;
+}
+
+const issueItemFields = {
+  did: didStringSchema.describe("the holder's DID (credentialSubject.id)"),
+  type: z.string().min(1).describe('credential type (default PassportCredential)').optional(),
+  subject: subjectSchema.describe('the credentialSubject fields (default for PassportCredential: the sample passport)').optional(),
+};
+
+const issueResultSchema = z.object({ message: z.string(), credential: z.record(z.string(), z.unknown()) });
+
+export const pbqIssue = defineOperation({
+  name: 'pbq.issue',
+  summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof; concurrent calls share one state transition',
+  input: z.strictObject({ ...issueItemFields, ...typeRegistration }),
+  result: issueResultSchema,
+  // Concurrent issuances are grouped into one publication (src/core/pbq/coalesce.ts).
+  mutates: 'coalesced',
+  run: async (ctx, input, call) => {
+    const type = (await registeredType(ctx, input, call)) ?? input.type;
+    const { issueCoalesced } = await import('../pbq/coalesce.js');
+    return issueCoalesced(ctx, {
+      holderDid: input.did,
+      ...(type === undefined ? {} : { type }),
+      ...(input.subject === undefined ? {} : { subject: input.subject }),
+      names: call.names,
+    });
+  },
+});
+
+/** The most lines of a batch (src/core/pbq/pbqIssuance.ts MAX_BATCH_CREDENTIALS). */
+const MAX_BATCH = 1000;
+
+export const pbqIssueBatch = defineOperation({
+  name: 'pbq.issueBatch',
+  summary: `issue up to ${MAX_BATCH} iden3 credentials with one state transition; all are checked first (a bad item: nothing is issued); re-running a batch interrupted by a crash completes it`,
+  input: z.strictObject({
+    batch: z
+      .array(z.strictObject(issueItemFields))
+      .min(1, 'the batch is empty: expected one credential per line')
+      .max(MAX_BATCH, `a batch holds at most ${MAX_BATCH} credentials`)
+      .describe('the credentials to issue: JSON Lines, one {"did", "type"?, "subject"?} per line (the body of POST /generate-pbq-credentials)'),
+    ...typeRegistration,
+  }),
+  result: z.object({
+    credentials: z.array(issueResultSchema),
+    txId: z.string(),
+    state: z.string(),
+    recovered: z.boolean(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const registered = await registeredType(ctx, input, call);
+    const { createHash } = await import('node:crypto');
+    const { issuePbqBatch } = await import('../pbq/pbqIssuance.js');
+    // The same input names the same batch: a re-run after a crash gets the interrupted one back.
+    const batchKey = createHash('sha256').update(JSON.stringify({ batch: input.batch, type: registered ?? null })).digest('hex');
+    const items = input.batch.map((item, index) => {
+      const type = item.type ?? registered;
+      return {
+        holderDid: item.did,
+        ...(type === undefined ? {} : { type }),
+        ...(item.subject === undefined ? {} : { subject: item.subject }),
+        names: call.names,
+        base: `batch[${index}]`,
+      };
+    });
+    return issuePbqBatch(ctx, items, { batchKey });
+  },
+});
+
+export const pbqRevoke = defineOperation({
+  name: 'pbq.revoke',
+  summary: 'revoke an iden3 credential by its revocation nonce and publish the new state on chain',
+  input: z.strictObject({ nonce: safeInteger.nonnegative().describe('credentialStatus.revocationNonce of the credential') }),
+  result: z.object({ message: z.string(), issuer: z.string(), nonce: z.number(), txId: z.string(), state: z.string() }),
+  mutates: true,
+  run: async (ctx, input) => {
+    const { revokePbqCredential } = await import('../pbq/pbqIssuance.js');
+    return revokePbqCredential(ctx, input);
+  },
+});
+
+export const pbqIssued = defineOperation({
+  name: 'pbq.issued',
+  summary: 'the iden3 credentials this issuer issued (an interrupted issuance is completed first), or one whole with its proofs',
+  input: z.strictObject({ id: z.string().min(1).describe('the credential (urn:uuid:...) to give whole').optional() }),
+  // Completing an interrupted publication sends a transaction.
+  mutates: true,
+  run: async (ctx, input) => {
+    const { listIssuedCredentials } = await import('../pbq/pbqIssuance.js');
+    return listIssuedCredentials(ctx, { id: input.id });
+  },
+});
+
+export const pbqRequest = defineOperation({
+  name: 'pbq.request',
+  summary: 'create a credential request for credentialAtomicQueryMTPV2OnChain (spec 2.1) and register it on the UniversalVerifier',
+  input: z.strictObject({
+    type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
+    context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled one)'),
+    field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
+    op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')} (default $lt)`),
+    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, or a,b,c for $in/$nin (default 20010101)'),
+    allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
+  }),
+  result: credentialRequestSchema,
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { createCredentialRequest } = await import('../pbq/request.js');
+    const options = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+    return createCredentialRequest(ctx, options, call.names);
+  },
+});
+
+export const pbqRequestStatus = defineOperation({
+  name: 'pbq.requestStatus',
+  summary: 'whether an address has a verified proof for a request (read from the UniversalVerifier)',
+  input: z.strictObject({
+    request: requestStatusSchema.shape.request.describe('the request id'),
+    address: requestStatusSchema.shape.address.describe('the address that submitted the proof'),
+  }),
+  result: z.object({ requestId: z.number(), address: z.string(), verifier: z.string(), isVerified: z.boolean(), validatorVersion: z.string(), timestamp: z.number() }),
+  mutates: false,
+  run: async (ctx, input) => {
+    const { readRequestStatus } = await import('../pbq/request.js');
+    return readRequestStatus(ctx, input);
+  },
+  failure: (result) => (result.isVerified ? undefined : `address ${result.address} has no verified proof for request ${result.requestId}`),
+});
+
+export const pbqProveSubmit = defineOperation({
+  name: 'pbq.proveSubmit',
+  summary: "prove the request's query over an iden3 credential (credentialAtomicQueryMTPV2OnChain) and submit it to the UniversalVerifier",
+  input: z.strictObject({
+    verifiableCredential: pbqCredentialSchema.describe('the credential (spec 2.3)'),
+    credentialRequest: credentialRequestSchema.describe('the credential request (spec 2.1)'),
+  }),
+  result: z.record(z.string(), z.unknown()),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { proveAndSubmit } = await import('../pbq/prove.js');
+    return proveAndSubmit(ctx, { credential: input.verifiableCredential, request: input.credentialRequest, names: call.names });
+  },
+});
+
+export const rhsSaveNodes = defineOperation({
+  name: 'rhs.saveNodes',
+  summary: 'reverse hash service: store tree nodes (each hash must equal the Poseidon hash of its children)',
+  input: z.strictObject({ nodes: rhsNodesSchema.describe('the nodes, [{hash, children}]') }),
+  result: z.object({ status: z.literal('OK'), saved: z.number() }),
+  mutates: true,
+  run: async (ctx, input) => {
+    const { saveRhsNodes } = await import('../pbq/rhsService.js');
+    return saveRhsNodes(ctx, input.nodes);
+  },
+});
+
+export const rhsReadNode = defineOperation({
+  name: 'rhs.readNode',
+  summary: 'reverse hash service: the children of a node hash',
+  input: z.strictObject({ hash: z.string().describe('the node hash (hex)') }),
+  result: z.object({ node: z.object({ hash: z.string(), children: z.array(z.string()) }), status: z.literal('OK') }),
+  mutates: false,
+  run: async (ctx, input) => {
+    const { readRhsNode } = await import('../pbq/rhsService.js');
+    return readRhsNode(ctx, input.hash);
+  },
+});

@@ -1,0 +1,383 @@
+/**
+ * Issuing a credential for proof by query (spec 2.3) and revoking one: the js-sdk builds the
+ * credential from its JSON schema and JSON-LD context (resolved offline), signs its core claim
+ * with the issuer's BJJ key (BJJSignature2021), adds the claim to the issuer's claims tree,
+ * publishes the tree nodes to the reverse hash service and the new state on chain (state
+ * transition proof), and attaches the Iden3SparseMerkleTreeProof carrying the transaction id.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { W3CCredential } from '@0xpolygonid/js-sdk';
+import type { DID } from '@iden3/js-iden3-core';
+import type { Context } from '../../context.js';
+import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
+import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, isVcError } from '../../errors.js';
+import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { samplePassportSubject } from '../sd/sdIssuance.js';
+import { crashPoint } from '../../faults.js';
+import { getIden3, type Iden3 } from '../../iden3/wallet.js';
+import { resolveIssuerDid } from './identities.js';
+import { currentTreeState, isPublishedState } from './issuerState.js';
+import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
+import type { IssueOptions } from './pbqSchemas.js';
+
+/** Spec 2.3 response. */
+export interface IssueResult {
+  message: string;
+  credential: Record<string, unknown>;
+}
+
+/** The type of an identity's own auth credential (its BJJ key claim). */
+const AUTH_CREDENTIAL_TYPE = 'AuthBJJCredential';
+
+/** Result of a revocation. */
+export interface RevokeResult {
+  message: string;
+  issuer: string;
+  nonce: number;
+  txId: string;
+  state: string;
+}
+
+/** Serialises a js-sdk credential to its JSON form (proof classes have their own toJSON). */
+export function credentialJson(credential: W3CCredential): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(credential)) as Record<string, unknown>;
+}
+
+/** The address proofs will be submitted from (WALLET_KEY or the local development account). */
+async function submitterAddress(ctx: Context): Promise<string> {
+  const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/client.js');
+  const { computeAddress } = await import('ethers');
+  return computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
+}
+
+/**
+ * The sample PassportCredential subject (fixtures/subjects/passport.json, shared with selective
+ * disclosure) with a fresh customer reference and the holder's submitting address as publicAddress.
+ */
+async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, unknown>> {
+  return { ...samplePassportSubject(), customerReference: randomUUID(), publicAddress: await submitterAddress(ctx) };
+}
+
+/**
+ * Registers a credential type that is not bundled (a JSON schema with iden3 $metadata and its
+ * JSON-LD context) for this process, so it can be issued; returns the type name.
+ */
+export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; names?: FieldNamer }): Promise<{ type: string }> {
+  const names = options.names ?? plainFieldNames;
+  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: names('schema'), context: names('context') });
+  return { type: info.type };
+}
+
+/** One credential to issue: the holder, the type and the subject, with how its fields are named. */
+export interface IssueItem extends IssueOptions {
+  names?: FieldNamer;
+  /** The item's path in the caller's input (`batch[3]` for a line of a batch), '' for a single one. */
+  base?: string;
+}
+
+/** An item checked and completed, ready to be signed. */
+export interface PreparedItem {
+  holder: string;
+  type: { type: string; schemaUrl: string };
+  subject: Record<string, unknown>;
+  names: FieldNamer;
+  base: string;
+}
+
+/**
+ * Checks an item without touching the wallet (the holder DID, the type, the subject's presence)
+ * and completes its subject (the sample passport when none is given for PassportCredential).
+ */
+export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): Promise<PreparedItem> {
+  const names = item.names ?? plainFieldNames;
+  const base = item.base ?? '';
+  const { core } = iden3.modules;
+  const typeName = item.type ?? PASSPORT_TYPE;
+  let type;
+  try {
+    type = iden3.documents.typeInfo(typeName);
+  } catch (error) {
+    if (!isVcError(error) || base === '') throw error;
+    throw new (error.constructor as typeof InputError)(`${names(joinPath(base, 'type'))}: ${error.message}`, { field: joinPath(base, 'type'), cause: error });
+  }
+  let holder;
+  try {
+    holder = core.DID.parse(item.holderDid);
+    // idFromDID hashes a DID of another method into an id: the holder could never prove with it.
+    const { method, blockchain, networkId } = core.DID.decodePartsFromId(core.DID.idFromDID(holder));
+    if (core.DID.isUnsupported(method, blockchain, networkId)) throw new Error(`its method ${holder.method} is not an iden3 method`);
+  } catch (error) {
+    throw new InputError(`${base === '' ? '' : `${names(joinPath(base, 'did'))}: `}holder DID ${item.holderDid} is not a valid iden3 DID: ${describeError(error)}`, { field: joinPath(base, 'did') });
+  }
+  let subject: Record<string, unknown>;
+  if (item.subject !== undefined) subject = { ...item.subject };
+  else if (typeName === PASSPORT_TYPE) subject = await samplePbqPassportSubject(ctx);
+  else throw new InputError(`a subject is required for type ${typeName}: give its fields (${names(joinPath(base, 'subject'))})`, { field: joinPath(base, 'subject') });
+  delete subject.type;
+  subject.id = holder.string();
+  return { holder: holder.string(), type, subject, names, base };
+}
+
+/**
+ * Builds and signs one credential (BJJSignature2021) against the issuer's current state; nothing
+ * is stored and no tree changes. Schema and merklization failures are about the item's subject.
+ */
+export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem, nonce: number): Promise<W3CCredential> {
+  const { sdk } = iden3.modules;
+  // Between two signatures, the lock's keep-alive and a server's other requests get their turn.
+  await letEventLoopRun();
+  try {
+    return await iden3.identityWallet.issueCredential(
+      issuerDid,
+      {
+        credentialSchema: item.type.schemaUrl,
+        type: item.type.type,
+        credentialSubject: item.subject as never,
+        revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce },
+      },
+      // The same Poseidon, remembering the hashes credentials of one type share.
+      { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,
+    );
+  } catch (error) {
+    const field = joinPath(item.base, 'subject');
+    const where = item.base === '' ? '' : `${item.names(field)}: `;
+    throw new UnprocessableError(`${where}cannot issue ${item.type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field, cause: error });
+  }
+}
+
+/**
+ * Revocation nonces for new credentials: random 32-bit values (as the js-sdk draws them) that no
+ * credential of the issuer uses yet, its own auth key included, nor an earlier one of the same
+ * group. Two credentials sharing a nonce would be revoked together; with thousands of
+ * credentials a collision of random draws alone is likely. Call with the issuer's lock held.
+ */
+export async function revocationNonces(ctx: Context, iden3: Iden3, issuerDid: DID, draw: () => number = () => randomInt(1, 2 ** 32)): Promise<() => number> {
+  const issuer = issuerDid.string();
+  const used = new Set<number>(issuedRecords(ctx, issuer).map((record) => record.revocationNonce));
+  for (const credential of await iden3.dataStorage.credential.listCredentials()) {
+    if (credential.issuer === issuer) used.add(Number(credential.credentialStatus.revocationNonce));
+  }
+  return () => {
+    for (;;) {
+      const nonce = draw();
+      if (!used.has(nonce)) {
+        used.add(nonce);
+        return nonce;
+      }
+    }
+  };
+}
+
+/** The issuer's DID, parsed. */
+export async function issuerDidOf(ctx: Context, iden3: Iden3): Promise<DID> {
+  return iden3.modules.core.DID.parse(await resolveIssuerDid(ctx));
+}
+
+/** `vc issuer issue --holder DID` (one credential, one state transition): spec 2.3 `{message, credential}`. */
+export async function issuePbqCredential(ctx: Context, options: IssueItem): Promise<IssueResult> {
+  const { credentials } = await issuePbqBatch(ctx, [options]);
+  return credentials[0]!;
+}
+
+/** A batch issued with one state transition. */
+export interface IssueBatchResult {
+  /** Spec 2.3 responses, in input order. */
+  credentials: IssueResult[];
+  /** The state transition that published all of them. */
+  txId: string;
+  state: string;
+  /** True when an earlier run of this very batch was interrupted and this call completed it. */
+  recovered: boolean;
+}
+
+/** The most credentials one publication (one batch) holds. */
+export const MAX_BATCH_CREDENTIALS = 1000;
+
+/**
+ * Issues `items` with ONE state transition (group commit): every item is checked and signed
+ * first, so a bad one is reported (the first, with how many more failed) and nothing is issued;
+ * then all claims go into the issuer's claims tree together and the new state is published as one
+ * journaled publication (crash safe as a whole: see ./publication.ts); each credential then gets
+ * its Iden3SparseMerkleTreeProof naming that transaction. With `batchKey` (a digest of the input),
+ * running the same batch again after a crash returns the interrupted batch, completed, instead of
+ * issuing it twice.
+ */
+export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: { batchKey?: string } = {}): Promise<IssueBatchResult> {
+  if (items.length === 0) throw new InputError('nothing to issue: the batch is empty', { field: 'batch' });
+  if (items.length > MAX_BATCH_CREDENTIALS) throw new InputError(`a batch holds at most ${MAX_BATCH_CREDENTIALS} credentials, not ${items.length}`, { field: 'batch' });
+  const iden3 = await getIden3(ctx);
+  const prepared = await everyOrFailures(items, (item) => prepareItem(ctx, iden3, item), 'checks');
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  // One publication at a time per wallet: each one moves the issuer's trees and on-chain state.
+  return ctx.store.withLock(
+    'iden3.issuer',
+    async () => {
+      // An earlier command interrupted mid-publication is completed (or published again) first.
+      await recoverPendingPublication(ctx, issuerDid);
+      if (options.batchKey !== undefined) {
+        // This very batch was interrupted and completed since (by that recovery or an earlier command).
+        const done = await takeCompletedBatch(ctx, iden3, options.batchKey);
+        if (done !== undefined) return done;
+      }
+      const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+      const signed = await everyOrFailures(prepared, (item) => signItem(iden3, issuerDid, item, nextNonce()), 'schemas');
+      crashPoint('issue:signed');
+      const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed, revokedNonces: [], ...(options.batchKey === undefined ? {} : { batchKey: options.batchKey }) });
+      // Completed by this run: no later run of the same input should get it back.
+      if (options.batchKey !== undefined) ctx.store.delete(COMPLETED_BATCHES_NS, options.batchKey);
+      return { credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state, recovered: false };
+    },
+    // Once published and recorded, the credentials exist: losing the lock on the way does not undo that.
+    { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
+  );
+}
+
+/** The credentials of the batch `batchKey` when another command completed it, taken (once). */
+async function takeCompletedBatch(ctx: Context, iden3: Iden3, batchKey: string): Promise<IssueBatchResult | undefined> {
+  const done = ctx.store.get<CompletedBatch>(COMPLETED_BATCHES_NS, batchKey);
+  if (done === undefined) return undefined;
+  const credentials: IssueResult[] = [];
+  for (const id of done.credentials) {
+    const stored = await iden3.dataStorage.credential.findCredentialById(id);
+    if (stored === undefined) throw new ConflictError(`credential ${id} of an interrupted batch of ${done.issuer} is missing from the wallet`);
+    credentials.push(issueResult(stored));
+  }
+  ctx.progress.info(`this batch was interrupted and completed since (${done.at}, tx ${done.txId}): giving its ${credentials.length} credentials`);
+  ctx.store.delete(COMPLETED_BATCHES_NS, batchKey);
+  return { credentials, txId: done.txId, state: done.state, recovered: true };
+}
+
+export function issueResult(credential: W3CCredential): IssueResult {
+  return { message: 'credential successfully generated', credential: credentialJson(credential) };
+}
+
+/**
+ * Runs `step` on every item (in order) and returns the results; when any failed with an input
+ * error, throws the first failure, naming how many more items failed this stage (`stage`: the
+ * checks, or the schemas when signing) and where. Items failing a later stage are not counted:
+ * that stage runs once every item passes this one.
+ */
+async function everyOrFailures<I extends { names?: FieldNamer; base?: string }, T>(items: I[], step: (item: I) => Promise<T>, stage: string): Promise<T[]> {
+  const results: T[] = [];
+  const failures: Array<{ item: I; error: InputError }> = [];
+  for (const item of items) {
+    try {
+      results.push(await step(item));
+    } catch (error) {
+      if (!isVcError(error) || error.httpStatus >= 500 || items.length === 1) throw error;
+      failures.push({ item, error: error as InputError });
+    }
+  }
+  if (failures.length === 0) return results;
+  const first = failures[0]!.error;
+  if (failures.length === 1) throw first;
+  const others = failures.slice(1, 6).map(({ item }) => (item.names ?? plainFieldNames)(item.base ?? ''));
+  const more = `; ${failures.length - 1} more failed the ${stage} (${others.join(', ')}${failures.length > 6 ? ', ...' : ''}); nothing was issued`;
+  throw new (first.constructor as typeof InputError)(`${first.message}${more}`, { ...(first.field === undefined ? {} : { field: first.field }), cause: first });
+}
+
+/**
+ * `vc issuer revoke --nonce N`: adds the nonce to the revocation tree and publishes the new state,
+ * as a journaled publication: a revocation interrupted at any step is completed or published
+ * again by the next command, so only a revocation that is already on chain is a conflict.
+ */
+export async function revokePbqCredential(ctx: Context, options: { nonce: number }): Promise<RevokeResult> {
+  const iden3 = await getIden3(ctx);
+  const { core } = iden3.modules;
+  const issuerDidString = await resolveIssuerDid(ctx);
+  const issuerDid = core.DID.parse(issuerDidString);
+  return ctx.store.withLock('iden3.issuer', async () => {
+    const recovered = await recoverPendingPublication(ctx, issuerDid);
+    if (recovered?.revokedNonces.includes(options.nonce) === true) {
+      // The interrupted command was this very revocation: it is on chain now.
+      return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId: recovered.txId, state: recovered.state.state };
+    }
+    // The issuer's own auth key claim, whatever any stored credential claims to be.
+    const authNonces = (await iden3.dataStorage.credential.listCredentials())
+      .filter((c) => c.issuer === issuerDidString && c.type.includes(AUTH_CREDENTIAL_TYPE))
+      .map((c) => Number(c.credentialStatus.revocationNonce));
+    if (authNonces.includes(options.nonce)) {
+      throw new ConflictError(`revocation nonce ${options.nonce} is the issuer's own authentication key (${AUTH_CREDENTIAL_TYPE}); revoking it would leave ${issuerDidString} unable to publish any state`, { field: 'nonce' });
+    }
+    if (!issuedRecords(ctx, issuerDidString).some((record) => record.revocationNonce === options.nonce)) {
+      throw new NotFoundError(`issuer ${issuerDidString} issued no credential with revocation nonce ${options.nonce} from this wallet`, { field: 'nonce' });
+    }
+
+    const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
+    if ((await model.revocationTree.generateProof(BigInt(options.nonce))).proof.existence) {
+      // In the tree: on chain already, unless an older wallet left it unpublished (then publish it now).
+      const current = await currentTreeState(iden3, issuerDid);
+      if (isPublishedState(ctx, issuerDidString, current.state)) {
+        throw new ConflictError(`revocation nonce ${options.nonce} is already revoked by ${issuerDidString}`, { field: 'nonce' });
+      }
+    }
+    const { txId, state } = await publishRecoverably(ctx, issuerDid, { kind: 'revoke', credentials: [], revokedNonces: [options.nonce] });
+    return { message: 'credential successfully revoked', issuer: issuerDidString, nonce: options.nonce, txId, state: state.state };
+  });
+}
+
+/** One credential the issuer of this wallet issued (without its proofs). */
+export interface IssuedCredentialSummary {
+  id: string;
+  type: string[];
+  holder: string | undefined;
+  issuanceDate: string | undefined;
+  revocationNonce: number;
+  /** True when its revocation nonce is in the issuer's published revocation tree. */
+  revoked: boolean;
+}
+
+export interface IssuedCredentialsResult {
+  issuer: string;
+  /** What an interrupted issuance or revocation completed during this call, if anything. */
+  recovered: { kind: string; txId: string; credentials: string[]; revokedNonces: number[] } | undefined;
+  credentials: IssuedCredentialSummary[];
+}
+
+/**
+ * `vc issuer credentials` / GET /issued-credentials: reconciles an interrupted publication with the
+ * chain (completing its credentials), then lists what the issuer issued, or returns one credential
+ * whole (with its Merkle proof) when `id` is given.
+ */
+export async function listIssuedCredentials(ctx: Context, options: { id?: string | undefined } = {}): Promise<IssuedCredentialsResult | Record<string, unknown>> {
+  const iden3 = await getIden3(ctx);
+  const issuerDidString = await resolveIssuerDid(ctx);
+  const issuerDid = iden3.modules.core.DID.parse(issuerDidString);
+  return ctx.store.withLock('iden3.issuer', async () => {
+    const recovered = await recoverPendingPublication(ctx, issuerDid);
+    // Only what this issuer's completed publications recorded: the credential store also holds
+    // credentials holders of this wallet received, and copies given to prove-submit.
+    const issued: W3CCredential[] = [];
+    for (const record of issuedRecords(ctx, issuerDidString)) {
+      const stored = await iden3.dataStorage.credential.findCredentialById(record.id);
+      if (stored !== undefined) issued.push(stored);
+    }
+    if (options.id !== undefined) {
+      const found = issued.find((c) => c.id === options.id);
+      if (found === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential ${options.id} from this wallet`, { field: 'id' });
+      return credentialJson(found);
+    }
+    const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
+    const credentials: IssuedCredentialSummary[] = [];
+    for (const c of issued) {
+      const nonce = Number(c.credentialStatus.revocationNonce);
+      const subject = c.credentialSubject as Record<string, unknown>;
+      credentials.push({
+        id: c.id,
+        type: c.type,
+        holder: typeof subject.id === 'string' ? subject.id : undefined,
+        issuanceDate: c.issuanceDate,
+        revocationNonce: nonce,
+        revoked: (await model.revocationTree.generateProof(BigInt(nonce))).proof.existence,
+      });
+    }
+    return {
+      issuer: issuerDidString,
+      recovered:
+        recovered === undefined
+          ? undefined
+          : { kind: recovered.credentials.length > 0 ? 'issue' : 'revoke', txId: recovered.txId, credentials: recovered.credentials.map((c) => c.id), revokedNonces: recovered.revokedNonces },
+      credentials,
+    };
+  });
+}

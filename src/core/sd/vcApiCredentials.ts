@@ -1,0 +1,108 @@
+/**
+ * The W3C VC-API operations on bbs-2023 (see src/core/operations/vcApiOperations.ts): issue a given
+ * credential, derive a disclosure by JSON Pointers, verify a proof. Every check of the sd.* flow
+ * that does not depend on the spec's flat passport subjects applies here too.
+ */
+import type { Context } from '../../context.js';
+import { InputError } from '../../errors.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
+import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
+import {
+  checkBbs2023BaseCredential,
+  checkBbs2023Contexts,
+  checkBbs2023Shape,
+  checkPointers,
+  completeForBbs2023,
+  deriveBbs2023Credential,
+  resolvePointer,
+  signBbs2023Credential,
+} from './bbs2023Credentials.js';
+import { findEmbeddedKeyword } from './documentChecks.js';
+import { shortId } from '../../sd/didKey.js';
+
+type Json = Record<string, unknown>;
+
+
+/** POST /credentials/issue: the credential signed, with the issuer filled in when absent. */
+export async function vcApiIssue(ctx: Context, options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer }): Promise<{ verifiableCredential: Json }> {
+  const names = options.names ?? plainFieldNames;
+  const completed = completeForBbs2023(options.credential, ctx.now());
+  if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
+  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential' });
+  return { verifiableCredential: credential };
+}
+
+/** POST /credentials/derive: the base credential checked, then a disclosure of the pointers bound to the presentation header. */
+export async function vcApiDerive(
+  ctx: Context,
+  options: { credential: Json; selectivePointers: readonly string[]; presentationHeader?: string | undefined; names?: FieldNamer },
+): Promise<{ verifiableCredential: Json }> {
+  const names = options.names ?? plainFieldNames;
+  const pointers = checkPointers(options.selectivePointers, 'options.selectivePointers', names);
+  for (const [index, pointer] of pointers.entries()) {
+    const field = `options.selectivePointers[${index}]`;
+    if (pointer === '/proof' || pointer.startsWith('/proof/') || pointer.startsWith('/@context')) {
+      throw new InputError(`${names(field)}: ${pointer} cannot be disclosed (the proof and the contexts are not statements of the credential)`, { field });
+    }
+    if (!resolvePointer(options.credential, pointer)) throw new InputError(`${names(field)}: ${pointer} selects nothing in the credential`, { field });
+  }
+  let header = new Uint8Array();
+  if (options.presentationHeader !== undefined) {
+    const bytes = Buffer.from(options.presentationHeader, 'base64url');
+    if (bytes.toString('base64url') !== options.presentationHeader) {
+      throw new InputError(`${names('options.presentationHeader')}: expected base64url without padding`, { field: 'options.presentationHeader' });
+    }
+    header = new Uint8Array(bytes);
+  }
+  await checkBbs2023BaseCredential(ctx, options.credential, names, 'verifiableCredential');
+  const derived = await deriveBbs2023Credential(ctx, options.credential, pointers, header, 'given');
+  return { verifiableCredential: derived };
+}
+
+export interface VcApiVerifyResult {
+  verified: boolean;
+  checks: string[];
+  warnings: Array<{ name: string; message: string }>;
+  errors: Array<{ name: string; message: string }>;
+}
+
+function failed(message: string): VcApiVerifyResult {
+  return { verified: false, checks: ['proof'], warnings: [], errors: [{ name: 'VerificationError', message }] };
+}
+
+/**
+ * POST /credentials/verify: the domain and challenge asked for, the proof's form, contexts (known
+ * ones only), shape, terms JSON-LD would drop, then the proof itself (purpose, dates, signature).
+ */
+export async function vcApiVerify(ctx: Context, options: { credential: Json; domain?: string | undefined; challenge?: string | undefined }): Promise<VcApiVerifyResult> {
+  const credential = options.credential;
+  const proof = credential.proof;
+  if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return failed('the credential has no proof object');
+  const { domain, challenge } = proof as Json;
+  if (options.domain !== undefined && domain !== options.domain) return failed(`proof.domain ${shortId(JSON.stringify(domain) ?? 'absent', 80)} does not match options.domain`);
+  if (options.challenge !== undefined && challenge !== options.challenge) return failed(`proof.challenge ${shortId(JSON.stringify(challenge) ?? 'absent', 80)} does not match options.challenge`);
+  const header = proofHeader(credential);
+  if ('problem' in header) return failed(header.problem);
+  const contexts = checkBbs2023Contexts(credential);
+  if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
+  const keyword = findEmbeddedKeyword(credential);
+  if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
+  const shape = checkBbs2023Shape(credential);
+  if (shape !== undefined) return failed(shape);
+  const engine = await sdEngine(ctx);
+  const { proof: _proof, ...document } = credential;
+  admitTogether(engine, 2);
+  const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(credential, ctx.now())]);
+  if (undefinedTerm !== undefined) return failed(undefinedTerm);
+  if (!result.verified) return failed(result.reason ?? 'the bbs-2023 proof does not verify');
+  // This route checks the proof, as the VC-API defines; trust and nonces are POST /verify-vc's.
+  // An issuer outside VC_TRUSTED_ISSUERS is said, so a caller of the wrong route still sees it.
+  const warnings: VcApiVerifyResult['warnings'] = [];
+  const trusted = ctx.config.verifier.trustedIssuers;
+  const issuer = typeof credential.issuer === 'string' ? credential.issuer : (credential.issuer as Json | undefined)?.id;
+  if (!trusted.includes('*') && (typeof issuer !== 'string' || !trusted.includes(issuer))) {
+    warnings.push({ name: 'UntrustedIssuer', message: `issuer ${shortId(String(issuer), 80)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS); POST /verify-vc would refuse it` });
+  }
+  return { verified: true, checks: ['proof'], warnings, errors: [] };
+}

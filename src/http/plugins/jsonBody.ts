@@ -1,0 +1,30 @@
+/**
+ * Bodies are JSON only, read by the strict parser of CLI input files: a duplicated key, nesting
+ * deeper than MAX_JSON_DEPTH or an unsafe integer is a 400 naming its path (an InvalidJsonError),
+ * like a syntax error. `application/json; charset=utf-8` and other parameters match it too.
+ */
+import { errorCodes } from 'fastify';
+import { parseJsonText } from '../../jsonInput.js';
+import { rootPlugin } from './rootPlugin.js';
+
+export const jsonBody = rootPlugin<{ bodyLimit: number }>('vc-json-body', async (app, { bodyLimit }) => {
+  // fastify's default text/plain parser would turn a text body into a string that then fails the
+  // schema with a 400 instead of the 415 it deserves.
+  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+    // An empty body with a JSON content type is fastify's own 400 (invalid_json).
+    if (body.length === 0) {
+      done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = parseJsonText(body as string, 'request body');
+    } catch (error) {
+      done(error as Error, undefined);
+      return;
+    }
+    done(null, value);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The routes of one role on its fastify instance: each route of the table (routes.ts) runs its
+ * core operation on the request's input; the OpenAPI document; and the answers for paths no
+ * route serves (404) or methods a path does not take (405, with Allow).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Context } from '../context.js';
+import { invokeOperation } from '../core/operation.js';
+import { sdEngine } from '../core/sd/sdEngine.js';
+import { parseInput } from '../core/validate.js';
+import { sendError, setFieldRenderer } from './errorReplies.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { rootPlugin } from './plugins/rootPlugin.js';
+import { httpFieldName, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
+
+export interface RouteRegistrationOptions extends Record<string, unknown> {
+  ctx: Context;
+  role: Role;
+  routes: readonly HttpRoute[];
+}
+
+/** The input of a route's operation from a request: the body (POST) or the query string (GET), and the path parameters. */
+function requestInput(route: HttpRoute, request: FastifyRequest): Record<string, unknown> | unknown {
+  const params = (request.params ?? {}) as Record<string, string>;
+  if (route.method === 'GET') return { ...((request.query ?? {}) as Record<string, unknown>), ...params };
+  const body: unknown = request.body ?? {};
+  if (route.bodyField !== undefined) return { [route.bodyField]: body, ...params };
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || pathParameters(route).length === 0) return body;
+  return { ...(body as Record<string, unknown>), ...params };
+}
+
+/** Matches a concrete path against a fastify pattern with :params. */
+function matchesPath(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.split('/');
+  return a.length === b.length && a.every((segment, i) => segment.startsWith(':') || segment === b[i]);
+}
+
+export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes', async (app, { ctx, role, routes }) => {
+  const methodsByPath = new Map<string, string[]>();
+  const register = (method: string, path: string): void => {
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+  };
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...methodsByPath.entries()].find(([pattern]) => matchesPath(pattern, path))?.[1];
+    if (allowed !== undefined) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, 405, 'method_not_allowed', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
+    }
+    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path} on the ${role} service`);
+  });
+
+  const openapi = buildOpenApiDocument(role, routes);
+  app.get('/openapi.json', async () => openapi);
+  register('GET', '/openapi.json');
+
+  for (const route of routes) {
+    register(route.method, route.path);
+    const schema = requestSchema(route);
+    const names = (path: string): string => httpFieldName(route, path).where;
+    app.route({
+      method: route.method,
+      url: route.path,
+      // A full worker queue refuses the request before its body is read and parsed.
+      ...(route.pooled === true
+        ? {
+            onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+              const refusal = (await sdEngine(ctx)).overloaded?.();
+              if (refusal === undefined) return;
+              // The body stays unread, so the connection cannot carry another request: closed.
+              // The error handler answers as for any OverloadedError (503, Retry-After).
+              reply.header('connection', 'close');
+              throw refusal;
+            },
+          }
+        : {}),
+      handler: async (request, reply) => {
+        setFieldRenderer(request, (field) => (field === undefined ? undefined : httpFieldName(route, field).field));
+        // What the request may set is checked first (an omitted field is refused, not overridden).
+        const input = { ...(parseInput(schema, requestInput(route, request), names) as Record<string, unknown>), ...route.fixed };
+        const run = () => invokeOperation(ctx, route.operation, input, { names });
+        // Mutating operations run one at a time (the wallet, the signer's nonces and the prover
+        // are shared, across roles too); a coalesced one takes that turn itself, for many calls.
+        const result = route.operation.mutates === true ? await ctx.exclusive(run) : await run();
+        const status = typeof route.status === 'function' ? route.status(result) : (route.status ?? 200);
+        return reply.code(status).type('application/json').send(result);
+      },
+    });
+  }
+});

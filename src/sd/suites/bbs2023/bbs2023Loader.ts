@@ -1,0 +1,101 @@
+/**
+ * The static document loader of bbs-2023 (W3C Data Integrity BBS, VC Data Model 2.0). It serves
+ * what the 2020 loader serves (fixtures/contexts/), the W3C contexts a Data Integrity credential
+ * names (credentials v2, data-integrity v1/v2, multikey v1, and the VDL context of the W3C test
+ * suite's driver's licence), read from the npm packages that publish them, and BLS12-381 G2
+ * did:key identifiers resolved as Multikey verification methods. Nothing is ever fetched: an
+ * unknown URL is an UnknownDocumentError naming it.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { UnprocessableError } from '../../../errors.js';
+import { UnknownDocumentError, createStaticDocumentLoader, isBundledDocument, type DocumentLoader, type RemoteDocument } from '../../documentLoader.js';
+import { isBlsDidKeyUrl, shortId } from '../../didKey.js';
+
+export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2';
+export const DATA_INTEGRITY_V1_URL = 'https://w3id.org/security/data-integrity/v1';
+export const DATA_INTEGRITY_V2_URL = 'https://w3id.org/security/data-integrity/v2';
+export const MULTIKEY_V1_URL = 'https://w3id.org/security/multikey/v1';
+export const VDL_V1_URL = 'https://w3id.org/vdl/v1';
+const DID_V1_URL = 'https://www.w3.org/ns/did/v1';
+
+/** The W3C contexts bbs-2023 adds, each from the npm package that publishes it: URL -> [package, file in its contexts/]. */
+export const PACKAGED_DOCUMENTS: Readonly<Record<string, readonly [string, string]>> = {
+  [CREDENTIALS_V2_URL]: ['@digitalbazaar/credentials-context', 'v2.jsonld'],
+  [DATA_INTEGRITY_V1_URL]: ['@digitalbazaar/data-integrity-context', 'data-integrity-v1.jsonld'],
+  [DATA_INTEGRITY_V2_URL]: ['@digitalbazaar/data-integrity-context', 'data-integrity-v2.jsonld'],
+  [MULTIKEY_V1_URL]: ['@digitalbazaar/multikey-context', 'multikey-v1.jsonld'],
+  [VDL_V1_URL]: ['@digitalbazaar/vdl-context', 'vdl-v1.jsonld'],
+};
+
+/** True for a URL either loader serves from the package itself (no I/O beyond it). */
+export function isKnownContext(url: string): boolean {
+  return isBundledDocument(url) || Object.hasOwn(PACKAGED_DOCUMENTS, url);
+}
+
+const require = createRequire(import.meta.url);
+
+/** The directory of an installed package, found from its entry point (its exports hide package.json). */
+function packageDirectory(name: string): string {
+  let directory = path.dirname(require.resolve(name));
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8')) as { name?: unknown };
+      if (manifest.name === name) return directory;
+    } catch {
+      // no manifest here: keep climbing
+    }
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new Error(`cannot find the directory of the installed package ${name}`);
+    directory = parent;
+  }
+}
+
+/** A BLS12-381 G2 did:key (or its key's DID URL) as a Multikey DID document or verification method. */
+export function resolveMultikeyDidKey(url: string): Record<string, unknown> {
+  const [did, fragment] = url.split('#', 2) as [string, string | undefined];
+  const multibase = did.slice('did:key:'.length);
+  if (!/^zUC[67][1-9A-HJ-NP-Za-km-z]{131}$/.test(multibase)) {
+    throw new UnprocessableError(`${shortId(did)} is not a valid BLS12-381 G2 did:key (expected did:key:zUC7 or did:key:zUC6 and 131 base58 characters)`, { field: 'verificationMethod' });
+  }
+  if (fragment !== undefined && fragment !== multibase) {
+    throw new UnprocessableError(`${shortId(url)}: unknown verification method (a did:key has only #${multibase})`, { field: 'verificationMethod' });
+  }
+  const id = `${did}#${multibase}`;
+  const method = { id, type: 'Multikey', controller: did, publicKeyMultibase: multibase };
+  // A DID URL naming the key resolves to the key itself, as the did:key method defines.
+  if (fragment !== undefined) return { '@context': MULTIKEY_V1_URL, ...method };
+  return {
+    '@context': [DID_V1_URL, MULTIKEY_V1_URL],
+    id: did,
+    verificationMethod: [method],
+    assertionMethod: [id],
+    authentication: [id],
+    capabilityInvocation: [id],
+    capabilityDelegation: [id],
+  };
+}
+
+/**
+ * The bbs-2023 loader. Parsed contexts are cached per loader; every call returns a fresh copy, so
+ * no caller can alter what the next one sees.
+ */
+export function createBbs2023DocumentLoader(): DocumentLoader {
+  const fixtures = createStaticDocumentLoader();
+  const cache = new Map<string, string>();
+  return async (url: string): Promise<RemoteDocument> => {
+    const packaged = Object.hasOwn(PACKAGED_DOCUMENTS, url) ? PACKAGED_DOCUMENTS[url] : undefined;
+    if (packaged !== undefined) {
+      let text = cache.get(url);
+      if (text === undefined) {
+        text = readFileSync(path.join(packageDirectory(packaged[0]), 'contexts', packaged[1]), 'utf8');
+        cache.set(url, text);
+      }
+      return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+    }
+    if (isBlsDidKeyUrl(url)) return { contextUrl: null, documentUrl: url, document: resolveMultikeyDidKey(url) };
+    if (isBundledDocument(url)) return fixtures(url);
+    throw new UnknownDocumentError(url);
+  };
+}
