@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopLocalNode } from '../../src/chain/anvil.js';
+import { stopLocalNode } from '../../src/chain/node/lifecycle.js';
 import { checkVerifiersMatchCircuits } from '../../src/chain/verifierMatch.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';

@@ -22,9 +22,9 @@ import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
 import { ConflictError, NetworkError, describeError } from '../../errors.js';
 import { crashPoint, killNodePoint } from '../../faults.js';
-import { getChain } from '../../chain/chain.js';
+import { getChain } from '../../chain/chainClient.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
-import { localNodeStatus } from '../../chain/anvil.js';
+import { localNodeStatus } from '../../chain/node/lifecycle.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
 import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
 
