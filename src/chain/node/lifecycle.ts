@@ -6,7 +6,11 @@
  *
  * Two `vc` processes never start two nodes: starting and stopping run under the store lock
  * 'chain'. A node is reused only when its pid is alive, its command line names this home's state
- * directory (guards against pid reuse) and its RPC answers with the expected chain id.
+ * directory (guards against pid reuse) and its RPC answers with the expected chain id. A node is
+ * started only when the child we spawned is the one answering on its port (on Linux /proc shows
+ * who listens; elsewhere a node carrying another home's chain marker is refused): another node
+ * holding a fixed port is refused, naming its pid and home, never adopted. The node then carries
+ * this home's chain marker (./nodeIdentity.ts).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +30,8 @@ import {
   type LocalNodeStatus,
 } from './nodeRecord.js';
 import { LOOPBACK, connectHost, findFreePort, tryListen } from './ports.js';
-import { anvilBinaryPath, isLocalNodeProcess, killQuietly, terminate, waitForExit } from './process.js';
+import { carriesAnotherMarker, claimNodeIdentity } from './nodeIdentity.js';
+import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, terminate, waitForExit } from './process.js';
 import { checkpointNode, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
 
 /** Seconds between anvil's own state dumps. */
@@ -89,22 +94,35 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
 
     const rpcUrl = `http://${connectHost(fixed.host)}:${port}`;
     const deadline = Date.now() + START_TIMEOUT_MS;
+    // Another process may hold the port and answer the probe before our anvil's failure to bind is
+    // noticed: only an answer from the child we spawned counts.
+    let answeredByAnother = false;
     while (Date.now() < deadline && exited === undefined && spawnError === undefined) {
       if ((await probeChainId(rpcUrl, 500)) === chainId) {
-        const record: LocalNodeRecord = {
-          pid: child.pid!,
-          port,
-          ...(fixed.host === LOOPBACK ? {} : { host: fixed.host }),
-          chainId,
-          rpcUrl,
-          startedAt: ctx.now().toISOString(),
-          stateDir,
-          logFile: files.log,
-        };
-        ctx.store.put(NODE_NS, NODE_KEY, record);
-        // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
-        ctx.store.put(NODE_NS, `port:${chainId}`, port);
-        return { ...record, started: true, recovered: false, loadedState: snapshot?.file };
+        if (await isAnotherNode(ctx, child.pid!, port, rpcUrl, chainId, stateDir)) {
+          answeredByAnother = true;
+        } else {
+          const record: LocalNodeRecord = {
+            pid: child.pid!,
+            port,
+            ...(fixed.host === LOOPBACK ? {} : { host: fixed.host }),
+            chainId,
+            rpcUrl,
+            startedAt: ctx.now().toISOString(),
+            stateDir,
+            logFile: files.log,
+          };
+          try {
+            await claimNodeIdentity(ctx, record);
+          } catch (error) {
+            killQuietly(child.pid!, 'SIGKILL');
+            throw new NetworkError(`the local chain node on ${rpcUrl} could not be given this wallet's chain identity: ${describeError(error)}`, { cause: error });
+          }
+          ctx.store.put(NODE_NS, NODE_KEY, record);
+          // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
+          ctx.store.put(NODE_NS, `port:${chainId}`, port);
+          return { ...record, started: true, recovered: false, loadedState: snapshot?.file };
+        }
       }
       await sleep(25);
     }
@@ -112,15 +130,29 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
     if (exited === undefined) {
       // Started but never answered: do not leave a stray node behind.
       if (child.pid !== undefined) killQuietly(child.pid, 'SIGKILL');
+      if (answeredByAnother) throw portHeldError(fixed.host, port);
       throw new NetworkError(`the local chain node did not answer on ${rpcUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
     }
     lastFailure = tail(files.log);
-    if (!/address already in use/i.test(lastFailure) || fixed.port !== undefined) break;
-  }
-  if (fixed.port !== undefined && /address already in use/i.test(lastFailure)) {
-    throw new NetworkError(`the local chain node cannot listen on ${fixed.host}:${fixed.port}: the port is in use (choose another with vc chain up --port N)`);
+    if (/address already in use/i.test(lastFailure) && fixed.port !== undefined) throw portHeldError(fixed.host, port);
+    if (!/address already in use/i.test(lastFailure)) break;
   }
   throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
+}
+
+/**
+ * True when the node answering on `port` is not the child `pid` we spawned: on Linux, /proc tells
+ * who listens; elsewhere, a node carrying another home's chain marker is not ours.
+ */
+async function isAnotherNode(ctx: Context, pid: number, port: number, rpcUrl: string, chainId: number, stateDir: string): Promise<boolean> {
+  const listening = isListeningOn(pid, port);
+  if (listening !== undefined) return !listening;
+  return carriesAnotherMarker(ctx, rpcUrl, chainId, stateDir);
+}
+
+/** The refusal of a port held by another process, naming it when /proc tells (pid, and home for a vc node). */
+function portHeldError(host: string, port: number): NetworkError {
+  return new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use: port ${port} is held by ${describePortHolder(port)} (stop it, or choose another port with vc chain up --port N)`);
 }
 
 /**
@@ -137,9 +169,7 @@ export async function fixLocalNodeAddress(ctx: Context, address: { port?: number
   // Checked before anything changes: a refused address leaves the node and the setting as they were.
   // Our own node holding the port (on this or another host) is moved, not a conflict.
   const ours = record !== undefined && status.state === 'running' && record.port === port;
-  if (port !== undefined && !ours && (await tryListen(port, host)) === undefined) {
-    throw new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use (choose another with vc chain up --port N)`);
-  }
+  if (port !== undefined && !ours && (await tryListen(port, host)) === undefined) throw portHeldError(host, port);
   if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
   if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
   if (record === undefined || status.state !== 'running' || record.chainId !== chainId) return;

@@ -1,8 +1,9 @@
 /**
  * The anvil process of the embedded chain, seen from the operating system: where its binary is,
- * whether a pid is still a live anvil of a given home, stopping it. Nothing here reads the store.
+ * whether a pid is still a live anvil of a given home, who listens on a port, stopping it. Nothing
+ * here reads the store.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -82,4 +83,99 @@ export async function terminate(pid: number): Promise<void> {
     killQuietly(pid, 'SIGKILL');
     await waitForExit(pid, 2_000);
   }
+}
+
+/** The inodes of the sockets listening on TCP `port` (any address), from /proc/net/tcp{,6}; undefined without /proc. */
+function listeningSocketInodes(port: number): Set<string> | undefined {
+  const inodes = new Set<string>();
+  let readAny = false;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    readAny = true;
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN; the inode is the tenth field.
+      const local = fields[1];
+      if (local === undefined || fields[3] !== '0A' || fields[9] === undefined) continue;
+      if (Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(fields[9]);
+    }
+  }
+  return readAny ? inodes : undefined;
+}
+
+/** The socket inodes a process holds open (empty when its /proc entry cannot be read). */
+function socketInodesOf(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match !== null) inodes.add(match[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
+}
+
+/**
+ * Whether process `pid` is the one listening on TCP `port`: true or false where /proc tells
+ * (Linux), undefined where it cannot be known.
+ */
+export function isListeningOn(pid: number, port: number): boolean | undefined {
+  const listening = listeningSocketInodes(port);
+  if (listening === undefined) return undefined;
+  if (listening.size === 0) return false;
+  for (const inode of socketInodesOf(pid)) if (listening.has(inode)) return true;
+  return false;
+}
+
+/** The process listening on TCP `port`, when /proc tells (processes of other users stay unknown). */
+export function listeningProcess(port: number): number | undefined {
+  const listening = listeningSocketInodes(port);
+  if (listening === undefined || listening.size === 0) return undefined;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    for (const inode of socketInodesOf(Number(pid))) if (listening.has(inode)) return Number(pid);
+  }
+  return undefined;
+}
+
+/**
+ * The wallet home whose embedded node process `pid` is: vc starts anvil with
+ * `--dump-state <home>/chain/<chain id>/autosave.anvil.json`. Undefined for any other process.
+ */
+export function nodeHomeOf(pid: number): string | undefined {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  const dump = args[args.indexOf('--dump-state') + 1];
+  if (!args.includes('--dump-state') || dump === undefined || path.basename(dump) !== 'autosave.anvil.json') return undefined;
+  return path.dirname(path.dirname(path.dirname(dump)));
+}
+
+/** Who holds TCP `port`, for a message: "another node (pid N, home H)", "another process (pid N)" or "another process". */
+export function describePortHolder(port: number): string {
+  const pid = listeningProcess(port);
+  if (pid === undefined) return 'another process';
+  const home = nodeHomeOf(pid);
+  return home === undefined ? `another process (pid ${pid})` : `another node (pid ${pid}, home ${home})`;
 }
