@@ -137,7 +137,7 @@ export async function runIssuanceBench(options: { batchSize?: number; singles?: 
     return report;
   } finally {
     await server?.close();
-    const { stopLocalNode } = await import('../src/chain/anvil.js');
+    const { stopLocalNode } = await import('../src/chain/node/lifecycle.js');
     await stopLocalNode(ctx, { persist: false }).catch(() => undefined);
     await ctx.close();
     rmSync(home, { recursive: true, force: true });

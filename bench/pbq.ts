@@ -77,7 +77,7 @@ export async function runPbqBench(options: { runs?: number; circuitsPath?: strin
       samples,
     };
   } finally {
-    const { stopLocalNode } = await import('../src/chain/anvil.js');
+    const { stopLocalNode } = await import('../src/chain/node/lifecycle.js');
     await stopLocalNode(ctx, { persist: false }).catch(() => undefined);
     await ctx.close();
     rmSync(home, { recursive: true, force: true });

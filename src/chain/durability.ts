@@ -6,7 +6,7 @@
  */
 import type { Context } from '../context.js';
 import { NetworkError, isVcError, describeError } from '../errors.js';
-import { checkpointLocalChain } from './anvil.js';
+import { checkpointLocalChain } from './node/snapshots.js';
 
 /** Saves the embedded node's state now; NetworkError when it cannot be (node gone, dump failed). */
 export async function ensureDurableLocalChain(ctx: Context, what: string): Promise<void> {

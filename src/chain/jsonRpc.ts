@@ -1,7 +1,7 @@
 /**
  * A minimal JSON-RPC client over fetch, used where loading ethers would be wasted time: probing
  * whether the local node answers, reading its chain id, dumping its state. Everything richer
- * (contracts, signing) goes through the ethers provider of src/chain/client.ts.
+ * (contracts, signing) goes through the ethers provider of src/chain/connection.ts.
  */
 import { randomInt } from 'node:crypto';
 import { describeError } from '../errors.js';

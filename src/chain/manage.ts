@@ -4,9 +4,12 @@
  */
 import type { Context } from '../context.js';
 import { InputError, NetworkError, redactUrls } from '../errors.js';
-import { localNodeStatus, resetLocalChainState, stopLocalNode, type LocalNodeState } from './anvil.js';
-import { getChain } from './chain.js';
-import { ADDRESS_BOOK_NS, deployContracts, readAddressBook, type AddressBook, type ChainAddresses, type DeployOptions, type VerifierRecord } from './deploy.js';
+import { ADDRESS_BOOK_NS, readAddressBook, type AddressBook, type ChainAddresses } from './addressBook.js';
+import { getChain } from './chainClient.js';
+import { deployContracts, type DeployOptions } from './deployment/deployContracts.js';
+import { localNodeStatus, resetLocalChainState, stopLocalNode } from './node/lifecycle.js';
+import type { LocalNodeState } from './node/nodeRecord.js';
+import type { VerifierRecord } from './verifiers.js';
 import { chainErrorReason } from './transactions.js';
 
 export interface ChainStatusResult {

@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Interface, InterfaceAbi, TransactionReceipt, TransactionRequest } from 'ethers';
 import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, VerificationError, describeError, type VcErrorOptions } from '../errors.js';
-import { checkpointLocalChain } from './anvil.js';
-import { connectChain, forgetConnectionIfNodeFailed, type ChainConnection } from './client.js';
+import { connectChain, forgetConnectionIfNodeFailed, type ChainConnection } from './connection.js';
+import { checkpointLocalChain } from './node/snapshots.js';
 
 /** A transaction rejected by a contract, with the decoded custom error when known. */
 export class TransactionRevertedError extends VerificationError {

@@ -5,7 +5,7 @@
 import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../context.js';
 import { iden3Artifact } from './artifacts.js';
-import { getChain } from './chain.js';
+import { getChain } from './chainClient.js';
 import { readContract } from './transactions.js';
 
 /** The UniversalVerifier ABI (from @iden3/contracts). */

@@ -16,8 +16,8 @@ import path from 'node:path';
 import type { Context } from '../context.js';
 import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
-import { getChain } from './chain.js';
-import { VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './deploy.js';
+import { getChain } from './chainClient.js';
+import { VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';

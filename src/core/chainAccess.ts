@@ -3,11 +3,11 @@
  * server started): core's door to the chain layer, so the CLI and HTTP adapters never import it.
  */
 import type { Context } from '../context.js';
-import type { VerifierCircuit } from '../chain/deploy.js';
+import type { VerifierCircuit } from '../chain/verifiers.js';
 export { chainDeploy, chainDown, chainReset, chainStatus } from '../chain/manage.js';
 export type { ChainDeployResult, ChainDownResult, ChainResetResult, ChainStatusResult } from '../chain/manage.js';
-export { stopLocalNodeIfStartedHere } from '../chain/client.js';
-export { fixLocalNodeAddress } from '../chain/anvil.js';
+export { stopLocalNodeIfStartedHere } from '../chain/connection.js';
+export { fixLocalNodeAddress } from '../chain/node/lifecycle.js';
 
 /**
  * The Groth16 verifiers to deploy so that proofs of the circuits in use verify: on a development
@@ -16,7 +16,8 @@ export { fixLocalNodeAddress } from '../chain/anvil.js';
  * May build the circuits first (cached).
  */
 export async function verifiersMatchingCircuits(ctx: Context): Promise<Partial<Record<VerifierCircuit, { abi: unknown[]; bytecode: string }>>> {
-  const { isDevChain, VERIFIER_CIRCUITS } = await import('../chain/deploy.js');
+  const { isDevChain } = await import('../chain/deployment/deployContracts.js');
+  const { VERIFIER_CIRCUITS } = await import('../chain/verifiers.js');
   if (!isDevChain(ctx.config.chain.chainId, ctx.config.chain.rpcUrl === undefined)) return {};
   const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
   if (!(await ensureCircuits(ctx)).development) return {};

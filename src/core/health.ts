@@ -22,8 +22,9 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
   const embedded = ctx.config.chain.rpcUrl === undefined;
   let chain: HealthReport['chain'];
   if (embedded) {
-    const { localNodeStatus, anvilBinaryPath } = await import('../chain/anvil.js');
-    const { lastConnectionFailure } = await import('../chain/client.js');
+    const { localNodeStatus } = await import('../chain/node/lifecycle.js');
+    const { anvilBinaryPath } = await import('../chain/node/process.js');
+    const { lastConnectionFailure } = await import('../chain/connection.js');
     const status = await localNodeStatus(ctx);
     // A stopped or dead embedded node is (re)started by the next request that needs it: still
     // ready, unless this process already tried and failed to start it.

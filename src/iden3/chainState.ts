@@ -17,7 +17,7 @@ import type { ZKProof } from '@iden3/js-jwz';
 import type { InterfaceAbi, JsonRpcApiProvider, JsonRpcPayload, JsonRpcProvider, JsonRpcResult } from 'ethers';
 import type { Context } from '../context.js';
 import { UnprocessableError } from '../errors.js';
-import { getChain } from '../chain/chain.js';
+import { getChain } from '../chain/chainClient.js';
 import { readContract, sendContractTransaction, type SendTransactionOptions } from '../chain/transactions.js';
 import type { Iden3Modules } from './modules.js';
 

@@ -100,7 +100,8 @@ async function circuitsDirectory(ctx: Context): Promise<string> {
   const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
   const info = await ensureCircuits(ctx);
   if (ctx.config.chain.rpcUrl === undefined && info.development) {
-    const { DEV_VERIFIERS_NS, VERIFIER_CIRCUITS, deployContracts } = await import('../chain/deploy.js');
+    const { DEV_VERIFIERS_NS, VERIFIER_CIRCUITS } = await import('../chain/verifiers.js');
+    const { deployContracts } = await import('../chain/deployment/deployContracts.js');
     const { bytecodeHash } = await import('../chain/artifacts.js');
     const wanted: Partial<Record<(typeof VERIFIER_CIRCUITS)[number], { abi: unknown[]; bytecode: string }>> = {};
     let stale = false;

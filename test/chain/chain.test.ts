@@ -4,7 +4,7 @@
  * pluggable verifiers and external-chain configuration. Each home is a fresh temp directory and
  * every node started here is stopped in afterAll.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +14,14 @@ import { poseidon } from '@iden3/js-crypto';
 import { parseConfig, type RawVariables } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { ConfigError, InputError } from '../../src/errors.js';
-import { ensureLocalNode, findFreePort, isProcessAlive, localNodeStatus, stopLocalNode } from '../../src/chain/anvil.js';
-import { connectChain, forgetConnectionIfNodeFailed, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/client.js';
-import { getChain } from '../../src/chain/chain.js';
-import { deployContracts, ensureDeployed, readAddressBook } from '../../src/chain/deploy.js';
+import { ensureLocalNode, localNodeStatus, stopLocalNode } from '../../src/chain/node/lifecycle.js';
+import { findFreePort } from '../../src/chain/node/ports.js';
+import { isProcessAlive } from '../../src/chain/node/process.js';
+import { connectChain, forgetConnectionIfNodeFailed, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/connection.js';
+import { getChain } from '../../src/chain/chainClient.js';
+import { readAddressBook } from '../../src/chain/addressBook.js';
+import { isOwnEmbeddedChain, isSameChain, readChainIdentity, readHomeChainIdentity } from '../../src/chain/chainIdentity.js';
+import { deployContracts, ensureDeployed } from '../../src/chain/deployment/deployContracts.js';
 import { didTypeFor } from '../../src/chain/didType.js';
 import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
@@ -384,5 +388,36 @@ describe('concurrency and external chains', () => {
     const error = await deployContracts(ctx, { verifiers: { stateTransition: { abi: official.abi, bytecode: official.bytecode } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/not a development chain/);
+  }, 60_000);
+});
+
+describe("the identity of a home's embedded chain", () => {
+  it('a marker of its own, kept across restarts, and a new one in a copied home (the old one remembered as its past)', async () => {
+    const first = newHome();
+    const ctx = newContext(first);
+    const node = await ensureLocalNode(ctx);
+    const recorded = readHomeChainIdentity(ctx, 152)!;
+    expect(recorded.marker).toMatch(/^0x[0-9a-f]{64}$/);
+    const onChain = await readChainIdentity(node.rpcUrl, 152);
+    expect(onChain).toEqual({ chainId: 152, genesisHash: recorded.genesisHash, marker: recorded.marker });
+
+    // Restarted from its snapshot: the same chain (anvil keeps block 0), the same marker.
+    await stopLocalNode(ctx);
+    const again = await ensureLocalNode(newContext(first));
+    expect(isSameChain(await readChainIdentity(again.rpcUrl, 152), onChain)).toBe(true);
+    expect(readHomeChainIdentity(newContext(first), 152)).toEqual(recorded);
+    await stopLocalNode(newContext(first));
+
+    // A copy of the home (same snapshot, same block 0) gets a marker of its own: another chain.
+    const copy = newHome();
+    cpSync(first, copy, { recursive: true });
+    const copied = newContext(copy);
+    const copyNode = await ensureLocalNode(copied);
+    const copyIdentity = await readChainIdentity(copyNode.rpcUrl, 152);
+    expect(copyIdentity.genesisHash).toBe(onChain.genesisHash);
+    expect(isSameChain(copyIdentity, onChain)).toBe(false);
+    expect(readHomeChainIdentity(copied, 152)).toMatchObject({ marker: copyIdentity.marker, previous: [recorded.marker], stateDir: path.join(copy, 'chain', '152') });
+    expect(isOwnEmbeddedChain(copied, onChain)).toBe(true);
+    expect(isOwnEmbeddedChain(ctx, copyIdentity)).toBe(false);
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopLocalNode } from '../../src/chain/anvil.js';
+import { stopLocalNode } from '../../src/chain/node/lifecycle.js';
 import { checkVerifiersMatchCircuits, codeHoldsVerificationKey, pushedConstants, readVerificationKeyConstants, verificationKeyConstants } from '../../src/chain/verifierMatch.js';
 import { compileVerifierCode, snarkjsPackageDir, verifierTemplate, wrapVerifierSource } from '../../src/circuits/solidity.js';
 import { parseConfig } from '../../src/config/parse.js';

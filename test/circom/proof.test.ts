@@ -25,8 +25,8 @@ import {
 } from '@0xpolygonid/js-sdk';
 import type { ZKProof } from '@iden3/js-jwz';
 import { ContractFactory, type BaseContract } from 'ethers';
-import { stopLocalNode } from '../../src/chain/anvil.js';
-import { connectChain } from '../../src/chain/client.js';
+import { stopLocalNode } from '../../src/chain/node/lifecycle.js';
+import { connectChain } from '../../src/chain/connection.js';
 import { ensureCircuits, loadVerifierArtifact, type CircuitFiles, type CircuitsInfo } from '../../src/circuits/build.js';
 import { releaseBn128 } from '../../src/circuits/curve.js';
 import { parseConfig } from '../../src/config/parse.js';

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBinaryPath } from '../../src/chain/anvil.js';
+import { anvilBinaryPath } from '../../src/chain/node/process.js';
 import { buildCircuits, circuitsStatus, ensureCircuits, loadVerifierArtifact, type CircuitsInfo } from '../../src/circuits/build.js';
 import { releaseBn128 } from '../../src/circuits/curve.js';
 import type { CircuitSource } from '../../src/circuits/sources.js';

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/chain/anvil.js';
+import { findFreePort } from '../../src/chain/node/ports.js';
 import { runVc, tempDir, templateHome } from '../helpers.js';
 
 const tmp = tempDir('vc-chain-address-');

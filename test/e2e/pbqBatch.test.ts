@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
-import { getChain } from '../../src/chain/chain.js';
+import { getChain } from '../../src/chain/chainClient.js';
 import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { invokeOperation } from '../../src/core/operation.js';

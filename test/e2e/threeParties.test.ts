@@ -8,7 +8,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBinaryPath, findFreePort } from '../../src/chain/anvil.js';
+import { findFreePort } from '../../src/chain/node/ports.js';
+import { anvilBinaryPath } from '../../src/chain/node/process.js';
 import { ROOT, childEnv, runVc, startVcServe, tempDir, type VcServer } from '../helpers.js';
 
 /** Anvil's first four development accounts: the deployer, then one per party. */

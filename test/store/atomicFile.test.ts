@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode, InputError, StoreError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/output.js';
 import { writeFileAtomicSync, type AtomicFileSystem } from '../../src/store/atomicFile.js';
-import { newestSnapshot, settleAnvilDump } from '../../src/chain/anvil.js';
+import { newestSnapshot, settleAnvilDump } from '../../src/chain/node/snapshots.js';
 import { ROOT, runVc, tempDir } from '../helpers.js';
 
 const cleanups: Array<() => void> = [];

@@ -45,7 +45,7 @@ export function credentialJson(credential: W3CCredential): Record<string, unknow
 
 /** The address proofs will be submitted from (WALLET_KEY or the local development account). */
 async function submitterAddress(ctx: Context): Promise<string> {
-  const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/client.js');
+  const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/connection.js');
   const { computeAddress } = await import('ethers');
   return computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
 }

@@ -8,7 +8,7 @@
 import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
-import { getChain } from '../../chain/chain.js';
+import { getChain } from '../../chain/chainClient.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';

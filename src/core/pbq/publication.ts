@@ -16,15 +16,23 @@
  * the chain: a new state that landed is adopted and its credentials completed; one that never
  * landed (the node lost it, the transaction was dropped or reverted) is published again from the
  * trees, which already hold its claims, so no retry duplicates a claim.
+ *
+ * The journal names the chain it was made against (chain id, genesis hash and, on a vc embedded
+ * chain, its marker: src/chain/chainIdentity.ts), and is never completed against another chain:
+ * a wallet pointed at another chain (RPC_URL, another home's node) is refused, naming both. Only
+ * this home's own embedded chain replaced by a later one of its own (`vc chain reset`) takes the
+ * journal over, and then only by publishing it again from the trees. Journals written before
+ * chains had identities carry none and are reconciled as before.
  */
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
-import { ConflictError, NetworkError, describeError } from '../../errors.js';
+import { ConfigError, ConflictError, NetworkError, describeError, redactUrls } from '../../errors.js';
 import { crashPoint, killNodePoint } from '../../faults.js';
-import { getChain } from '../../chain/chain.js';
+import { describeChain, isOwnEmbeddedChain, isSameChain, readChainIdentity, type ChainIdentity } from '../../chain/chainIdentity.js';
+import { getChain } from '../../chain/chainClient.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
-import { localNodeStatus } from '../../chain/anvil.js';
+import { localNodeStatus } from '../../chain/node/lifecycle.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
 import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
 
@@ -80,6 +88,8 @@ export interface PendingPublication {
   credentials: Record<string, unknown>[];
   revokedNonces: number[];
   stage: 'prepared' | 'trees-updated' | 'sent' | 'mined';
+  /** The chain it was journaled against (absent in journals older than chain identities). */
+  chain?: ChainIdentity;
   /** The on-chain state it starts from (hex); undefined when the identity never published. */
   baseState: string | undefined;
   newState?: Omit<TreeStateRecord, 'txId' | 'at'>;
@@ -119,6 +129,39 @@ export function pendingPublication(ctx: Context, issuer: string): PendingPublica
   return ctx.store.get<PendingPublication>(PENDING_PUBLICATIONS_NS, issuer);
 }
 
+/** The identity of the chain this context is connected to. */
+async function connectedChainIdentity(ctx: Context): Promise<ChainIdentity> {
+  const chain = await getChain(ctx);
+  try {
+    return await readChainIdentity(chain.rpcUrl, chain.chainId);
+  } catch (error) {
+    throw new NetworkError(`cannot read which chain ${redactUrls(chain.rpcUrl)} is (its block 0): ${describeError(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Refuses to reconcile a journal made against another chain than the connected one (ConfigError,
+ * exit 3, naming both). This home's own embedded chain replaced by a newer one of its own is
+ * accepted: the journal is returned without its transaction (which was on the old chain), to be
+ * published again.
+ */
+async function checkJournalChain(ctx: Context, journal: PendingPublication): Promise<PendingPublication> {
+  if (journal.chain === undefined) return journal;
+  const current = await connectedChainIdentity(ctx);
+  if (isSameChain(journal.chain, current)) return journal;
+  const chain = await getChain(ctx);
+  if (chain.embedded && isOwnEmbeddedChain(ctx, journal.chain) && isOwnEmbeddedChain(ctx, current)) {
+    ctx.progress.info(`the interrupted ${journal.kind} of ${journal.issuer} was made on an earlier chain of this wallet (${describeChain(journal.chain)}); taking it over on ${describeChain(current)}`);
+    const { txHash: _txHash, ...rest } = journal;
+    return { ...rest, chain: current };
+  }
+  throw new ConfigError(
+    `the interrupted ${journal.kind} of ${journal.issuer} was journaled against ${describeChain(journal.chain)}, but this wallet is connected to ${describeChain(current)} at ${redactUrls(chain.rpcUrl)}: ` +
+      'it is never completed on another chain; connect to the chain it was made on (its own node, or the RPC_URL it used) and run the command again',
+    { field: chain.embedded ? 'CHAIN_ID' : 'RPC_URL' },
+  );
+}
+
 /** The state the State contract holds for `did` (hex), or undefined when it never published. */
 async function onChainState(iden3: Iden3, did: DID): Promise<string | undefined> {
   const { core, mt, sdk } = iden3.modules;
@@ -147,6 +190,7 @@ export async function publishRecoverably(ctx: Context, did: DID, work: Publicati
     revokedNonces: work.revokedNonces,
     stage: 'prepared',
     baseState: await onChainState(iden3, did),
+    chain: await connectedChainIdentity(ctx),
     createdAt: ctx.now().toISOString(),
     ...(work.batchKey === undefined ? {} : { batchKey: work.batchKey }),
   };
@@ -313,6 +357,7 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
   const issuer = did.string();
   let journal = pendingPublication(ctx, issuer);
   if (journal === undefined) return undefined;
+  journal = await checkJournalChain(ctx, journal);
   const iden3 = await getIden3(ctx);
   let onChain = await onChainState(iden3, did);
   if (journal.newState !== undefined && onChain !== journal.newState.state && onChain === journal.baseState && journal.txHash !== undefined) {
@@ -337,7 +382,8 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
     );
   }
   ctx.progress.info(`publishing again the state an interrupted ${journal.kind} of ${issuer} prepared (it never reached the chain)`);
-  journal = { ...journal, stage: 'prepared' };
+  // Published again on the connected chain (checked above): the journal now names it.
+  journal = { ...journal, stage: 'prepared', chain: await connectedChainIdentity(ctx) };
   delete journal.txHash;
   saveJournal(ctx, journal);
   return runPublication(ctx, iden3, did, journal);

@@ -10,7 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
-import { getChain } from '../../chain/chain.js';
+import { getChain } from '../../chain/chainClient.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { getIden3 } from '../../../src/iden3/wallet.js';
-import { getChain } from '../../../src/chain/chain.js';
+import { getChain } from '../../../src/chain/chainClient.js';
 import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
 import { issuedRecords, pendingPublication, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
 import { resolveIssuerDid } from '../../../src/core/pbq/identities.js';

@@ -12,7 +12,7 @@ import { DriverCallError, driverOver, type Driver } from './driver.js';
 
 /** Stops the local chain node a proof-by-query operation may have started for this wallet. */
 export async function stopEmbeddedChain(ctx: Context): Promise<void> {
-  const { stopLocalNode } = await import('../../../src/chain/anvil.js');
+  const { stopLocalNode } = await import('../../../src/chain/node/lifecycle.js');
   await stopLocalNode(ctx, { persist: false }).catch(() => undefined);
 }
 

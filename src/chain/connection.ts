@@ -1,15 +1,19 @@
 /**
- * The chain client of one process: which chain (the embedded anvil node or RPC_URL), an ethers
- * provider and signer, and the address book of the iden3 contracts. Created lazily through the
- * Context so commands that never touch the chain never load ethers or start the node.
+ * The chain connection of one process: which chain (the embedded anvil node or RPC_URL), an
+ * ethers provider and signer. Created lazily through the Context so commands that never touch the
+ * chain never load ethers or start the node. The chain client (connection plus the contract
+ * addresses) is built on it by ./chainClient.ts; both are cached here so a dead node drops both.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRpcApiProvider, Wallet } from 'ethers';
 import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
-import { checkpointLocalChain, ensureLocalNode, isLocalNodeProcess, type LocalNodeInfo } from './anvil.js';
+import type { ChainAddresses } from './addressBook.js';
+import { ensureLocalNode } from './node/lifecycle.js';
+import type { LocalNodeInfo } from './node/nodeRecord.js';
+import { isLocalNodeProcess } from './node/process.js';
+import { checkpointLocalChain } from './node/snapshots.js';
 import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';
-import type { ChainAddresses } from './deploy.js';
 
 /**
  * Private key of anvil's first development account (from its default public test mnemonic
@@ -123,7 +127,7 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
 
 /** Context keys of the cached connection and client (see forgetChainConnection). */
 const CONNECTION_KEY = new ServiceKey<ChainConnection>('chain.connection');
-/** The chain client (connection + addresses) of src/chain/chain.ts, dropped with its connection. */
+/** The chain client (connection + addresses) of src/chain/chainClient.ts, dropped with its connection. */
 export const CHAIN_KEY = new ServiceKey<ChainClient>('chain');
 const CONNECTION_HEALTH_KEY = new ServiceKey<ConnectionHealth>('chain.connectionHealth');
 
@@ -215,7 +219,7 @@ export async function stopLocalNodeIfStartedHere(ctx: Context): Promise<boolean>
   if (pending === undefined) return false;
   const connection = await pending.catch(() => undefined);
   if (connection?.node?.started !== true) return false;
-  const { stopLocalNode } = await import('./anvil.js');
+  const { stopLocalNode } = await import('./node/lifecycle.js');
   const result = await stopLocalNode(ctx, { persist: true });
   return result.stopped;
 }

@@ -1,11 +1,12 @@
 /**
- * The chain client: the connection of ./client.ts plus the contract addresses, deployed on the
- * embedded chain the first time (./deploy.ts). Kept apart from the connection so that deployment,
- * which sends transactions over a bare connection, never depends back on it (no import cycle).
+ * The chain client: the connection of ./connection.ts plus the contract addresses, deployed on
+ * the embedded chain the first time (./deployment/deployContracts.ts). Kept apart from the
+ * connection so that deployment, which sends transactions over a bare connection, never depends
+ * back on it (no import cycle).
  */
 import type { Context } from '../context.js';
-import { CHAIN_KEY, connectChain, forgetChainConnection, isEmbeddedNodeGone, type ChainClient } from './client.js';
-import { ensureDeployed } from './deploy.js';
+import { CHAIN_KEY, connectChain, forgetChainConnection, isEmbeddedNodeGone, type ChainClient } from './connection.js';
+import { ensureDeployed } from './deployment/deployContracts.js';
 
 export type { ChainClient };
 

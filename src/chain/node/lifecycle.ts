@@ -1,0 +1,260 @@
+/**
+ * Lifecycle of the embedded local chain: an anvil node (binary shipped in the npm package
+ * @foundry-rs/anvil-<platform>) running detached in the background between `vc` invocations, so
+ * a shell script of separate commands sees one continuous chain. Its state is kept by
+ * ./snapshots.ts; its process is watched by ./process.ts.
+ *
+ * Two `vc` processes never start two nodes: starting and stopping run under the store lock
+ * 'chain'. A node is reused only when its pid is alive, its command line names this home's state
+ * directory (guards against pid reuse) and its RPC answers with the expected chain id. A node is
+ * started only when the child we spawned is the one answering on its port (on Linux /proc shows
+ * who listens; elsewhere a node carrying another home's chain marker is refused): another node
+ * holding a fixed port is refused, naming its pid and home, never adopted. The node then carries
+ * this home's chain marker (./nodeIdentity.ts).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from '../../context.js';
+import { NetworkError, describeError } from '../../errors.js';
+import { probeChainId } from '../jsonRpc.js';
+import {
+  NODE_KEY,
+  NODE_NS,
+  fixedLocalNodeAddress,
+  localStateDir,
+  readNodeRecord,
+  warn,
+  type LocalNodeInfo,
+  type LocalNodeRecord,
+  type LocalNodeStatus,
+} from './nodeRecord.js';
+import { LOOPBACK, connectHost, findFreePort, tryListen } from './ports.js';
+import { carriesAnotherMarker, claimNodeIdentity } from './nodeIdentity.js';
+import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, terminate, waitForExit } from './process.js';
+import { checkpointNode, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
+
+/** Seconds between anvil's own state dumps. */
+const AUTOSAVE_INTERVAL_SECONDS = 5;
+const START_TIMEOUT_MS = 30_000;
+
+/** Inspects the recorded node without changing anything. */
+export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
+  const record = readNodeRecord(ctx);
+  if (record === undefined) return { state: 'stopped', record };
+  if (!isLocalNodeProcess(record)) return { state: 'dead', record };
+  const chainId = await probeChainId(record.rpcUrl, 1_500);
+  return { state: chainId === record.chainId ? 'running' : 'unresponsive', record };
+}
+
+function tail(file: string, lines = 5): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/** Spawns anvil detached and waits for its RPC; retries on another port if the port was taken. */
+async function startNode(ctx: Context, chainId: number, preferredPort: number | undefined): Promise<LocalNodeInfo> {
+  const binary = anvilBinaryPath();
+  const stateDir = localStateDir(ctx, chainId);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const files = stateFiles(stateDir);
+  // No node runs here (we hold the 'chain' lock): anvil's last own dump can be checked and kept.
+  settleAnvilDumpReporting(ctx, stateDir);
+  const snapshot = newestSnapshot(stateDir);
+
+  // An address fixed with `vc chain up --port/--host` is kept, or the start fails: other wallets use it.
+  const fixed = fixedLocalNodeAddress(ctx, chainId);
+  let lastFailure = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = fixed.port ?? (await findFreePort(attempt === 0 ? preferredPort : undefined));
+    const args = [
+      '--host', fixed.host,
+      '--port', String(port),
+      '--chain-id', String(chainId),
+      '--dump-state', files.anvilDump,
+      '--state-interval', String(AUTOSAVE_INTERVAL_SECONDS),
+      '--silent',
+    ];
+    if (snapshot !== undefined) args.push('--load-state', snapshot.file);
+    const logFd = openSync(files.log, 'w', 0o600);
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: stateDir });
+    closeSync(logFd);
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let spawnError: Error | undefined;
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+    });
+    child.once('error', (error) => {
+      spawnError = error;
+    });
+    child.unref();
+
+    const rpcUrl = `http://${connectHost(fixed.host)}:${port}`;
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    // Another process may hold the port and answer the probe before our anvil's failure to bind is
+    // noticed: only an answer from the child we spawned counts.
+    let answeredByAnother = false;
+    while (Date.now() < deadline && exited === undefined && spawnError === undefined) {
+      if ((await probeChainId(rpcUrl, 500)) === chainId) {
+        if (await isAnotherNode(ctx, child.pid!, port, rpcUrl, chainId, stateDir)) {
+          answeredByAnother = true;
+        } else {
+          const record: LocalNodeRecord = {
+            pid: child.pid!,
+            port,
+            ...(fixed.host === LOOPBACK ? {} : { host: fixed.host }),
+            chainId,
+            rpcUrl,
+            startedAt: ctx.now().toISOString(),
+            stateDir,
+            logFile: files.log,
+          };
+          try {
+            await claimNodeIdentity(ctx, record);
+          } catch (error) {
+            killQuietly(child.pid!, 'SIGKILL');
+            throw new NetworkError(`the local chain node on ${rpcUrl} could not be given this wallet's chain identity: ${describeError(error)}`, { cause: error });
+          }
+          ctx.store.put(NODE_NS, NODE_KEY, record);
+          // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
+          ctx.store.put(NODE_NS, `port:${chainId}`, port);
+          return { ...record, started: true, recovered: false, loadedState: snapshot?.file };
+        }
+      }
+      await sleep(25);
+    }
+    if (spawnError !== undefined) throw new NetworkError(`cannot start the local chain node ${binary}: ${describeError(spawnError)}`, { cause: spawnError });
+    if (exited === undefined) {
+      // Started but never answered: do not leave a stray node behind.
+      if (child.pid !== undefined) killQuietly(child.pid, 'SIGKILL');
+      if (answeredByAnother) throw portHeldError(fixed.host, port);
+      throw new NetworkError(`the local chain node did not answer on ${rpcUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
+    }
+    lastFailure = tail(files.log);
+    if (/address already in use/i.test(lastFailure) && fixed.port !== undefined) throw portHeldError(fixed.host, port);
+    if (!/address already in use/i.test(lastFailure)) break;
+  }
+  throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
+}
+
+/**
+ * True when the node answering on `port` is not the child `pid` we spawned: on Linux, /proc tells
+ * who listens; elsewhere, a node carrying another home's chain marker is not ours.
+ */
+async function isAnotherNode(ctx: Context, pid: number, port: number, rpcUrl: string, chainId: number, stateDir: string): Promise<boolean> {
+  const listening = isListeningOn(pid, port);
+  if (listening !== undefined) return !listening;
+  return carriesAnotherMarker(ctx, rpcUrl, chainId, stateDir);
+}
+
+/** The refusal of a port held by another process, naming it when /proc tells (pid, and home for a vc node). */
+function portHeldError(host: string, port: number): NetworkError {
+  return new NetworkError(`the local chain node cannot listen on ${host}:${port}: the port is in use: port ${port} is held by ${describePortHolder(port)} (stop it, or choose another port with vc chain up --port N)`);
+}
+
+/**
+ * Fixes the address of the local node (kept across restarts, so other wallets can use it through
+ * RPC_URL) and restarts a running node that listens elsewhere, its state saved first.
+ */
+export async function fixLocalNodeAddress(ctx: Context, address: { port?: number | undefined; host?: string | undefined }): Promise<void> {
+  const chainId = ctx.config.chain.chainId;
+  const status = await localNodeStatus(ctx);
+  const record = status.record;
+  const current = fixedLocalNodeAddress(ctx, chainId);
+  const host = address.host ?? current.host;
+  const port = address.port ?? current.port;
+  // Checked before anything changes: a refused address leaves the node and the setting as they were.
+  // Our own node holding the port (on this or another host) is moved, not a conflict.
+  const ours = record !== undefined && status.state === 'running' && record.port === port;
+  if (port !== undefined && !ours && (await tryListen(port, host)) === undefined) throw portHeldError(host, port);
+  if (address.port !== undefined) ctx.store.put(NODE_NS, `fixedPort:${chainId}`, address.port);
+  if (address.host !== undefined) ctx.store.put(NODE_NS, `host:${chainId}`, address.host);
+  if (record === undefined || status.state !== 'running' || record.chainId !== chainId) return;
+  if ((port === undefined || port === record.port) && host === (record.host ?? LOOPBACK)) return;
+  await stopLocalNode(ctx);
+}
+
+/**
+ * Returns a running local node for the configured chain id, reusing the recorded one when it is
+ * healthy, starting it (from the newest snapshot) when not, and replacing a node that died or hung.
+ */
+export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
+  const chainId = ctx.config.chain.chainId;
+  const quick = await localNodeStatus(ctx);
+  if (quick.state === 'running' && quick.record?.chainId === chainId) {
+    return { ...quick.record, started: false, recovered: false, loadedState: undefined };
+  }
+  return ctx.store.withLock('chain', async () => {
+    // Another process may have started it while we waited for the lock.
+    const status = await localNodeStatus(ctx);
+    const record = status.record;
+    if (status.state === 'running' && record?.chainId === chainId) {
+      return { ...record, started: false, recovered: false, loadedState: undefined };
+    }
+    let recovered = false;
+    if (record !== undefined) {
+      if (status.state === 'running') {
+        // A node of another chain id (CHAIN_ID changed): persist it and make room.
+        await checkpointNode(ctx, record).catch((error: unknown) => {
+          warn(ctx, `the state of the local chain ${record.chainId} was not saved before stopping it: ${describeError(error)}`);
+        });
+        await terminate(record.pid);
+        settleAnvilDumpReporting(ctx, record.stateDir);
+      } else if (status.state === 'unresponsive') {
+        ctx.progress.info(`the local chain node (pid ${record.pid}) stopped answering on ${record.rpcUrl}; restarting it`);
+        killQuietly(record.pid, 'SIGKILL');
+        await waitForExit(record.pid, 2_000);
+        recovered = true;
+      } else {
+        ctx.progress.info(`the local chain node (pid ${record.pid}) is gone (killed or crashed); restarting it from the saved state`);
+        recovered = true;
+      }
+      ctx.store.delete(NODE_NS, NODE_KEY);
+    }
+    const step = ctx.progress.start(`starting the local chain (chain id ${chainId})`);
+    try {
+      const preferredPort = ctx.store.get<number>(NODE_NS, `port:${chainId}`);
+      const info = await startNode(ctx, chainId, preferredPort);
+      step.succeed(`local chain running on ${info.rpcUrl} (chain id ${chainId})`);
+      return { ...info, recovered };
+    } catch (error) {
+      step.fail('the local chain failed to start');
+      throw error;
+    }
+  });
+}
+
+/** Stops the local node, saving its state first. Returns the pid it stopped, if one was running. */
+export async function stopLocalNode(ctx: Context, options: { persist?: boolean } = {}): Promise<{ stopped: boolean; pid: number | undefined }> {
+  return ctx.store.withLock('chain', async () => {
+    const status = await localNodeStatus(ctx);
+    const record = status.record;
+    if (record === undefined) return { stopped: false, pid: undefined };
+    if (status.state === 'dead') {
+      ctx.store.delete(NODE_NS, NODE_KEY);
+      return { stopped: false, pid: record.pid };
+    }
+    if (status.state === 'running' && options.persist !== false) {
+      await checkpointNode(ctx, record);
+    }
+    await terminate(record.pid);
+    ctx.store.delete(NODE_NS, NODE_KEY);
+    // anvil dumped its state on exit: keep it if complete, report it if cut short.
+    if (options.persist !== false) settleAnvilDumpReporting(ctx, record.stateDir);
+    return { stopped: true, pid: record.pid };
+  });
+}
+
+/** Stops the node and deletes every local chain snapshot and checkpoint mark of this home. */
+export async function resetLocalChainState(ctx: Context): Promise<{ stoppedPid: number | undefined; removed: string }> {
+  const { pid } = await stopLocalNode(ctx, { persist: false });
+  return ctx.store.withLock('chain', async () => {
+    const dir = ctx.store.paths.chain;
+    rmSync(dir, { recursive: true, force: true });
+    for (const { key } of ctx.store.list(NODE_NS)) ctx.store.delete(NODE_NS, key);
+    return { stoppedPid: pid, removed: dir };
+  });
+}

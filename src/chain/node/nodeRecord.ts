@@ -1,0 +1,72 @@
+/**
+ * What the wallet remembers about its embedded node (store namespace 'chain.node'): the running
+ * node's record, the remembered and fixed addresses, the checkpoint marks; and where a chain's
+ * state lives under the home.
+ */
+import path from 'node:path';
+import type { Context } from '../../context.js';
+import { LOOPBACK } from './ports.js';
+
+/** Store namespace of the node record and the checkpoint marks. */
+export const NODE_NS = 'chain.node';
+export const NODE_KEY = 'local';
+
+/** What we remember about the running node (store namespace 'chain.node', key 'local'). */
+export interface LocalNodeRecord {
+  pid: number;
+  port: number;
+  /** The address the node listens on (absent: 127.0.0.1). */
+  host?: string;
+  chainId: number;
+  rpcUrl: string;
+  startedAt: string;
+  stateDir: string;
+  logFile: string;
+}
+
+/** The node a command can use. */
+export interface LocalNodeInfo extends LocalNodeRecord {
+  /** True when this call started the node (it was not running). */
+  started: boolean;
+  /** True when a previous node had died behind our back (killed, crashed) and was replaced. */
+  recovered: boolean;
+  /** The snapshot the node was started from, when it was started by this call. */
+  loadedState: string | undefined;
+}
+
+export type LocalNodeState = 'running' | 'stopped' | 'dead' | 'unresponsive';
+
+export interface LocalNodeStatus {
+  state: LocalNodeState;
+  record: LocalNodeRecord | undefined;
+}
+
+export interface CheckpointMark {
+  blockNumber: number;
+  at: string;
+}
+
+export function checkpointKey(chainId: number): string {
+  return `checkpoint:${chainId}`;
+}
+
+/** The recorded node, running or not. */
+export function readNodeRecord(ctx: Context): LocalNodeRecord | undefined {
+  return ctx.store.get<LocalNodeRecord>(NODE_NS, NODE_KEY);
+}
+
+/** The directory holding the snapshots and log of the local chain with this chain id. */
+export function localStateDir(ctx: Context, chainId = ctx.config.chain.chainId): string {
+  return path.join(ctx.store.paths.chain, String(chainId));
+}
+
+/** The address fixed for the local node of a chain (`vc chain up --port/--host`), if any. */
+export function fixedLocalNodeAddress(ctx: Context, chainId: number): { port: number | undefined; host: string } {
+  return { port: ctx.store.get<number>(NODE_NS, `fixedPort:${chainId}`), host: ctx.store.get<string>(NODE_NS, `host:${chainId}`) ?? LOOPBACK };
+}
+
+/** Reports a problem that does not fail the command (shown even with --json). */
+export function warn(ctx: Context, text: string): void {
+  if (ctx.progress.warn !== undefined) ctx.progress.warn(text);
+  else ctx.progress.info(`warning: ${text}`);
+}

@@ -1,0 +1,181 @@
+/**
+ * The anvil process of the embedded chain, seen from the operating system: where its binary is,
+ * whether a pid is still a live anvil of a given home, who listens on a port, stopping it. Nothing
+ * here reads the store.
+ */
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError } from '../../errors.js';
+
+const STOP_TIMEOUT_MS = 10_000;
+
+/** The path of the anvil executable for this platform, from its npm package. */
+export function anvilBinaryPath(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  const require = createRequire(import.meta.url);
+  try {
+    return require.resolve(`${pkg}/bin/${exe}`);
+  } catch {
+    throw new ConfigError(`the local chain needs the anvil binary from the npm package ${pkg}, which is not installed (run npm install)`, {
+      field: 'RPC_URL',
+      details: 'or set RPC_URL to use an external chain',
+    });
+  }
+}
+
+/** True when a process with this pid exists and is not a zombie. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // A killed child that nobody reaped yet still answers kill(0); /proc tells it is a zombie.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stateChar = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return stateChar !== 'Z' && stateChar !== 'X';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** True when the process' command line names our state directory (so the pid was not reused). */
+function isOurNode(pid: number, stateDir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(stateDir + path.sep));
+  } catch {
+    // No /proc (not Linux): the RPC chain id check is the remaining guard.
+    return process.platform !== 'linux';
+  }
+}
+
+/** True when the recorded node's process is still running (without asking its RPC). */
+export function isLocalNodeProcess(record: { pid: number; stateDir: string }): boolean {
+  return isProcessAlive(record.pid) && isOurNode(record.pid, record.stateDir);
+}
+
+export function killQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isProcessAlive(pid)) return true;
+    await sleep(50);
+  }
+  return !isProcessAlive(pid);
+}
+
+/** Stops a node process: SIGTERM (anvil dumps its state on exit), then SIGKILL if it hangs. */
+export async function terminate(pid: number): Promise<void> {
+  killQuietly(pid, 'SIGTERM');
+  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
+    killQuietly(pid, 'SIGKILL');
+    await waitForExit(pid, 2_000);
+  }
+}
+
+/** The inodes of the sockets listening on TCP `port` (any address), from /proc/net/tcp{,6}; undefined without /proc. */
+function listeningSocketInodes(port: number): Set<string> | undefined {
+  const inodes = new Set<string>();
+  let readAny = false;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    readAny = true;
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN; the inode is the tenth field.
+      const local = fields[1];
+      if (local === undefined || fields[3] !== '0A' || fields[9] === undefined) continue;
+      if (Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(fields[9]);
+    }
+  }
+  return readAny ? inodes : undefined;
+}
+
+/** The socket inodes a process holds open (empty when its /proc entry cannot be read). */
+function socketInodesOf(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match !== null) inodes.add(match[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
+}
+
+/**
+ * Whether process `pid` is the one listening on TCP `port`: true or false where /proc tells
+ * (Linux), undefined where it cannot be known.
+ */
+export function isListeningOn(pid: number, port: number): boolean | undefined {
+  const listening = listeningSocketInodes(port);
+  if (listening === undefined) return undefined;
+  if (listening.size === 0) return false;
+  for (const inode of socketInodesOf(pid)) if (listening.has(inode)) return true;
+  return false;
+}
+
+/** The process listening on TCP `port`, when /proc tells (processes of other users stay unknown). */
+export function listeningProcess(port: number): number | undefined {
+  const listening = listeningSocketInodes(port);
+  if (listening === undefined || listening.size === 0) return undefined;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    for (const inode of socketInodesOf(Number(pid))) if (listening.has(inode)) return Number(pid);
+  }
+  return undefined;
+}
+
+/**
+ * The wallet home whose embedded node process `pid` is: vc starts anvil with
+ * `--dump-state <home>/chain/<chain id>/autosave.anvil.json`. Undefined for any other process.
+ */
+export function nodeHomeOf(pid: number): string | undefined {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  const dump = args[args.indexOf('--dump-state') + 1];
+  if (!args.includes('--dump-state') || dump === undefined || path.basename(dump) !== 'autosave.anvil.json') return undefined;
+  return path.dirname(path.dirname(path.dirname(dump)));
+}
+
+/** Who holds TCP `port`, for a message: "another node (pid N, home H)", "another process (pid N)" or "another process". */
+export function describePortHolder(port: number): string {
+  const pid = listeningProcess(port);
+  if (pid === undefined) return 'another process';
+  const home = nodeHomeOf(pid);
+  return home === undefined ? `another process (pid ${pid})` : `another node (pid ${pid}, home ${home})`;
+}

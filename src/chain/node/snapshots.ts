@@ -1,0 +1,178 @@
+/**
+ * The saved state of the embedded chain, under <home>/chain/<chainId>/. Two snapshots are kept:
+ * - state.json: our checkpoint, written atomically (temp file + fsync + rename) from the
+ *   anvil_dumpState RPC after our own transactions and when a command that used the chain ends,
+ *   so a kill -9 of the node never loses anything a finished command recorded; the dump is
+ *   checked (complete JSON of an anvil state) before it replaces the previous checkpoint;
+ * - autosave.json: the last complete dump anvil made itself (covers transactions sent by other
+ *   tools to the RPC). anvil's --dump-state rewrites its file in place every few seconds and on a
+ *   graceful exit, so a crash or a full disk can leave it cut short: anvil therefore dumps to
+ *   autosave.anvil.json, and only while no node runs (before a start, after a stop) does vc move
+ *   that file over autosave.json, once it parsed as a complete snapshot newer than the one there.
+ *   An incomplete dump is reported and dropped; it never replaces a good snapshot.
+ * A start loads whichever valid snapshot is newest (highest block).
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Context } from '../../context.js';
+import { crashPoint } from '../../faults.js';
+import { NetworkError, StoreError, describeError } from '../../errors.js';
+import { writeFileAtomicSync } from '../../store/atomicFile.js';
+import { jsonRpcCall } from '../jsonRpc.js';
+import { NODE_NS, checkpointKey, readNodeRecord, warn, type CheckpointMark, type LocalNodeRecord } from './nodeRecord.js';
+import { isProcessAlive } from './process.js';
+
+export function stateFiles(stateDir: string): { checkpoint: string; autosave: string; anvilDump: string; log: string } {
+  return {
+    checkpoint: path.join(stateDir, 'state.json'),
+    autosave: path.join(stateDir, 'autosave.json'),
+    // anvil's --dump-state target, rewritten in place by anvil: never trusted before it is checked.
+    anvilDump: path.join(stateDir, 'autosave.anvil.json'),
+    log: path.join(stateDir, 'anvil.log'),
+  };
+}
+
+/**
+ * The block number of an anvil state dump, or undefined when the text is not a complete one (cut
+ * short by a crash or a full disk: a truncated JSON document never parses).
+ */
+export function snapshotTextBlock(text: string): number | undefined {
+  try {
+    const parsed = JSON.parse(text) as { accounts?: unknown; best_block_number?: string | number; block?: { number?: string | number } } | null;
+    if (typeof parsed !== 'object' || parsed === null || typeof parsed.accounts !== 'object' || parsed.accounts === null) return undefined;
+    const value = parsed.best_block_number ?? parsed.block?.number;
+    return value === undefined ? 0 : Number(BigInt(value));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a snapshot's block number; undefined when the file is missing or not a complete dump. */
+function snapshotBlock(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return snapshotTextBlock(text);
+}
+
+export interface SettledDump {
+  /** What happened to anvil's own dump file. */
+  outcome: 'none' | 'promoted' | 'stale' | 'incomplete';
+  blockNumber?: number;
+}
+
+/**
+ * While no node runs: moves anvil's own dump (autosave.anvil.json) over autosave.json when it is a
+ * complete snapshot newer than the one there, by a rename (atomic, and needs no free space), and
+ * drops it when it is stale or incomplete. An incomplete dump is returned as such for the caller to
+ * report; autosave.json and state.json are never touched by a partial dump.
+ */
+export function settleAnvilDump(stateDir: string): SettledDump {
+  const { anvilDump, autosave } = stateFiles(stateDir);
+  let text: string;
+  try {
+    text = readFileSync(anvilDump, 'utf8');
+  } catch {
+    return { outcome: 'none' };
+  }
+  const blockNumber = snapshotTextBlock(text);
+  const current = snapshotBlock(autosave);
+  if (blockNumber !== undefined && (current === undefined || blockNumber >= current)) {
+    renameSync(anvilDump, autosave);
+    try {
+      const dirFd = openSync(stateDir, 'r');
+      try {
+        fsyncSync(dirFd);
+      } finally {
+        closeSync(dirFd);
+      }
+    } catch {
+      // Durability of the rename is best effort; the checkpoint (state.json) is fsynced.
+    }
+    return { outcome: 'promoted', blockNumber };
+  }
+  unlinkSync(anvilDump);
+  return blockNumber === undefined ? { outcome: 'incomplete' } : { outcome: 'stale', blockNumber };
+}
+
+/** settleAnvilDump, reporting an incomplete dump and any failure instead of failing the caller. */
+export function settleAnvilDumpReporting(ctx: Context, stateDir: string): void {
+  const { anvilDump } = stateFiles(stateDir);
+  try {
+    const settled = settleAnvilDump(stateDir);
+    if (settled.outcome === 'incomplete') {
+      const kept = newestSnapshot(stateDir);
+      warn(
+        ctx,
+        `the local chain node's last state dump ${anvilDump} was cut short (full disk or crash) and was dropped; ` +
+          (kept === undefined ? 'no complete snapshot is left' : `the last complete snapshot ${kept.file} (block ${kept.blockNumber}) is kept`),
+      );
+    }
+  } catch (error) {
+    warn(ctx, `cannot keep the local chain node's state dump ${anvilDump}: ${describeError(error)}`);
+  }
+}
+
+/** The newest valid snapshot of a state directory, if any. */
+export function newestSnapshot(stateDir: string): { file: string; blockNumber: number } | undefined {
+  const { checkpoint, autosave, anvilDump } = stateFiles(stateDir);
+  let best: { file: string; blockNumber: number } | undefined;
+  // anvil's own dump counts too when it could not be moved (it is checked like the others).
+  for (const file of [checkpoint, autosave, anvilDump]) {
+    const blockNumber = snapshotBlock(file);
+    if (blockNumber !== undefined && (best === undefined || blockNumber > best.blockNumber)) best = { file, blockNumber };
+  }
+  return best;
+}
+
+/** Saves the node's state to its checkpoint file (under the 'chain-state' lock), never going backwards. */
+export async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ blockNumber: number; written: boolean }> {
+  return ctx.store.withLock('chain-state', async () => {
+    const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
+    const hex = await jsonRpcCall<string>(record.rpcUrl, 'anvil_dumpState', [], 30_000);
+    let json: Buffer;
+    try {
+      // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here.
+      json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+    } catch (error) {
+      throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${stateFiles(record.stateDir).checkpoint} is unchanged`, { cause: error });
+    }
+    const text = json.toString('utf8');
+    // Only a complete snapshot may replace the previous checkpoint.
+    const parsedBlock = snapshotTextBlock(text);
+    if (parsedBlock === undefined) {
+      throw new StoreError(`the local chain node's state dump is not a complete snapshot; ${stateFiles(record.stateDir).checkpoint} is unchanged`);
+    }
+    const blockNumber = parsedBlock;
+    // A concurrent process may already have saved a later block: never go backwards.
+    if (mark !== undefined && mark.blockNumber > blockNumber && existsSync(stateFiles(record.stateDir).checkpoint)) {
+      return { blockNumber: mark.blockNumber, written: false };
+    }
+    crashPoint('checkpoint:dumped');
+    mkdirSync(record.stateDir, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(stateFiles(record.stateDir).checkpoint, json);
+    ctx.store.put<CheckpointMark>(NODE_NS, checkpointKey(record.chainId), { blockNumber, at: ctx.now().toISOString() });
+    return { blockNumber, written: true };
+  });
+}
+
+/**
+ * Saves the local chain's state to <home>/chain/<id>/state.json when it advanced since the last
+ * checkpoint. Call after transactions whose effect must survive a kill -9 of the node.
+ */
+export async function checkpointLocalChain(ctx: Context, options: { always?: boolean } = {}): Promise<{ blockNumber: number; written: boolean } | undefined> {
+  const record = readNodeRecord(ctx);
+  if (record === undefined || !isProcessAlive(record.pid)) return undefined;
+  if (options.always !== true) {
+    const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
+    const current = Number(BigInt(await jsonRpcCall<string>(record.rpcUrl, 'eth_blockNumber', [], 5_000)));
+    if (mark !== undefined && mark.blockNumber >= current && existsSync(stateFiles(record.stateDir).checkpoint)) {
+      return { blockNumber: mark.blockNumber, written: false };
+    }
+  }
+  return checkpointNode(ctx, record);
+}
