@@ -28,6 +28,7 @@ import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
 import { createStaticDocumentLoader, type DocumentLoader } from '../src/sd/documentLoader.js';
 import { findUndefinedJsonLdTerms } from '../src/sd/jsonldCheck.js';
+import { bbsLibraries } from '../src/sd/library.js';
 import { verifyDerivedBbsProof } from '../src/sd/suites/bbs2020/bbs2020Suite.js';
 import { createBbs2023DocumentLoader, CREDENTIALS_V2_URL, VDL_V1_URL } from '../src/sd/suites/bbs2023/bbs2023Loader.js';
 import { deriveBbs2023, deriveBbs2023Key, signBbs2023, verifyBbs2023 } from '../src/sd/suites/bbs2023/bbs2023Suite.js';
@@ -69,7 +70,39 @@ export interface SdCostReport {
     /** The same slope per statement. */
     perStatement: Record<Shape, Record<Step2023, number>>;
   };
-  bbs2020: { sizes: Array<SizeFigures<Step2020>>; perMember: Record<Step2020, number> };
+  bbs2020: {
+    sizes: Array<SizeFigures<Step2020>>;
+    perMember: Record<Step2020, number>;
+    /**
+     * The raw WebAssembly calls with n signed messages, 10 revealed: what a derived proof's hidden
+     * messages cost its verifier (vc's proof parser accepts at most 1,024 signed statements).
+     */
+    rawByMessages: Array<{ messages: number; deriveMs: number; verifyMs: number }>;
+  };
+}
+
+/** Raw blsCreateProof / blsVerifyProof with n messages (10 revealed), median of `runs`. */
+async function rawBbs2020ByMessages(runs: number): Promise<SdCostReport['bbs2020']['rawByMessages']> {
+  const { raw: bbs } = await bbsLibraries();
+  const keyPair = await bbs.generateBls12381G2KeyPair();
+  const out: SdCostReport['bbs2020']['rawByMessages'] = [];
+  for (const n of [18, 256, 1024]) {
+    const messages = Array.from({ length: n }, (_, index) => new Uint8Array(Buffer.from(`message ${index}`)));
+    const signature = await bbs.blsSign({ keyPair, messages });
+    const revealed = Array.from({ length: 10 }, (_, index) => index);
+    const nonce = new Uint8Array(32).fill(3);
+    const derive: number[] = [];
+    const verify: number[] = [];
+    for (let run = 0; run < Math.max(1, Math.min(runs, 3)); run++) {
+      let proof: Uint8Array | undefined;
+      derive.push(await time(async () => (proof = await bbs.blsCreateProof({ signature, publicKey: keyPair.publicKey, messages, nonce, revealed }))));
+      verify.push(await time(async () => {
+        if (!(await bbs.blsVerifyProof({ proof: proof!, publicKey: keyPair.publicKey, messages: revealed.map((index) => messages[index]!), nonce })).verified) throw new Error('bench: raw proof failed');
+      }));
+    }
+    out.push({ messages: n, deriveMs: round(median(derive), 1), verifyMs: round(median(verify), 1) });
+  }
+  return out;
 }
 
 /**
@@ -242,6 +275,7 @@ export async function runSdCostBench(options: { runs?: number; progress?: (line:
         verify: slope(sizes2020.map((entry) => ({ x: entry.members, y: entry.ms.verify }))),
         expand: slope(sizes2020.map((entry) => ({ x: entry.members, y: entry.ms.expand }))),
       },
+      rawByMessages: await rawBbs2020ByMessages(runs),
     },
   };
 }
