@@ -18,10 +18,9 @@ let server: VcServer | undefined;
 let urls: ServedUrls;
 let issuerDid: string;
 
-async function call(url: string, body: unknown): Promise<{ status: number; body: Json; ms: number }> {
-  const started = performance.now();
+async function call(url: string, body: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Json, ms: performance.now() - started };
+  return { status: response.status, body: (await response.json()) as Json };
 }
 
 /** A licence credential whose subject lists `names` names (one member and one statement each). */
@@ -98,7 +97,6 @@ describe('a 900-member bbs-2023 credential over HTTP and the CLI', () => {
       expect(error.code).toBe('payload_too_large');
       expect(error.message).toContain(`at most ${limit} statements`);
       expect(error.message).toMatch(/members/);
-      expect(answer.ms).toBeLessThan(1000);
     }
   });
 
