@@ -227,7 +227,7 @@ function baseline(durations: number[]): InProcessBaseline {
   return { runs: durations.length, medianMs: round(med, 2), p99Ms: round(percentile(durations, 99), 2), sequentialPerSecond: round(1000 / med, 1) };
 }
 
-interface ServerProcess {
+export interface ServerProcess {
   child: ChildProcess;
   urls: { issuer: string; holder: string; verifier: string };
   statuses: Record<string, number>;
@@ -235,7 +235,7 @@ interface ServerProcess {
 }
 
 /** Starts `vc serve --role all --port 0` on `home` and resolves with its URLs once listening. */
-async function startServerProcess(home: string, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+export async function startServerProcess(home: string, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   // cwd is the home so no .env of the checkout is read: the bench controls the configuration.
   const child = spawn(process.execPath, [...(process.env.VC_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), VC_BIN, '--home', home, 'serve', '--role', 'all', '--port', '0'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const statuses: Record<string, number> = {};
@@ -292,7 +292,7 @@ async function postJson(url: string, body: unknown): Promise<unknown> {
  * Asks GET `url` one request at a time until `stopped()` says so, one every `intervalMs` at most;
  * resolves with each latency in ms and the count of answers that were not a health report.
  */
-async function sampleHealth(url: string, intervalMs: number, stopped: () => boolean): Promise<{ latencies: number[]; failed: number }> {
+export async function sampleHealth(url: string, intervalMs: number, stopped: () => boolean): Promise<{ latencies: number[]; failed: number }> {
   const latencies: number[] = [];
   let failed = 0;
   while (!stopped()) {
@@ -313,7 +313,7 @@ async function sampleHealth(url: string, intervalMs: number, stopped: () => bool
 }
 
 /** p50, p99, mean and max of latencies in ms (all zero when there are none). */
-function latencyFigures(latencies: number[]): RouteLoad['latencyMs'] {
+export function latencyFigures(latencies: number[]): RouteLoad['latencyMs'] {
   if (latencies.length === 0) return { p50: 0, p99: 0, mean: 0, max: 0 };
   return {
     p50: round(median(latencies), 1),

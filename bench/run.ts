@@ -34,6 +34,17 @@ function entry(module: BenchModule, exportName: string): (...args: unknown[]) =>
 const BENCHES: BenchEntry[] = [
   { name: 'startup', description: 'vc --version and --help start-up vs a bare node start', run: (m) => entry(m, 'runStartupBench')({}) },
   { name: 'sd', description: 'BBS+ sign/derive/verify: vc vs the JSON-LD suite vs the raw library, and bbs-2023 beside BbsBlsSignature2020', run: (m) => entry(m, 'runSdBench')({}) },
+  { name: 'sdCost', description: 'BBS+ cost model: sign/derive/verify time against the members and statements of a credential, both suites', run: (m) => entry(m, 'runSdCostBench')({}) },
+  {
+    name: 'sdCostHttp',
+    description: 'vc serve while 4 clients send 900-member bbs-2023 bodies to /credentials/verify (refused), then the largest accepted: /healthz p99',
+    run: (m) => entry(m, 'runSdCostHttpBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { met: boolean; healthP99: boolean; oversizedRefused: boolean; acceptedServed: boolean } };
+      const { acceptance } = report;
+      return acceptance.met ? undefined : `healthz p99 within target ${acceptance.healthP99}, oversized refused ${acceptance.oversizedRefused}, accepted served ${acceptance.acceptedServed}`;
+    },
+  },
   { name: 'chain', description: 'embedded chain start and contract deployment', run: (m) => entry(m, 'runChainBench')() },
   { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
   { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },
@@ -79,7 +90,7 @@ function moduleFile(name: string): string {
 }
 
 function usage(): string {
-  const lines = BENCHES.map((b) => `  ${b.name.padEnd(9)}${b.description}${existsSync(moduleFile(b.name)) ? '' : ' (not present)'}`);
+  const lines = BENCHES.map((b) => `  ${b.name.padEnd(11)}${b.description}${existsSync(moduleFile(b.name)) ? '' : ' (not present)'}`);
   return `usage: node dist/bench/run.js [name...]\n\nbenchmarks:\n${lines.join('\n')}\n\nVC_BENCH_HTTP_SECONDS=N shortens the HTTP load run (default 30).\n`;
 }
 

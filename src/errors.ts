@@ -91,6 +91,15 @@ export class UnprocessableError extends InputError {
   override readonly code: string = 'unprocessable';
 }
 
+/**
+ * The input is more work than one request may cost (a credential with more statements than the
+ * route's limit): HTTP 413 `payload_too_large`, exit 2. The message names the limit and what was counted.
+ */
+export class TooLargeError extends InputError {
+  override readonly httpStatus: number = 413;
+  override readonly code: string = 'payload_too_large';
+}
+
 /** Something requested does not exist (no stored credential of that type, unknown DID...). */
 export class NotFoundError extends InputError {
   override readonly httpStatus: number = 404;

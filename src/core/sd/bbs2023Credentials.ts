@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { InputError, UnprocessableError } from '../../errors.js';
+import { InputError, TooLargeError, UnprocessableError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../sd/documentLoader.js';
@@ -18,6 +18,7 @@ import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { checkBbs2023Cost } from './sdCost.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */
 export const BBS_2023_CREDENTIAL_CONTEXTS: readonly string[] = [CREDENTIALS_V2_URL, SD_PASSPORT_V2_CONTEXT_URL];
@@ -174,6 +175,9 @@ export async function signBbs2023Credential(
   const names = options.names ?? plainFieldNames;
   const base = options.base ?? 'credential';
   const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
+  // The cost first, from the JSON alone: a credential too large to sign is refused in milliseconds.
+  const cost = checkBbs2023Cost(unsigned, 'base');
+  if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
   const key = await loadIssuerBbs2023Key(ctx);
   if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
   if (unsigned.credentialStatus !== undefined) {
@@ -244,6 +248,8 @@ export async function checkBbs2023BaseCredential(ctx: Context, credential: JsonL
   const header = proofHeader(credential);
   if ('problem' in header) throw refuse('proof', header.problem);
   if (header.kind !== 'base') throw refuse('proof', 'this is a derived (disclosed) proof; a holder discloses from the issuer\'s base proof');
+  const cost = checkBbs2023Cost(credential, 'base');
+  if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
   const contexts = checkBbs2023Contexts(credential);
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(credential);
@@ -283,6 +289,10 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   if (header.kind !== 'derived') {
     return { checks: [{ id: 'proof-type', valid: false, reason: "expected a derived bbs-2023 proof (the holder's disclosure), got the issuer's base proof" }] };
   }
+  // More work than a request may cost is refused (413), not reported as a failed check: the
+  // credential may be sound, this verifier just does not spend that long on one.
+  const cost = checkBbs2023Cost(vc, 'verifyDerived');
+  if (cost !== undefined) throw new TooLargeError(`vc: ${cost}`, { field: 'vc' });
   checks.push({ id: 'proof-type', valid: true });
   const embedded = findEmbeddedKeyword(vc);
   const context = embedded === undefined ? checkBbs2023Contexts(vc) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };

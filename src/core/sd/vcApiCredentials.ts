@@ -4,7 +4,7 @@
  * that does not depend on the spec's flat passport subjects applies here too.
  */
 import type { Context } from '../../context.js';
-import { InputError } from '../../errors.js';
+import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
@@ -19,6 +19,7 @@ import {
   signBbs2023Credential,
 } from './bbs2023Credentials.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
+import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
 
 type Json = Record<string, unknown>;
@@ -84,6 +85,9 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (options.challenge !== undefined && challenge !== options.challenge) return failed(`proof.challenge ${shortId(JSON.stringify(challenge) ?? 'absent', 80)} does not match options.challenge`);
   const header = proofHeader(credential);
   if ('problem' in header) return failed(header.problem);
+  // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
+  const cost = checkBbs2023Cost(credential, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
+  if (cost !== undefined) throw new TooLargeError(`verifiableCredential: ${cost}`, { field: 'verifiableCredential' });
   const contexts = checkBbs2023Contexts(credential);
   if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(credential);
