@@ -80,15 +80,18 @@ describe('vc serve: cross-cutting HTTP behaviour', () => {
     expect(await response.json()).toEqual({ hello: 'ada' });
   });
 
-  it('answers /healthz without a token, 503 with the reason when circuits are missing', async () => {
+  it('answers /healthz without a token, 503 with the reason when circuits are missing, naming no path of the server', async () => {
     const response = await fetch(`${base}/healthz`);
     expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({
+    const body = (await response.json()) as { circuits: Record<string, unknown> };
+    expect(body).toMatchObject({
       status: 'degraded',
       role: 'verifier',
       chain: { embedded: true, chainId: 152, reachable: true, state: 'stopped' },
-      circuits: { present: false, path: tmp.dir },
+      circuits: { present: false, problem: expect.any(String) },
     });
+    expect(body.circuits.path).toBeUndefined();
+    expect(JSON.stringify(body)).not.toContain(tmp.dir);
   });
 
   it('401 without or with a wrong bearer token', async () => {
