@@ -5,6 +5,7 @@
  */
 import { OPERATIONS } from '../core/operations/index.js';
 import { ROUTES } from '../http/routes.js';
+import { SERVICE_ROUTES } from '../http/serviceRoutes.js';
 import { COMMANDS, LOCAL_COMMANDS } from './commands.js';
 import { operationsOfCommand } from './operationCommand.js';
 
@@ -36,7 +37,7 @@ export function renderOperationTable(): string {
   for (const local of LOCAL_COMMANDS.filter((candidate) => candidate.operation === undefined)) {
     rows.push(`| — | \`vc ${local.path}\` | — | — | ${cell(local.summary)} |`);
   }
-  rows.push('| — | — | every role: `GET /openapi.json` | no | the OpenAPI document of the role, from the same schemas |');
+  for (const service of SERVICE_ROUTES) rows.push(`| — | — | every role: \`${service.method} ${service.path}\` | no | ${cell(service.summary)} |`);
   return rows.join('\n');
 }
 

@@ -1,11 +1,14 @@
 /**
  * Readiness of a service: is the chain reachable (or, for the embedded node, startable on demand)
  * and are the circuit files present. Cheap and side-effect free: it never starts the node.
+ * Anyone may ask (load balancers probe /healthz without a token), so the report names no file or
+ * directory of the server and URLs by their origin only; `vc circuits status` and the server's
+ * log have the details.
  */
 import { existsSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { VERSION } from '../version.js';
-import { describeError } from '../errors.js';
+import { describeError, redactUrls } from '../errors.js';
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
@@ -13,7 +16,12 @@ export interface HealthReport {
   version: string;
   /** `problem`: why the last attempt of this process to (re)start the embedded node failed. */
   chain: { embedded: boolean; chainId: number; reachable: boolean; state: string; problem?: string };
-  circuits: { present: boolean; path: string | undefined; problem?: string };
+  circuits: { present: boolean; problem?: string };
+}
+
+/** `text` without the paths of the server's files (`/home/…/anvil.log` -> `(path)`) and with URLs by their origin. */
+export function withoutPaths(text: string): string {
+  return redactUrls(text).replace(/(^|[\s'"(=[,])(?:~|\.{1,2})?\/[^\s'")\],;]*/g, '$1(path)');
 }
 
 /** Checks chain and circuits without changing anything. */
@@ -38,7 +46,7 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
     })();
     const reachable = status.state === 'running' || (status.state !== 'unresponsive' && startable && failure === undefined);
     chain = { embedded, chainId: ctx.config.chain.chainId, reachable, state: status.state };
-    if (failure !== undefined) chain.problem = failure;
+    if (failure !== undefined) chain.problem = withoutPaths(failure);
   } else {
     const chainId = await probeChainId(ctx.config.chain.rpcUrl!, 1_500);
     chain = { embedded, chainId: ctx.config.chain.chainId, reachable: chainId === ctx.config.chain.chainId, state: chainId === undefined ? 'unreachable' : chainId === ctx.config.chain.chainId ? 'running' : `wrong chain id ${chainId}` };
@@ -51,9 +59,9 @@ async function circuitsPresence(ctx: Context): Promise<HealthReport['circuits']>
   const { circuitsStatus } = await import('../circuits/build.js');
   try {
     const status = await circuitsStatus(ctx);
-    return { present: status.upToDate, path: status.dir };
+    return status.upToDate ? { present: true } : { present: false, problem: 'circuit files missing or incomplete (vc circuits status tells which)' };
   } catch (error) {
     // A missing CIRCUITS_PATH directory or source is a readiness problem to report, not a crash.
-    return { present: false, path: ctx.config.circuitsPath, problem: describeError(error) };
+    return { present: false, problem: withoutPaths(describeError(error)) };
   }
 }

@@ -32,6 +32,8 @@ export interface HttpRoute {
   pooled?: true;
   /** Status of a success: fixed, or decided by the result (readiness answers 503). */
   status?: number | ((result: unknown) => number);
+  /** The other status a `status` function gives, with the same result body (for the OpenAPI document). */
+  negativeStatus?: number;
 }
 
 /** Declares a route (one line per route in src/http/routes.ts). */

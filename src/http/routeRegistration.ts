@@ -1,7 +1,8 @@
 /**
  * The routes of one role on its fastify instance: each route of the table (routes.ts) runs its
- * core operation on the request's input; the OpenAPI document; and the answers for paths no
- * route serves (404) or methods a path does not take (405, with Allow).
+ * core operation on the request's input; `GET /` (the service and its routes) and the OpenAPI
+ * document; and the answers for paths no route serves (404) or methods a path does not take
+ * (405, with Allow).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.js';
@@ -12,11 +13,21 @@ import { sendError, setFieldRenderer } from './errorReplies.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rootPlugin } from './plugins/rootPlugin.js';
 import { httpFieldName, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
+import { INDEX_ROUTE, OPENAPI_ROUTE, serviceIndex } from './serviceRoutes.js';
+
+/** Where a role listens, known once it listens (undefined on a wildcard address). */
+export interface ListeningAddress {
+  url?: string | undefined;
+}
 
 export interface RouteRegistrationOptions extends Record<string, unknown> {
   ctx: Context;
   role: Role;
   routes: readonly HttpRoute[];
+  /** Filled in once the role listens: the OpenAPI document names it as its server. */
+  listening: ListeningAddress;
+  /** VC_API_TOKEN is set (the OpenAPI document applies its bearer scheme). */
+  authRequired: boolean;
 }
 
 /** The input of a route's operation from a request: the body (POST) or the query string (GET), and the path parameters. */
@@ -36,7 +47,7 @@ function matchesPath(pattern: string, path: string): boolean {
   return a.length === b.length && a.every((segment, i) => segment.startsWith(':') || segment === b[i]);
 }
 
-export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes', async (app, { ctx, role, routes }) => {
+export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes', async (app, { ctx, role, routes, listening, authRequired }) => {
   const methodsByPath = new Map<string, string[]>();
   const register = (method: string, path: string): void => {
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
@@ -49,12 +60,16 @@ export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes
       reply.header('Allow', allowed.join(', '));
       return sendError(reply, 405, 'method_not_allowed', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
     }
-    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path} on the ${role} service`);
+    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path} on the ${role} service (GET / lists its routes, GET /openapi.json describes them)`);
   });
 
-  const openapi = buildOpenApiDocument(role, routes);
-  app.get('/openapi.json', async () => openapi);
-  register('GET', '/openapi.json');
+  const index = serviceIndex(role, routes, authRequired);
+  app.get(INDEX_ROUTE.path, async () => index);
+  register('GET', INDEX_ROUTE.path);
+  // Built on the first request, once the role listens: the document names where.
+  let openapi: Record<string, unknown> | undefined;
+  app.get(OPENAPI_ROUTE.path, async () => (openapi ??= buildOpenApiDocument(role, routes, { serverUrl: listening.url, authRequired })));
+  register('GET', OPENAPI_ROUTE.path);
 
   for (const route of routes) {
     register(route.method, route.path);

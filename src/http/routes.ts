@@ -6,7 +6,7 @@ import { ROLES, route, type HttpRoute } from './route.js';
 
 export const ROUTES: readonly HttpRoute[] = [
   // Every role: readiness (503 when not ready, for load balancers), the chain to share, the circuits.
-  ...ROLES.map((role) => route(role, 'GET', '/healthz', system.health, { fixed: { role }, status: (result) => ((result as { status: string }).status === 'ok' ? 200 : 503) })),
+  ...ROLES.map((role) => route(role, 'GET', '/healthz', system.health, { fixed: { role }, status: (result) => ((result as { status: string }).status === 'ok' ? 200 : 503), negativeStatus: 503 })),
   ...ROLES.map((role) => route(role, 'GET', '/circuits', circuits.circuitsStatus)),
   ...ROLES.map((role) => route(role, 'GET', '/chain-env', chain.chainEnv)),
   // Issuer.
@@ -33,5 +33,5 @@ export const ROUTES: readonly HttpRoute[] = [
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
   route('verifier', 'POST', '/nonce', sd.sdNonce),
   route('verifier', 'POST', '/verify-vc', sd.sdVerify, { pooled: true }),
-  route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), pooled: true }),
+  route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422, pooled: true }),
 ];

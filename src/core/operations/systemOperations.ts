@@ -15,7 +15,7 @@ export const health = defineOperation({
     role: z.string(),
     version: z.string(),
     chain: z.object({ embedded: z.boolean(), chainId: z.number(), reachable: z.boolean(), state: z.string(), problem: z.string().optional() }),
-    circuits: z.object({ present: z.boolean(), path: z.string().optional(), problem: z.string().optional() }),
+    circuits: z.object({ present: z.boolean(), problem: z.string().optional() }),
   }),
   mutates: false,
   run: async (ctx, input) => {

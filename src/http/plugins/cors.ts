@@ -13,7 +13,9 @@ export const cors = rootPlugin<{ origin: string | undefined }>('vc-cors', async 
     // A function, not the string itself: @fastify/cors adds `Vary: Origin` only for a computed origin.
     origin: (_requestOrigin, callback) => callback(null, origin),
     methods: 'GET, POST, DELETE, OPTIONS',
-    allowedHeaders: 'Content-Type, Authorization',
+    allowedHeaders: 'Content-Type, Authorization, X-Request-Id',
+    // Scripts may read the id of an answer (to quote it when reporting a problem).
+    exposedHeaders: 'X-Request-Id',
     // Any OPTIONS is a preflight, with or without Origin and Access-Control-Request-Method.
     strictPreflight: false,
   });

@@ -3,9 +3,10 @@
  * field (named as the route names it); fastify's parsing and limit errors with ours; a lost
  * connection inside a library call a 502; anything else a logged 500 that says no more.
  */
-import type { FastifyError, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { OverloadedError, asConnectionFailure, describeError, isVcError, redactUrls } from '../../errors.js';
 import { fieldRendererOf, sendError } from '../errorReplies.js';
+import { REQUEST_ID_HEADER } from '../requestId.js';
 import { rootPlugin } from './rootPlugin.js';
 
 export interface ErrorHandlerOptions extends Record<string, unknown> {
@@ -29,13 +30,19 @@ function frameworkErrorStatus(error: FastifyError): { status: number; code: stri
   }
 }
 
-/** The server option for fastify's routing errors (a bad percent-encoding, an over-long path parameter). */
-export function frameworkErrorOptions(logError: ErrorHandlerOptions['logError']): Pick<FastifyServerOptions, 'frameworkErrors'> {
+/**
+ * The server option for fastify's routing errors (a bad percent-encoding, an over-long path
+ * parameter). They are raised before any hook runs: the id header and the access log line, which
+ * hooks give every other answer, are given here.
+ */
+export function frameworkErrorOptions(logError: ErrorHandlerOptions['logError'], logAnswer?: (request: FastifyRequest, status: number) => void): Pick<FastifyServerOptions, 'frameworkErrors'> {
   return {
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const { status, code, message } = frameworkErrorStatus(error);
+      reply.header(REQUEST_ID_HEADER, request.id);
       if (status === 500) logError?.(error.stack ?? error.message);
       void sendError(reply, status, code, message);
+      logAnswer?.(request, status);
     },
   };
 }

@@ -7,6 +7,7 @@ import { STATUS_CODES, maxHeaderSize, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
 import { errorBody, sendError } from '../errorReplies.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../requestId.js';
 import { rootPlugin } from './rootPlugin.js';
 
 /**
@@ -27,7 +28,10 @@ function writeRawError(socket: Duplex, status: number, code: string, message: st
     return;
   }
   const body = JSON.stringify(errorBody(code, message));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // The request could not be read: its X-Request-Id, if any, is not trusted; a new id is given.
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\nConnection: close\r\n\r\n${body}`,
+  );
   // Once flushed, drop whatever the client still sends; a client that never reads is dropped anyway.
   const timer = setTimeout(() => socket.destroy(), 1000);
   timer.unref();
@@ -85,9 +89,9 @@ export function protocolServerOptions(timeoutSeconds: number): Pick<FastifyServe
 export const protocolErrors = rootPlugin('vc-protocol-errors', async (app) => {
   // Node answers these without a request reaching fastify: an unknown Expect (bare 417) and
   // CONNECT (connection dropped).
-  app.server.on('checkExpectation', (_request, response) => {
+  app.server.on('checkExpectation', (request, response) => {
     const body = JSON.stringify(errorBody('expectation_failed', 'only "Expect: 100-continue" is supported'));
-    response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+    response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), [REQUEST_ID_HEADER]: requestIdOf(request), connection: 'close' }).end(body);
   });
   app.server.on('connect', (_request, socket: Duplex) => {
     writeRawError(socket, 405, 'method_not_allowed', 'CONNECT is not allowed');

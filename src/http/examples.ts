@@ -1,0 +1,214 @@
+/**
+ * An example input and result of every operation a route serves, for the OpenAPI documents (the
+ * request body, the query and path parameters, the success answer). test/http/openapi.test.ts
+ * checks each against the operation's own schemas, so an example cannot drift from what the
+ * server accepts and answers.
+ */
+
+export interface OperationExample {
+  /** The operation's whole input (a route shows the part it takes). */
+  input?: Record<string, unknown>;
+  result?: unknown;
+}
+
+/** The bundled contexts of the sample passport (src/iden3/documents.ts, src/sd/contextUrls.ts). */
+const PASSPORT_CONTEXT_URL = 'https://schemas.vc.example/iden3/passport/v1/passport.jsonld';
+const SD_PASSPORT_CONTEXT_URL = 'https://vc.example/contexts/sd-passport/v1';
+
+const HOLDER_DID = 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn';
+const ISSUER_DID = 'did:polygonid:polygon:local:2qFpPHotk6oyaX1fcrpQFT4BMnmg8YszUwxYtaoGoe';
+const BBS_DID = 'did:key:zUC7Ef7qTzVLYV3uCTbvFKExa5KxYJ2kXe3g9zDgkeM2Ds8tPKX4sY7NRVwvw2iQpbdpmUPpBsEvYkBeZVFDAW8g2Zh';
+const BBS_2023_DID = 'did:key:zUC7HJ5zWJnm4T4Yr1Hk7LxK1m6xkMJr6wvgSKTMXmTpQMFPxkFvGxb4pYvAWkVqo5VSwKmNuDm2XXbTSyMFvJNV2cUAXj';
+const ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const TX = '0x5f2c4c3b1e0a9d8f7e6d5c4b3a29180716253443526170f8e9dacbbcad9e8f70';
+const STATE = '0x0b6cd8fa8a4fb3dd0b8c5cc38ecc8b1ec5f9e2d5c6b9c2e1a7a3b3b54de2c91a';
+
+const PASSPORT_SUBJECT = {
+  name: 'Alice Example',
+  passportNumber: 'X1234567',
+  nationality: 'NLD',
+  birthDate: 19900101,
+  customerReference: '3f0c9a3e-6d0b-4c52-9a41-7f1e8b2d5c10',
+  expiryDate: 20340101,
+  publicAddress: '0x2a9c6b1e4f8d3a7b5c0e9f1d2b4a6c8e0f1a3b5c',
+};
+
+const DID_OBJECT = {
+  method: 'polygonid',
+  id: 'polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn',
+  idStrings: ['polygon', 'local', '2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn'],
+  params: [],
+  path: '',
+  pathSegments: [],
+  query: '',
+  fragment: '',
+};
+
+const CREDENTIAL_REQUEST = {
+  id: 1,
+  circuitId: 'credentialAtomicQueryMTPV2OnChain',
+  query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, credentialSubject: { birthDate: { $lt: 20010101 } } },
+};
+
+const PBQ_CREDENTIAL = {
+  id: 'urn:uuid:7d3c1c52-9c1e-4f6e-8a55-0d5b1f0c2a11',
+  '@context': ['https://www.w3.org/2018/credentials/v1', 'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld', PASSPORT_CONTEXT_URL],
+  type: ['VerifiableCredential', 'PassportCredential'],
+  credentialSubject: { id: HOLDER_DID, type: 'PassportCredential', ...PASSPORT_SUBJECT },
+  issuer: ISSUER_DID,
+  issuanceDate: '2025-01-01T00:00:00Z',
+  credentialSchema: { id: 'https://schemas.vc.example/iden3/passport/v1/passport.json', type: 'JsonSchema2023' },
+  credentialStatus: { id: 'http://127.0.0.1:3000/node', type: 'Iden3ReverseSparseMerkleTreeProof', revocationNonce: 1234567 },
+  proof: [{ type: 'Iden3SparseMerkleTreeProof' }],
+};
+
+const BBS_CREDENTIAL = {
+  '@context': ['https://www.w3.org/2018/credentials/v1', SD_PASSPORT_CONTEXT_URL, 'https://w3id.org/security/bbs/v1'],
+  id: 'urn:uuid:0b7e2f7c-4d8e-4a0f-9d6f-3c1d2e5a7b90',
+  type: ['VerifiableCredential', 'PassportCredential'],
+  issuer: BBS_DID,
+  issuanceDate: '2025-01-01T00:00:00Z',
+  credentialSubject: { id: 'did:example:alice', type: 'Passport', ...PASSPORT_SUBJECT },
+  proof: {
+    type: 'BbsBlsSignature2020',
+    created: '2025-01-01T00:00:00Z',
+    verificationMethod: `${BBS_DID}#${BBS_DID.slice('did:key:'.length)}`,
+    proofPurpose: 'assertionMethod',
+    proofValue: 'kTTbA3pmDa6Qia/JkOnIXDLmoBz3vsi7L5t3DWySI/VLmBqleJ/Tbus5RoyiDERDBEh5rnACXlnOqJ/U8yFQFtcp/mBCc2FtKNPHae9jKIv1dm9K9QK1F3GI1AwyGoUfjLWrkGDObO1ouNAhpEd0+et+qw==',
+  },
+};
+
+const DERIVED_VC = {
+  '@context': BBS_CREDENTIAL['@context'],
+  id: BBS_CREDENTIAL.id,
+  type: BBS_CREDENTIAL.type,
+  issuer: BBS_DID,
+  issuanceDate: '2025-01-01T00:00:00Z',
+  credentialSubject: { id: 'did:example:alice', type: 'Passport', name: 'Alice Example', nationality: 'NLD' },
+  proof: {
+    type: 'BbsBlsSignatureProof2020',
+    created: '2025-01-01T00:00:00Z',
+    verificationMethod: BBS_CREDENTIAL.proof.verificationMethod,
+    proofPurpose: 'assertionMethod',
+    proofValue: 'ABkB/wbvt6213E9eJ+aRGbdG1IIQtx+IdAXALLNg2a5ENSGOIBxRGSoArKXwD/diieDWG6+0q8CWh7CViUqOOdEhYp/DonzmjoWbWECalE6x/qtyBeE7W9TJTXyK/yW6JKSKPz2ht4J0XLV84DZrxMF4HMrY7rFHvdE4xV7ULeC9vNmAmwYAqJfNwY94FG2erg2K2cg0AAAAdLfutjMuBO0JnrlRW6O6TheATv0xZZHP9kf1AYqPaxsYg0bq2XYzkp+tzMBq1rH3tgAAAAIDTzuPazvFHijdzuAgYg+Sg0ziF+Gw5Bz8r2cuvuSg1yKWqW1dM5GhGn6SZUpczTXuZuKGlo4cZrwbIg9wf4lBs3kQwWULRtQUXki9izmznt4Go98X/ElOguLLum4S78Gehe1ql6CXD1zS5PiDXjDzAAAACWz/sbigWpPmUqNA8YUczOuzBUvzmkpjVyL9aqf1e7rSZmN8CNa6dTGOzgKYgDGoIbSQR8EN8Ld7kpTIAdi4YvNZwEYlda/BR6oSrFCquafz7s/jeXyOYMsiVC53Zls9KEg64tG7n90XuZOyMk9RAdcxYb+j5sYc6xgwbGdRc8Q87dFUtjGpWtyRNfYIHOHTuhQ=',
+    nonce: 'c2VydmVyLWlzc3VlZC1ub25jZQ',
+  },
+};
+
+const BBS_2023_CREDENTIAL = {
+  '@context': ['https://www.w3.org/ns/credentials/v2', { '@vocab': 'https://vc.example/vocab#' }],
+  type: ['VerifiableCredential'],
+  issuer: BBS_2023_DID,
+  validFrom: '2025-01-01T00:00:00Z',
+  credentialSubject: { id: 'did:example:alice', name: 'Alice Example', nationality: 'NLD' },
+  proof: {
+    type: 'DataIntegrityProof',
+    cryptosuite: 'bbs-2023',
+    verificationMethod: `${BBS_2023_DID}#${BBS_2023_DID.slice('did:key:'.length)}`,
+    proofPurpose: 'assertionMethod',
+    proofValue: 'u2V0ChVhQjYs6ab1EVq6JPXXmwVhbXJGsRPPYmaH9MmPXHkBNkZWDkxXjJ6B3PRJvnt5bVdXqGLw0Jk1G6e6yQQ',
+  },
+};
+
+const UNSIGNED_CREDENTIAL = {
+  '@context': BBS_2023_CREDENTIAL['@context'],
+  type: BBS_2023_CREDENTIAL.type,
+  issuer: BBS_2023_DID,
+  validFrom: BBS_2023_CREDENTIAL.validFrom,
+  credentialSubject: BBS_2023_CREDENTIAL.credentialSubject,
+};
+
+export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  'system.health': {
+    input: { role: 'issuer' },
+    result: { status: 'ok', role: 'issuer', version: '0.1.0', chain: { embedded: true, chainId: 152, reachable: true, state: 'running' }, circuits: { present: true } },
+  },
+  'circuits.status': {
+    input: {},
+    result: { development: true, upToDate: true, circuits: [{ id: 'credentialAtomicQueryMTPV2OnChain', complete: true, constraints: 180311 }] },
+  },
+  'chain.env': {
+    input: {},
+    result: { CHAIN_ID: '152', NETWORK_NAME: 'local', RPC_URL: 'http://127.0.0.1:8545', STATE_CONTRACT_ADDRESS: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+  },
+  'pbq.issuerDid': { input: {}, result: { payload: { ...DID_OBJECT, id: ISSUER_DID.slice('did:polygonid:'.length), idStrings: ISSUER_DID.split(':').slice(2) } } },
+  'pbq.holderDid': { input: { new: false }, result: { message: 'did successfully created', did: DID_OBJECT, did_String: HOLDER_DID } },
+  'pbq.issue': {
+    input: { did: HOLDER_DID, type: 'PassportCredential', subject: PASSPORT_SUBJECT },
+    result: { message: 'credential successfully generated', credential: PBQ_CREDENTIAL },
+  },
+  'pbq.revoke': { input: { nonce: 1234567 }, result: { message: 'credential successfully revoked', issuer: ISSUER_DID, nonce: 1234567, txId: TX, state: STATE } },
+  'pbq.issued': {
+    input: { id: PBQ_CREDENTIAL.id },
+    result: {
+      issuer: ISSUER_DID,
+      credentials: [{ id: PBQ_CREDENTIAL.id, type: PBQ_CREDENTIAL.type, holder: HOLDER_DID, issuanceDate: PBQ_CREDENTIAL.issuanceDate, revocationNonce: 1234567, revoked: false }],
+    },
+  },
+  'pbq.request': {
+    input: { type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, field: 'birthDate', op: '$lt', value: 20010101, allowedIssuers: ['*'] },
+    result: CREDENTIAL_REQUEST,
+  },
+  'pbq.requestStatus': {
+    input: { request: 1, address: ADDRESS },
+    result: { requestId: 1, address: ADDRESS, verifier: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9', isVerified: true, validatorVersion: '2.0.1', timestamp: 1735689600 },
+  },
+  'pbq.proveSubmit': {
+    input: { verifiableCredential: PBQ_CREDENTIAL, credentialRequest: CREDENTIAL_REQUEST },
+    result: { message: 'proof submitted', requestId: 1, txId: TX, address: ADDRESS },
+  },
+  'rhs.saveNodes': {
+    input: { nodes: [{ hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001', children: ['0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000000'] }] },
+    result: { status: 'OK', saved: 1 },
+  },
+  'rhs.readNode': {
+    input: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001' },
+    result: { node: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001', children: ['0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000000'] }, status: 'OK' },
+  },
+  'sd.issue': {
+    input: { type: 'PassportCredential', credentialSubject: PASSPORT_SUBJECT, holder: 'did:example:alice', expirationDate: '2030-12-31' },
+    result: BBS_CREDENTIAL,
+  },
+  'sd.issueBbs2023': {
+    input: { type: 'PassportCredential', credentialSubject: PASSPORT_SUBJECT, holder: 'did:example:alice', mandatoryPointers: ['/issuer'] },
+    result: BBS_2023_CREDENTIAL,
+  },
+  'sd.issuerKey': {
+    input: {},
+    result: {
+      did: BBS_DID,
+      verificationMethod: BBS_CREDENTIAL.proof.verificationMethod,
+      type: 'Bls12381G2Key2020',
+      publicKeyBase58: 'oqpWYKaZD9M1Kbe94BVXpr8WTdFBNZyKv48cziTiQUeuhm7sBhCABMyYG4kcMrseC68YTFFgyhiNeBKjzdKk9MiRWuLv5H4FFujQsQK2KTAtzU8qTBiZqBHMmnLF4PL7Ytu',
+      seedSource: 'generated',
+      bbs2023: { did: BBS_2023_DID, verificationMethod: BBS_2023_CREDENTIAL.proof.verificationMethod, type: 'Multikey', publicKeyMultibase: BBS_2023_DID.slice('did:key:'.length) },
+    },
+  },
+  'sd.disclose': {
+    input: { credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name', 'nationality'], nonce: 'c2VydmVyLWlzc3VlZC1ub25jZQ' },
+    result: { message: 'selective disclosure credential derived', vc: DERIVED_VC },
+  },
+  'sd.import': { input: { credential: BBS_CREDENTIAL }, result: { stored: true, type: 'PassportCredential', id: BBS_CREDENTIAL.id, issuer: BBS_DID } },
+  'sd.nonce': { input: { ttlSeconds: 600 }, result: { nonce: 'c2VydmVyLWlzc3VlZC1ub25jZQ', expiresAt: '2025-01-01T00:10:00.000Z' } },
+  'sd.verify': {
+    input: { vc: DERIVED_VC, requireNonce: true },
+    result: {
+      verified: true,
+      message: 'the credential is valid',
+      checks: [
+        { id: 'proof', valid: true },
+        { id: 'trusted-issuer', valid: true },
+        { id: 'nonce', valid: true },
+      ],
+    },
+  },
+  'vcapi.issue': { input: { credential: UNSIGNED_CREDENTIAL, options: { mandatoryPointers: ['/issuer'] } }, result: { verifiableCredential: BBS_2023_CREDENTIAL } },
+  'vcapi.derive': {
+    input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { selectivePointers: ['/credentialSubject/name'] } },
+    result: { verifiableCredential: { ...BBS_2023_CREDENTIAL, credentialSubject: { id: 'did:example:alice', name: 'Alice Example' } } },
+  },
+  'vcapi.verify': {
+    input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { checks: ['proof'] } },
+    result: { verified: true, checks: ['proof'], warnings: [], errors: [] },
+  },
+};
