@@ -281,7 +281,7 @@ class ProgressRenderer {
       step.timer = setTimeout(() => {
         if (step.done || this.active[0] !== step) return;
         step.announced = true;
-        this.output.writeErr(`… ${terminalSafe(step.label, 500)}\n`);
+        this.output.writeErr(`… ${terminalSafe(step.text, 500)}\n`);
       }, ANNOUNCE_AFTER_MS);
       step.timer.unref();
     }
