@@ -15,8 +15,18 @@ export interface ProgressStep {
   fail(text?: string): void;
 }
 
+/** How a step is shown. */
+export interface ProgressOptions {
+  /**
+   * A step of a story told to the user (`vc demo`): its outcome line is printed even when the step
+   * was short and stderr is not a terminal (other steps print there only when they last over 2 s).
+   */
+  narrate?: boolean;
+}
+
 export interface ProgressReporter {
-  start(text: string): ProgressStep;
+  /** Starts a step; a step started while another runs is part of it (the CLI shows it inside the same line). */
+  start(text: string, options?: ProgressOptions): ProgressStep;
   /** A short informational line (stderr on the CLI, a log line on the server). */
   info(text: string): void;
   /** Something went wrong without failing the operation (a state file not saved...): shown even with --json. */

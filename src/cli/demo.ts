@@ -79,17 +79,27 @@ async function promptOptions(initialFlow: DemoFlow | undefined): Promise<DemoOpt
   return { flow, revealKeys, query };
 }
 
-function summarise(result: DemoResult): string {
-  const lines: string[] = [];
+/** The end of the story: what each flow showed, a few lines each (the whole result is the JSON). */
+function summarise(result: DemoResult): Array<{ ok: boolean; text: string }> {
+  const parts: Array<{ ok: boolean; text: string }> = [];
   if (result.sd) {
-    lines.push(`selective disclosure: ${result.sd.verified ? 'verified' : 'NOT verified'} (${result.sd.message}); revealed ${Object.keys(result.sd.disclosed).join(', ')}`);
+    const revealed = `revealed  ${Object.keys(result.sd.disclosed).join(', ')}`;
+    const hidden = `hidden    ${result.sd.hidden.length === 0 ? '(none)' : result.sd.hidden.join(', ')}`;
+    parts.push(
+      result.sd.verified
+        ? { ok: true, text: `Selective disclosure verified\n    ${revealed}\n    ${hidden}` }
+        : { ok: false, text: `Selective disclosure NOT verified: ${result.sd.message}\n    ${revealed}` },
+    );
   }
   if (result.pbq) {
-    lines.push(`proof by query: request ${result.pbq.requestId} ${result.pbq.onChain ? 'verified on chain' : 'NOT verified on chain'} (tx ${result.pbq.txHash})`);
+    const field = result.pbq.statement.split(' ', 1)[0];
+    parts.push(
+      result.pbq.onChain
+        ? { ok: true, text: `Proof by query verified on chain (request ${result.pbq.requestId})\n    proven    ${result.pbq.statement}; the ${field} never left the holder's wallet` }
+        : { ok: false, text: `Proof by query NOT verified on chain (request ${result.pbq.requestId}, tx ${result.pbq.txHash})` },
+    );
   }
-  const total = result.steps.reduce((sum, step) => sum + step.ms, 0);
-  lines.push(`${result.steps.length} steps in ${(total / 1000).toFixed(1)} s`);
-  return lines.join('\n  ');
+  return parts;
 }
 
 /** Registers `vc demo`. */
@@ -120,13 +130,21 @@ Examples:
         demoOptions = await askOptions(options.flow);
       }
       const ctx = await rt.ctx();
+      rt.output.info(
+        demoOptions.flow === 'sd'
+          ? 'vc demo: an Issuer gives a Holder a passport credential; the Holder shows a Verifier only the fields it chooses.'
+          : 'vc demo: an Issuer gives a Holder a passport credential; the Holder proves facts from it to a Verifier.',
+      );
       const result = await invokeOperation(ctx, demo, demoOptions);
-      if (result.ok) {
-        rt.output.result(result, { summary: summarise(result) });
-      } else {
-        rt.output.result(result);
-        rt.output.failure(summarise(result));
-        rt.exitCode = 1;
+      // On a terminal the story and its summary are the result; the JSON is for --json and pipes.
+      rt.output.result(result, { summaryOnTerminal: true });
+      rt.output.info('');
+      for (const part of summarise(result)) {
+        if (part.ok) rt.output.success(part.text);
+        else rt.output.failure(part.text);
       }
+      const total = result.steps.reduce((sum, step) => sum + step.ms, 0);
+      rt.output.info(`  ${result.steps.length} steps in ${(total / 1000).toFixed(1)} s${rt.output.stdoutIsTerminal ? '; the whole result as JSON: vc demo --yes --json' : ''}`);
+      if (!result.ok) rt.exitCode = 1;
     });
 }

@@ -21,20 +21,44 @@ export interface DemoOptions {
   query: DemoQuery;
 }
 
+/** The parties of the story: who acts in a step. */
+export type DemoRole = 'Issuer' | 'Holder' | 'Verifier' | 'Chain';
+
 export interface DemoStep {
   flow: 'holder' | 'pbq' | 'sd';
   name: string;
+  /** The party that acts. */
+  role: DemoRole;
+  /** The party that receives what the step produces, when something crosses over. */
+  to?: DemoRole;
   ok: boolean;
   ms: number;
   detail: string;
+  /** The step told as one line (and its detail lines), as the CLI shows it. */
+  line: string;
 }
 
 export interface DemoResult {
   ok: boolean;
   holderDid?: string;
   steps: DemoStep[];
-  pbq?: { holderDid: string; issuerDid: string; requestId: number; txHash: string; onChain: boolean };
-  sd?: { issuer: string; disclosed: Record<string, unknown>; verified: boolean; message: string };
+  pbq?: {
+    holderDid: string;
+    issuerDid: string;
+    requestId: number;
+    txHash: string;
+    onChain: boolean;
+    /** What the holder proved, e.g. "birthDate < 20010101"; the value itself stayed in its wallet. */
+    statement: string;
+  };
+  sd?: {
+    issuer: string;
+    disclosed: Record<string, unknown>;
+    /** The fields of the credential the verifier never saw (by name). */
+    hidden: string[];
+    verified: boolean;
+    message: string;
+  };
 }
 
 /** The fields of the sample passport a user can choose to reveal. */
@@ -44,22 +68,67 @@ export const DEMO_DEFAULTS: Omit<DemoOptions, 'flow'> = {
   query: { field: 'birthDate', op: '$lt', value: 20010101 },
 };
 
+/** The width of the role column ("Verifier → Holder"), so the stories line up. */
+const ROLE_COLUMN = 19;
+const OPERATOR_TEXT: Record<DemoQuery['op'], string> = { $eq: '=', $ne: '≠', $lt: '<', $gt: '>', $in: 'in', $nin: 'not in' };
+
+/** A long identifier cut in the middle (DIDs, hashes): its kind and first characters, then its end. */
+export function shortId(id: string, keep = 10): string {
+  const head = id.startsWith('did:') ? id.lastIndexOf(':') + 1 : id.startsWith('0x') ? 2 : 0;
+  if (id.length <= head + 2 * keep + 1) return id;
+  return `${id.slice(0, head + keep)}…${id.slice(-Math.ceil(keep / 2))}`;
+}
+
+/** A field value as a person reads it in one line. */
+function showValue(value: unknown): string {
+  if (typeof value === 'string') return value.startsWith('did:') ? shortId(value) : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** The statement a query proves, e.g. "birthDate < 20010101". */
+export function queryStatement(query: DemoQuery): string {
+  const value = Array.isArray(query.value) ? `[${query.value.join(', ')}]` : String(query.value);
+  return `${query.field} ${OPERATOR_TEXT[query.op]} ${value}`;
+}
+
+function roleTag(role: DemoRole, to: DemoRole | undefined): string {
+  return (to === undefined ? role : `${role} → ${to}`).padEnd(ROLE_COLUMN);
+}
+
+interface StepStory<T> {
+  flow: DemoStep['flow'];
+  name: string;
+  role: DemoRole;
+  to?: DemoRole;
+  /** The spinner's label while the step runs. */
+  doing: string;
+  /** What happened, told from the result (the first line; more lines are details below it). */
+  done: (value: T) => string;
+  /** A short detail for the JSON result. */
+  detail: (value: T) => string;
+}
+
 class StepRecorder {
   readonly steps: DemoStep[] = [];
   constructor(private readonly ctx: Context) {}
 
-  async run<T>(flow: DemoStep['flow'], name: string, fn: () => Promise<T>, describe: (value: T) => string): Promise<T> {
-    const progress = this.ctx.progress.start(name);
+  async run<T>(story: StepStory<T>, fn: () => Promise<T>): Promise<T> {
+    const tag = roleTag(story.role, story.to);
+    const progress = this.ctx.progress.start(`${tag}${story.doing}`, { narrate: true });
     const started = Date.now();
+    const record = (ok: boolean, detail: string, line: string): void => {
+      this.steps.push({ flow: story.flow, name: story.name, role: story.role, ...(story.to === undefined ? {} : { to: story.to }), ok, ms: Date.now() - started, detail, line });
+    };
     try {
       const value = await fn();
-      const detail = describe(value);
-      this.steps.push({ flow, name, ok: true, ms: Date.now() - started, detail });
-      progress.succeed(`${name}: ${detail}`);
+      const line = `${tag}${story.done(value)}`.replace(/\n/g, `\n  ${' '.repeat(ROLE_COLUMN)}`);
+      record(true, story.detail(value), line);
+      progress.succeed(line);
       return value;
     } catch (error) {
-      this.steps.push({ flow, name, ok: false, ms: Date.now() - started, detail: (error as Error).message });
-      progress.fail(`${name}: ${(error as Error).message}`);
+      const line = `${tag}${story.doing}: ${(error as Error).message}`;
+      record(false, (error as Error).message, line);
+      progress.fail(line);
       throw error;
     }
   }
@@ -72,35 +141,86 @@ async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRe
     issue: await import('./pbq/pbqIssuance.js'),
     prove: await import('./pbq/prove.js'),
   };
-  const issuer = await steps.run('pbq', 'issuer DID', () => pbq.did.createIssuerIdentity(ctx), (r) => `did:${r.payload.method}:${r.payload.id}`);
+  const chain = await import('./chainAccess.js');
+  const statement = queryStatement(options.query);
+  ctx.progress.info(`\nProof by query (iden3): the holder proves ${statement} to a verifier contract, without revealing its ${options.query.field}`);
+  await steps.run(
+    {
+      flow: 'pbq',
+      name: 'chain ready',
+      role: 'Chain',
+      doing: 'starting the chain and its iden3 contracts',
+      done: (r) => `${r.embedded ? 'local chain' : 'chain'} ${r.chainId} at ${r.rpcUrl}, iden3 contracts deployed`,
+      detail: (r) => `chain ${r.chainId} at ${r.rpcUrl}`,
+    },
+    async () => {
+      // The embedded chain gets the verifiers of the circuits in use with its first deployment (as
+      // `vc chain up` does): replacing them later, within this process, would leave the proof
+      // checked against the validator deployed first.
+      if (ctx.config.chain.rpcUrl === undefined) {
+        const verifiers = await chain.verifiersMatchingCircuits(ctx);
+        if (Object.keys(verifiers).length > 0) await chain.chainDeploy(ctx, { verifiers });
+      }
+      return chain.chainStatus(ctx);
+    },
+  );
+  const issuer = await steps.run(
+    { flow: 'pbq', name: 'issuer DID', role: 'Issuer', doing: 'creating its iden3 identity', done: (r) => `has the DID ${shortId(`did:${r.payload.method}:${r.payload.id}`)}`, detail: (r) => `did:${r.payload.method}:${r.payload.id}` },
+    () => pbq.did.createIssuerIdentity(ctx),
+  );
   const request = await steps.run(
-    'pbq',
-    'credential request registered on chain',
-    () =>
-      pbq.request.createCredentialRequest(ctx, {
-        field: options.query.field,
-        op: options.query.op,
-        value: options.query.value as never,
-      }),
-    (r) => `request ${r.id}: ${options.query.field} ${options.query.op} ${JSON.stringify(options.query.value)}`,
+    {
+      flow: 'pbq',
+      name: 'credential request registered on chain',
+      role: 'Verifier',
+      to: 'Chain',
+      doing: `registering the request "prove ${statement}"`,
+      done: (r) => `request ${r.id} registered: "prove ${statement}"`,
+      detail: (r) => `request ${r.id}: ${statement} (circuit ${r.circuitId})`,
+    },
+    () => pbq.request.createCredentialRequest(ctx, { field: options.query.field, op: options.query.op, value: options.query.value as never }),
   );
   const issued = await steps.run(
-    'pbq',
-    'passport credential issued, state published',
+    {
+      flow: 'pbq',
+      name: 'passport credential issued, state published',
+      role: 'Issuer',
+      to: 'Holder',
+      doing: 'issuing a credential and publishing its new state on chain',
+      done: (r) => {
+        const types = (r.credential.type as string[] | undefined) ?? [];
+        const value = (r.credential.credentialSubject as Record<string, unknown> | undefined)?.[options.query.field];
+        return `${types.at(-1) ?? 'credential'} with ${options.query.field} ${showValue(value)} issued; the issuer's new state is on chain`;
+      },
+      detail: (r) => String(r.credential.id),
+    },
     () => pbq.issue.issuePbqCredential(ctx, { holderDid }),
-    (r) => String(r.credential.id),
   );
   const submitted = await steps.run(
-    'pbq',
-    'zero-knowledge proof generated and verified on chain',
+    {
+      flow: 'pbq',
+      name: 'zero-knowledge proof generated and verified on chain',
+      role: 'Holder',
+      to: 'Chain',
+      doing: `proving ${statement} in zero knowledge`,
+      done: (r) =>
+        `zero-knowledge proof of ${statement} accepted by the contract (tx ${shortId(r.txHash, 8)})\n` +
+        `the ${options.query.field} itself stayed with the holder: the verifier learns only that the statement is true`,
+      detail: (r) => `tx ${r.txHash}`,
+    },
     () => pbq.prove.proveAndSubmit(ctx, { credential: issued.credential as never, request }),
-    (r) => `tx ${r.txHash}`,
   );
   const status = await steps.run(
-    'pbq',
-    'verifier reads the contract',
+    {
+      flow: 'pbq',
+      name: 'verifier reads the contract',
+      role: 'Chain',
+      to: 'Verifier',
+      doing: `reading request ${request.id} on the contract`,
+      done: (r) => (r.isVerified ? `request ${request.id}: the holder's proof is recorded as verified` : `request ${request.id}: NOT verified`),
+      detail: (r) => (r.isVerified ? 'proof recorded as verified' : 'NOT verified'),
+    },
     () => pbq.request.readRequestStatus(ctx, { request: request.id, address: submitted.sender }),
-    (r) => (r.isVerified ? 'proof recorded as verified' : 'NOT verified'),
   );
   return {
     holderDid,
@@ -108,23 +228,66 @@ async function runProofByQuery(ctx: Context, options: DemoOptions, steps: StepRe
     requestId: request.id,
     txHash: submitted.txHash,
     onChain: status.isVerified,
+    statement,
   };
 }
 
 async function runSelectiveDisclosure(ctx: Context, options: DemoOptions, steps: StepRecorder, holderDid: string): Promise<NonNullable<DemoResult['sd']>> {
   const sd = await import('./sd/index.js');
-  const credential = await steps.run('sd', 'BBS+ credential signed', () => sd.issueSelectiveDisclosureCredential(ctx, { holder: holderDid }), (c) => `issuer ${String(c.issuer)}`);
-  const nonce = await steps.run('sd', 'verifier nonce', async () => sd.createVerifierNonce(ctx), (n) => n.nonce);
-  const derived = await steps.run(
-    'sd',
-    'derived proof revealing the chosen fields',
-    () => sd.deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: options.revealKeys, nonce: nonce.nonce }),
-    (r) => Object.keys((r.vc as { credentialSubject: Record<string, unknown> }).credentialSubject).join(', '),
+  ctx.progress.info('\nSelective disclosure (BBS+): the holder shows the verifier some fields of a signed passport and hides the others');
+  const credential = await steps.run(
+    {
+      flow: 'sd',
+      name: 'BBS+ credential signed',
+      role: 'Issuer',
+      to: 'Holder',
+      doing: 'signing a passport credential with BBS+',
+      done: (c) => `PassportCredential with ${Object.keys(c.credentialSubject as object).length} fields, signed with BBS+ by ${shortId(String(c.issuer))}`,
+      detail: (c) => `issuer ${String(c.issuer)}`,
+    },
+    () => sd.issueSelectiveDisclosureCredential(ctx, { holder: holderDid }),
   );
-  const verification = await steps.run('sd', 'verifier checks the proof', () => sd.verifySelectiveDisclosure(ctx, { vc: derived.vc as Record<string, unknown> }), (r) => r.message);
+  const nonce = await steps.run(
+    { flow: 'sd', name: 'verifier nonce', role: 'Verifier', to: 'Holder', doing: 'choosing a nonce', done: (n) => `a fresh nonce ${shortId(n.nonce, 8)}, so the proof cannot be replayed`, detail: (n) => n.nonce },
+    async () => sd.createVerifierNonce(ctx),
+  );
+  const subject = credential.credentialSubject as Record<string, unknown>;
+  const derived = await steps.run(
+    {
+      flow: 'sd',
+      name: 'derived proof revealing the chosen fields',
+      role: 'Holder',
+      to: 'Verifier',
+      doing: `deriving a proof that reveals ${options.revealKeys.join(', ')}`,
+      done: (r) => {
+        const shown = (r.vc as { credentialSubject: Record<string, unknown> }).credentialSubject;
+        const hidden = Object.keys(subject).filter((key) => !(key in shown));
+        return [
+          `a derived proof bound to the nonce, revealing ${Object.keys(shown).length} of ${Object.keys(subject).length} fields`,
+          `revealed  ${Object.entries(shown).map(([key, value]) => `${key} ${showValue(value)}`).join(', ')}`,
+          `hidden    ${hidden.length === 0 ? '(none)' : hidden.join(', ')}`,
+        ].join('\n');
+      },
+      detail: (r) => Object.keys((r.vc as { credentialSubject: Record<string, unknown> }).credentialSubject).join(', '),
+    },
+    () => sd.deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: options.revealKeys, nonce: nonce.nonce }),
+  );
+  const disclosed = (derived.vc as { credentialSubject: Record<string, unknown> }).credentialSubject;
+  const verification = await steps.run(
+    {
+      flow: 'sd',
+      name: 'verifier checks the proof',
+      role: 'Verifier',
+      doing: "checking the proof against the issuer's BBS+ public key",
+      done: (r) => (r.verified ? `proof valid for the issuer's BBS+ key and the nonce: ${r.message}` : `the proof does NOT verify: ${r.message}`),
+      detail: (r) => r.message,
+    },
+    () => sd.verifySelectiveDisclosure(ctx, { vc: derived.vc as Record<string, unknown> }),
+  );
   return {
     issuer: String(credential.issuer),
-    disclosed: (derived.vc as { credentialSubject: Record<string, unknown> }).credentialSubject,
+    disclosed,
+    hidden: Object.keys(subject).filter((key) => !(key in disclosed)),
     verified: verification.verified,
     message: verification.message,
   };
@@ -140,7 +303,10 @@ export async function runDemo(ctx: Context, options: DemoOptions): Promise<DemoR
   let firstError: unknown;
   // One holder for both flows: its iden3 DID is the subject of the BBS+ credential too.
   const { createHolderIdentity } = await import('./pbq/identities.js');
-  const holder = await steps.run('holder', 'holder DID', () => createHolderIdentity(ctx), (r) => r.did_String);
+  const holder = await steps.run(
+    { flow: 'holder', name: 'holder DID', role: 'Holder', doing: 'creating its iden3 identity in this wallet', done: (r) => `has the DID ${shortId(r.did_String)} (the subject of its credentials)`, detail: (r) => r.did_String },
+    () => createHolderIdentity(ctx),
+  );
   result.holderDid = holder.did_String;
   if (options.flow === 'sd' || options.flow === 'both') {
     try {
