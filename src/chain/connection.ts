@@ -13,7 +13,7 @@ import { ensureLocalNode } from './node/lifecycle.js';
 import type { LocalNodeInfo } from './node/nodeRecord.js';
 import { isLocalNodeProcess } from './node/process.js';
 import { checkpointLocalChain } from './node/snapshots.js';
-import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';
+import { JsonRpcCallError, jsonRpcCall, probeChainId, rpcEndpoint } from './jsonRpc.js';
 
 /**
  * Private key of anvil's first development account (from its default public test mnemonic
@@ -58,7 +58,7 @@ async function withProbeRetries(url: string, probe: () => Promise<number>, isFin
       if (isFinal(error)) break;
     }
   }
-  throw new NetworkError(`cannot reach the chain RPC endpoint ${url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
+  throw new NetworkError(`cannot reach the chain RPC endpoint ${rpcEndpoint(url).url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
     field: 'RPC_URL',
     cause: lastError,
   });
@@ -94,10 +94,18 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
   // anvil mines instantly, so receipts are polled quickly there.
   // cacheTimeout -1: ethers otherwise answers a repeated eth_getTransactionCount from a 250 ms
   // cache, handing out a nonce that was just used.
-  const provider: JsonRpcApiProvider = new ethers.JsonRpcProvider(rpcUrl, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
+  // fetch refuses a URL with `user:password@`: basic-auth credentials travel as a header.
+  const endpoint = rpcEndpoint(rpcUrl);
+  const request = new ethers.FetchRequest(endpoint.url);
+  if (endpoint.credentials !== undefined) {
+    request.setCredentials(endpoint.credentials.username, endpoint.credentials.password);
+    // The user put them in an http:// URL (a node on a private network): sent as asked.
+    request.allowInsecureAuthentication = true;
+  }
+  const provider: JsonRpcApiProvider = new ethers.JsonRpcProvider(request, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
   if (reportedChainId !== chain.chainId) {
     await provider.destroy();
-    throw new ConfigError(`the chain at RPC_URL ${rpcUrl} has chain id ${reportedChainId}, but CHAIN_ID is ${chain.chainId}`, { field: 'CHAIN_ID' });
+    throw new ConfigError(`the chain at RPC_URL ${endpoint.url} has chain id ${reportedChainId}, but CHAIN_ID is ${chain.chainId}`, { field: 'CHAIN_ID' });
   }
 
   const key = chain.walletKey ?? (embedded ? LOCAL_DEV_ACCOUNT_KEY : undefined);
