@@ -9,7 +9,7 @@ import type { JsonRpcApiProvider, Wallet } from 'ethers';
 import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
 import type { ChainAddresses } from './addressBook.js';
-import { ensureLocalNode } from './node/lifecycle.js';
+import { ensureLocalNode, markLocalNodeUsed } from './node/lifecycle.js';
 import type { LocalNodeInfo } from './node/nodeRecord.js';
 import { isLocalNodeProcess } from './node/process.js';
 import { checkpointLocalChain } from './node/snapshots.js';
@@ -120,6 +120,8 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
     // Registered after the provider's closer so it runs before it (closers run in reverse):
     // whatever this command changed on the local chain is saved before the process ends.
     ctx.onClose(async () => {
+      // The idle time of the node counts from the end of the command.
+      if (node !== undefined) markLocalNodeUsed(ctx, node);
       try {
         await checkpointLocalChain(ctx);
       } catch (error) {
@@ -213,7 +215,11 @@ export async function forgetConnectionIfNodeFailed(ctx: Context, connection: Cha
  */
 export async function connectChain(ctx: Context): Promise<ChainConnection> {
   const connection = await ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
-  if (!isEmbeddedNodeGone(connection)) return connection;
+  if (!isEmbeddedNodeGone(connection)) {
+    // A long-lived `vc serve` uses the node request after request: each use postpones its idle shutdown.
+    if (connection.node !== undefined) markLocalNodeUsed(ctx, connection.node);
+    return connection;
+  }
   await forgetChainConnection(ctx, connection);
   return ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
 }
