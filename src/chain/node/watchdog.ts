@@ -26,9 +26,12 @@ export interface WatchdogArgs {
   idleMs: number;
 }
 
-/** How often the mark is looked at: a tenth of the idle time, between 1 s and 1 min. */
+/**
+ * How often the node and its mark are looked at: a tenth of the idle time, between 1 s and 5 s
+ * (a look is a few stat calls; a watchdog outlives a stopped node by at most that long).
+ */
 export function pollInterval(idleMs: number): number {
-  return Math.min(60_000, Math.max(1_000, Math.round(idleMs / 10)));
+  return Math.min(5_000, Math.max(1_000, Math.round(idleMs / 10)));
 }
 
 async function watch(args: WatchdogArgs): Promise<void> {
