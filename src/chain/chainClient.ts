@@ -7,6 +7,7 @@
 import type { Context } from '../context.js';
 import { CHAIN_KEY, connectChain, forgetChainConnection, isEmbeddedNodeGone, type ChainClient } from './connection.js';
 import { ensureDeployed } from './deployment/deployContracts.js';
+import { markLocalNodeUsed } from './node/lifecycle.js';
 
 export type { ChainClient };
 
@@ -23,7 +24,11 @@ async function createChainClient(ctx: Context): Promise<ChainClient> {
  */
 export async function getChain(ctx: Context): Promise<ChainClient> {
   const chain = await ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
-  if (!isEmbeddedNodeGone(chain)) return chain;
+  if (!isEmbeddedNodeGone(chain)) {
+    // Each use postpones the node's idle shutdown (a `vc serve` keeps its client for hours).
+    if (chain.node !== undefined) markLocalNodeUsed(ctx, chain.node);
+    return chain;
+  }
   await forgetChainConnection(ctx, chain);
   return ctx.lazy(CHAIN_KEY, () => createChainClient(ctx));
 }

@@ -9,11 +9,11 @@ import type { JsonRpcApiProvider, Wallet } from 'ethers';
 import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NetworkError, describeError } from '../errors.js';
 import type { ChainAddresses } from './addressBook.js';
-import { ensureLocalNode } from './node/lifecycle.js';
+import { ensureLocalNode, markLocalNodeUsed } from './node/lifecycle.js';
 import type { LocalNodeInfo } from './node/nodeRecord.js';
 import { isLocalNodeProcess } from './node/process.js';
 import { checkpointLocalChain } from './node/snapshots.js';
-import { JsonRpcCallError, jsonRpcCall, probeChainId } from './jsonRpc.js';
+import { JsonRpcCallError, jsonRpcCall, probeChainId, rpcEndpoint } from './jsonRpc.js';
 
 /**
  * Private key of anvil's first development account (from its default public test mnemonic
@@ -58,7 +58,7 @@ async function withProbeRetries(url: string, probe: () => Promise<number>, isFin
       if (isFinal(error)) break;
     }
   }
-  throw new NetworkError(`cannot reach the chain RPC endpoint ${url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
+  throw new NetworkError(`cannot reach the chain RPC endpoint ${rpcEndpoint(url).url} after ${RPC_RETRY_DELAYS_MS.length} attempts: ${describeError(lastError)}`, {
     field: 'RPC_URL',
     cause: lastError,
   });
@@ -94,10 +94,18 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
   // anvil mines instantly, so receipts are polled quickly there.
   // cacheTimeout -1: ethers otherwise answers a repeated eth_getTransactionCount from a 250 ms
   // cache, handing out a nonce that was just used.
-  const provider: JsonRpcApiProvider = new ethers.JsonRpcProvider(rpcUrl, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
+  // fetch refuses a URL with `user:password@`: basic-auth credentials travel as a header.
+  const endpoint = rpcEndpoint(rpcUrl);
+  const request = new ethers.FetchRequest(endpoint.url);
+  if (endpoint.credentials !== undefined) {
+    request.setCredentials(endpoint.credentials.username, endpoint.credentials.password);
+    // The user put them in an http:// URL (a node on a private network): sent as asked.
+    request.allowInsecureAuthentication = true;
+  }
+  const provider: JsonRpcApiProvider = new ethers.JsonRpcProvider(request, network, { staticNetwork: network, pollingInterval: embedded ? 50 : 2_000, cacheTimeout: -1 });
   if (reportedChainId !== chain.chainId) {
     await provider.destroy();
-    throw new ConfigError(`the chain at RPC_URL ${rpcUrl} has chain id ${reportedChainId}, but CHAIN_ID is ${chain.chainId}`, { field: 'CHAIN_ID' });
+    throw new ConfigError(`the chain at RPC_URL ${endpoint.url} has chain id ${reportedChainId}, but CHAIN_ID is ${chain.chainId}`, { field: 'CHAIN_ID' });
   }
 
   const key = chain.walletKey ?? (embedded ? LOCAL_DEV_ACCOUNT_KEY : undefined);
@@ -112,6 +120,8 @@ async function createConnection(ctx: Context): Promise<ChainConnection> {
     // Registered after the provider's closer so it runs before it (closers run in reverse):
     // whatever this command changed on the local chain is saved before the process ends.
     ctx.onClose(async () => {
+      // The idle time of the node counts from the end of the command.
+      if (node !== undefined) markLocalNodeUsed(ctx, node);
       try {
         await checkpointLocalChain(ctx);
       } catch (error) {
@@ -205,7 +215,11 @@ export async function forgetConnectionIfNodeFailed(ctx: Context, connection: Cha
  */
 export async function connectChain(ctx: Context): Promise<ChainConnection> {
   const connection = await ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
-  if (!isEmbeddedNodeGone(connection)) return connection;
+  if (!isEmbeddedNodeGone(connection)) {
+    // A long-lived `vc serve` uses the node request after request: each use postpones its idle shutdown.
+    if (connection.node !== undefined) markLocalNodeUsed(ctx, connection.node);
+    return connection;
+  }
   await forgetChainConnection(ctx, connection);
   return ctx.lazy(CONNECTION_KEY, () => createTrackedConnection(ctx));
 }

@@ -25,13 +25,54 @@ function newRequestId(count = 1): number {
   return randomInt(1, 2 ** 31 - count);
 }
 
+/** Where a request goes: the URL without user info, and the credentials it carried. */
+export interface RpcEndpoint {
+  /** The URL without `user:password@` (fetch refuses URLs with credentials). */
+  url: string;
+  /** `user:password`, decoded, when the URL carried them (HTTP basic authentication). */
+  credentials: { username: string; password: string } | undefined;
+}
+
+/**
+ * Splits `user:password@` (basic authentication, as some node providers use) off an RPC URL:
+ * they travel as an Authorization header instead, and messages name the URL without them.
+ */
+export function rpcEndpoint(url: string): RpcEndpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, credentials: undefined };
+  }
+  if (parsed.username === '' && parsed.password === '') return { url, credentials: undefined };
+  const credentials = { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+  parsed.username = '';
+  parsed.password = '';
+  // URL.href adds a slash to a bare origin; config's normal form has none.
+  const bare = parsed.href.endsWith('/') && !url.endsWith('/') ? parsed.href.slice(0, -1) : parsed.href;
+  return { url: bare, credentials };
+}
+
+/** The request headers for an endpoint: JSON, plus basic authentication when it has credentials. */
+function requestHeaders(endpoint: RpcEndpoint): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (endpoint.credentials !== undefined) {
+    const { username, password } = endpoint.credentials;
+    headers.authorization = `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+  }
+  return headers;
+}
+
 /** Sends one JSON-RPC request and returns its result; throws JsonRpcCallError on any failure. */
-export async function jsonRpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 2_000): Promise<T> {
+export async function jsonRpcCall<T>(rpcUrl: string, method: string, params: unknown[] = [], timeoutMs = 2_000): Promise<T> {
+  const endpoint = rpcEndpoint(rpcUrl);
+  // Messages name the URL without its credentials.
+  const url = endpoint.url;
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: requestHeaders(endpoint),
       body: JSON.stringify({ jsonrpc: '2.0', id: newRequestId(), method, params }),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -66,14 +107,16 @@ export async function probeChainId(url: string, timeoutMs = 1_000): Promise<numb
 }
 
 /** Sends several JSON-RPC requests in one HTTP batch; results in request order, errors thrown. */
-export async function jsonRpcBatch<T>(url: string, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<T[]> {
+export async function jsonRpcBatch<T>(rpcUrl: string, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<T[]> {
   if (calls.length === 0) return [];
+  const endpoint = rpcEndpoint(rpcUrl);
+  const url = endpoint.url;
   let response: Response;
   const first = newRequestId(calls.length);
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: requestHeaders(endpoint),
       body: JSON.stringify(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params }))),
       signal: AbortSignal.timeout(timeoutMs),
     });

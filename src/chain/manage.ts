@@ -7,7 +7,8 @@ import { InputError, NetworkError, redactUrls } from '../errors.js';
 import { ADDRESS_BOOK_NS, readAddressBook, type AddressBook, type ChainAddresses } from './addressBook.js';
 import { getChain } from './chainClient.js';
 import { deployContracts, type DeployOptions } from './deployment/deployContracts.js';
-import { localNodeStatus, resetLocalChainState, stopLocalNode } from './node/lifecycle.js';
+import { keepLocalNodeUp, localNodeStatus, resetLocalChainState, stopLocalNode } from './node/lifecycle.js';
+import { listLocalNodes, type ListedNode } from './node/nodeList.js';
 import type { LocalNodeState } from './node/nodeRecord.js';
 import type { VerifierRecord } from './verifiers.js';
 import { chainErrorReason } from './transactions.js';
@@ -65,6 +66,8 @@ export interface ChainDownResult {
 export async function chainDown(ctx: Context): Promise<ChainDownResult> {
   const before = await localNodeStatus(ctx);
   const { stopped, pid } = await stopLocalNode(ctx);
+  // `vc chain up` kept it up until now: from the next start on, it stops when idle again.
+  if (ctx.config.chain.rpcUrl === undefined) keepLocalNodeUp(ctx, false);
   return { stopped, pid, previousState: before.state };
 }
 
@@ -115,4 +118,13 @@ export async function chainDeploy(ctx: Context, options: DeployOptions): Promise
     verifiers: result.book.verifiers,
     durationMs: result.durationMs,
   };
+}
+
+export interface ChainPsResult {
+  nodes: ListedNode[];
+}
+
+/** The embedded nodes of this user, every home (`vc chain ps`). */
+export function chainPs(): ChainPsResult {
+  return { nodes: listLocalNodes() };
 }

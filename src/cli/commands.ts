@@ -37,6 +37,41 @@ function circuitsLine(info: CircuitsInfo): string {
 
 const short = (value: unknown): string => `${String(value).slice(0, 32)}...`;
 
+interface PsNode {
+  home: string;
+  chainId: number;
+  port: number;
+  pid: number;
+  startedAt: string | undefined;
+  idleSeconds: number | undefined;
+  idleLimitMinutes: number | null;
+}
+
+function duration(seconds: number | undefined): string {
+  if (seconds === undefined) return '-';
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+/** `vc chain ps` as a table (one line per node, columns aligned). */
+function psTable(nodes: PsNode[]): string {
+  const rows = [
+    ['HOME', 'CHAIN', 'PORT', 'PID', 'STARTED', 'IDLE', 'STOPS WHEN IDLE'],
+    ...nodes.map((node) => [
+      node.home,
+      String(node.chainId),
+      String(node.port),
+      String(node.pid),
+      node.startedAt?.replace(/\.\d+Z$/, 'Z') ?? '-',
+      duration(node.idleSeconds),
+      node.idleLimitMinutes === null ? 'never' : `after ${duration(Math.round(node.idleLimitMinutes * 60))}`,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
 /** The command groups: their description and examples. */
 export const GROUPS: Readonly<Record<string, { description: string; help?: string }>> = {
   issuer: {
@@ -55,7 +90,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   },
   chain: {
     description: 'manage the chain: the embedded local node (started on demand) and the iden3 contracts on it',
-    help: 'Examples:\n  $ vc chain status            # starts the embedded node and deploys on first use\n  $ vc chain down              # stops the node, keeping its state\n  $ vc chain reset --yes       # forget the local chain and its deployment\n  $ RPC_URL=https://... WALLET_KEY=... vc chain deploy',
+    help: 'Examples:\n  $ vc chain status            # starts the embedded node and deploys on first use\n  $ vc chain ps                # the embedded nodes of this user, every home\n  $ vc chain down              # stops the node, keeping its state\n  $ vc chain reset --yes       # forget the local chain and its deployment\n  $ RPC_URL=https://... WALLET_KEY=... vc chain deploy',
   },
   circuits: {
     description: 'build the zero-knowledge circuits (development keys) or fetch the official ones',
@@ -235,6 +270,19 @@ up). A nonce the verifier did not issue is accepted unless --require-nonce or VC
     summary: summary(() => 'the variables another party sets to use this chain (it adds its own WALLET_KEY)'),
     warn: (env: Record<string, string>) => (env.RPC_URL === undefined ? 'RPC_URL is left out: it carries a key (a path, query or user info); each party sets its own RPC_URL' : undefined),
     help: 'Prints dotenv lines (JSON with --json).\n\nExamples:\n  $ vc chain env -o ../holder/.env && echo WALLET_KEY=0x... >> ../holder/.env\n  $ vc chain env --json | jq -r .BSC_ADDRESS',
+  },
+  {
+    path: 'chain ps',
+    operation: chain.chainPs,
+    text: (result: { nodes: PsNode[] }) => psTable(result.nodes),
+    summary: summary<{ nodes: unknown[] }>((result) => `${result.nodes.length} embedded chain node${result.nodes.length === 1 ? '' : 's'} of this user`),
+    help: `Lists every embedded node of this user (any wallet home), from /proc (Linux): home, chain id,
+port, pid, start, idle time, and when it stops for idleness (VC_CHAIN_IDLE_MINUTES; "never" when
+\`vc chain up\` keeps it up). Stop one with \`vc --home HOME chain down\`.
+
+Examples:
+  $ vc chain ps
+  $ vc chain ps --json | jq -r '.nodes[].home'`,
   },
   {
     path: 'chain down',

@@ -67,6 +67,11 @@ export interface ChainConfig {
   mtpValidatorAddress: string | undefined;
   /** UniversalVerifier contract the holder submits proofs to (BSC_ADDRESS). */
   verifierAddress: string | undefined;
+  /**
+   * VC_CHAIN_IDLE_MINUTES: minutes without a request from vc after which the embedded node stops
+   * itself, its state saved (0: never; `vc chain up` keeps it up until `vc chain down`).
+   */
+  nodeIdleMinutes: number;
 }
 
 export interface ServerConfig {
@@ -144,6 +149,20 @@ function integer(vars: RawVariables, name: string, problems: Problems, min: numb
   }
   return Number(value);
 }
+
+/** A non-negative decimal number (`0.5`, `30`) from 0 to max. */
+function decimal(vars: RawVariables, name: string, problems: Problems, max: number): number | undefined {
+  const value = text(vars, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) > max) {
+    problems.add(name, value, `a number of minutes from 0 to ${max} (0: never; decimals allowed, e.g. 0.5)`);
+    return undefined;
+  }
+  return Number(value);
+}
+
+/** Default of VC_CHAIN_IDLE_MINUTES. */
+export const DEFAULT_NODE_IDLE_MINUTES = 30;
 
 function boolean(vars: RawVariables, name: string, problems: Problems): boolean | undefined {
   const value = text(vars, name);
@@ -272,6 +291,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       poseidonAddress: address(vars, 'POSEIDON_ADDRESS', problems),
       mtpValidatorAddress: address(vars, 'MTP_ADDRESS', problems),
       verifierAddress: address(vars, 'BSC_ADDRESS', problems),
+      nodeIdleMinutes: decimal(vars, 'VC_CHAIN_IDLE_MINUTES', problems, 7 * 24 * 60) ?? DEFAULT_NODE_IDLE_MINUTES,
     },
     rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
     circuitsPath: text(vars, 'CIRCUITS_PATH'),

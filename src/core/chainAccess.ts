@@ -4,10 +4,10 @@
  */
 import type { Context } from '../context.js';
 import type { VerifierCircuit } from '../chain/verifiers.js';
-export { chainDeploy, chainDown, chainReset, chainStatus } from '../chain/manage.js';
-export type { ChainDeployResult, ChainDownResult, ChainResetResult, ChainStatusResult } from '../chain/manage.js';
+export { chainDeploy, chainDown, chainPs, chainReset, chainStatus } from '../chain/manage.js';
+export type { ChainDeployResult, ChainDownResult, ChainPsResult, ChainResetResult, ChainStatusResult } from '../chain/manage.js';
 export { stopLocalNodeIfStartedHere } from '../chain/connection.js';
-export { fixLocalNodeAddress } from '../chain/node/lifecycle.js';
+export { fixLocalNodeAddress, keepLocalNodeUp } from '../chain/node/lifecycle.js';
 
 /**
  * The Groth16 verifiers to deploy so that proofs of the circuits in use verify: on a development

@@ -12,9 +12,10 @@
  * holding a fixed port is refused, naming its pid and home, never adopted. The node then carries
  * this home's chain marker (./nodeIdentity.ts).
  */
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { Context } from '../../context.js';
 import { NetworkError, describeError } from '../../errors.js';
 import { probeChainId } from '../jsonRpc.js';
@@ -22,8 +23,12 @@ import {
   NODE_KEY,
   NODE_NS,
   fixedLocalNodeAddress,
+  isKeptUp,
+  lastNodeUse,
   localStateDir,
   readNodeRecord,
+  setKeepUp,
+  touchNodeUse,
   warn,
   type LocalNodeInfo,
   type LocalNodeRecord,
@@ -31,8 +36,10 @@ import {
 } from './nodeRecord.js';
 import { LOOPBACK, connectHost, findFreePort, tryListen } from './ports.js';
 import { carriesAnotherMarker, claimNodeIdentity } from './nodeIdentity.js';
-import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, terminate, waitForExit } from './process.js';
+import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, restrictFiles, spawnDetached, terminate, waitForExit } from './process.js';
 import { checkpointNode, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
+import { workerEntry } from '../../workers/pool.js';
+import type { WatchdogArgs } from './watchdog.js';
 
 /** Seconds between anvil's own state dumps. */
 const AUTOSAVE_INTERVAL_SECONDS = 5;
@@ -64,6 +71,8 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
   // No node runs here (we hold the 'chain' lock): anvil's last own dump can be checked and kept.
   settleAnvilDumpReporting(ctx, stateDir);
   const snapshot = newestSnapshot(stateDir);
+  // Files an older vc (or anvil under the user's umask) left readable by others become private.
+  restrictFiles(readdirSync(stateDir).map((name) => path.join(stateDir, name)));
 
   // An address fixed with `vc chain up --port/--host` is kept, or the start fails: other wallets use it.
   const fixed = fixedLocalNodeAddress(ctx, chainId);
@@ -80,7 +89,8 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
     ];
     if (snapshot !== undefined) args.push('--load-state', snapshot.file);
     const logFd = openSync(files.log, 'w', 0o600);
-    const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: stateDir });
+    // Scrubbed environment, umask 077 (./process.ts).
+    const child = spawnDetached(binary, args, { stdio: ['ignore', logFd, logFd], cwd: stateDir });
     closeSync(logFd);
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let spawnError: Error | undefined;
@@ -121,6 +131,8 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
           ctx.store.put(NODE_NS, NODE_KEY, record);
           // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
           ctx.store.put(NODE_NS, `port:${chainId}`, port);
+          touchNodeUse(stateDir, ctx.now());
+          startWatchdog(ctx, record);
           return { ...record, started: true, recovered: false, loadedState: snapshot?.file };
         }
       }
@@ -138,6 +150,64 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
     if (!/address already in use/i.test(lastFailure)) break;
   }
   throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
+}
+
+/**
+ * Starts the idle watchdog of a node just started (./watchdog.ts), unless VC_CHAIN_IDLE_MINUTES
+ * is 0. A watchdog that cannot start leaves the node running, as before idle shutdown existed.
+ */
+function startWatchdog(ctx: Context, record: LocalNodeRecord): void {
+  const minutes = ctx.config.chain.nodeIdleMinutes;
+  if (minutes <= 0) return;
+  const args: WatchdogArgs = {
+    home: ctx.config.home,
+    chainId: record.chainId,
+    networkName: `${ctx.config.chain.didBlockchain}:${ctx.config.chain.didNetwork}`,
+    pid: record.pid,
+    stateDir: record.stateDir,
+    idleMs: Math.round(minutes * 60_000),
+  };
+  let logFd: number | undefined;
+  try {
+    const entry = workerEntry('watchdog.js', import.meta.url);
+    logFd = openSync(path.join(record.stateDir, 'watchdog.log'), 'a', 0o600);
+    const child = spawnDetached(process.execPath, [fileURLToPath(entry), JSON.stringify(args)], { stdio: ['ignore', logFd, logFd], cwd: record.stateDir });
+    child.once('error', (error) => warn(ctx, `the idle watchdog of the local chain node did not start (the node keeps running): ${describeError(error)}`));
+    child.unref();
+  } catch (error) {
+    warn(ctx, `the idle watchdog of the local chain node did not start (the node keeps running): ${describeError(error)}`);
+  } finally {
+    if (logFd !== undefined) closeSync(logFd);
+  }
+}
+
+/**
+ * Stops the node the watchdog watches when it is still this home's node, not kept up, and unused
+ * for its idle time (all checked under the 'chain' lock, so a command starting meanwhile wins).
+ */
+export async function stopIdleNode(ctx: Context, watched: { pid: number; stateDir: string; idleMs: number }): Promise<{ stopped: boolean }> {
+  const idle = (): boolean => {
+    const last = lastNodeUse(watched.stateDir);
+    return !isKeptUp(watched.stateDir) && last !== undefined && Date.now() - last.getTime() >= watched.idleMs;
+  };
+  const { stopped } = await stopLocalNode(ctx, { onlyIf: (record) => record.pid === watched.pid && record.stateDir === watched.stateDir && idle() });
+  return { stopped };
+}
+
+/** `vc chain up`: the node of the configured chain never stops for idleness, until `vc chain down`. */
+export function keepLocalNodeUp(ctx: Context, keep: boolean): void {
+  const stateDir = localStateDir(ctx);
+  if (keep) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  try {
+    setKeepUp(stateDir, keep);
+  } catch (error) {
+    warn(ctx, `cannot ${keep ? 'set' : 'clear'} the keep-up flag of the local chain node: ${describeError(error)}`);
+  }
+}
+
+/** Marks the local node as used now (each command that uses it), postponing its idle shutdown. */
+export function markLocalNodeUsed(ctx: Context, node: { stateDir: string }): void {
+  touchNodeUse(node.stateDir, ctx.now());
 }
 
 /**
@@ -185,6 +255,7 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
   const chainId = ctx.config.chain.chainId;
   const quick = await localNodeStatus(ctx);
   if (quick.state === 'running' && quick.record?.chainId === chainId) {
+    touchNodeUse(quick.record.stateDir, ctx.now());
     return { ...quick.record, started: false, recovered: false, loadedState: undefined };
   }
   return ctx.store.withLock('chain', async () => {
@@ -192,6 +263,7 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
     const status = await localNodeStatus(ctx);
     const record = status.record;
     if (status.state === 'running' && record?.chainId === chainId) {
+      touchNodeUse(record.stateDir, ctx.now());
       return { ...record, started: false, recovered: false, loadedState: undefined };
     }
     let recovered = false;
@@ -228,11 +300,15 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
 }
 
 /** Stops the local node, saving its state first. Returns the pid it stopped, if one was running. */
-export async function stopLocalNode(ctx: Context, options: { persist?: boolean } = {}): Promise<{ stopped: boolean; pid: number | undefined }> {
+export async function stopLocalNode(
+  ctx: Context,
+  options: { persist?: boolean; onlyIf?: (record: LocalNodeRecord) => boolean } = {},
+): Promise<{ stopped: boolean; pid: number | undefined }> {
   return ctx.store.withLock('chain', async () => {
     const status = await localNodeStatus(ctx);
     const record = status.record;
     if (record === undefined) return { stopped: false, pid: undefined };
+    if (options.onlyIf !== undefined && !options.onlyIf(record)) return { stopped: false, pid: record.pid };
     if (status.state === 'dead') {
       ctx.store.delete(NODE_NS, NODE_KEY);
       return { stopped: false, pid: record.pid };

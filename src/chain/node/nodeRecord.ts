@@ -3,6 +3,7 @@
  * node's record, the remembered and fixed addresses, the checkpoint marks; and where a chain's
  * state lives under the home.
  */
+import { closeSync, existsSync, openSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../../context.js';
 import { LOOPBACK } from './ports.js';
@@ -69,4 +70,51 @@ export function fixedLocalNodeAddress(ctx: Context, chainId: number): { port: nu
 export function warn(ctx: Context, text: string): void {
   if (ctx.progress.warn !== undefined) ctx.progress.warn(text);
   else ctx.progress.info(`warning: ${text}`);
+}
+
+/**
+ * The "last used" mark of a state directory: its mtime is when a vc command last used the node
+ * (the idle shutdown of ./watchdog.ts and `vc chain ps` read it).
+ */
+export function nodeUseMark(stateDir: string): string {
+  return path.join(stateDir, 'last-used');
+}
+
+/** The flag of `vc chain up`: while it exists, the node never stops for idleness (until `vc chain down`). */
+export function keepUpFlag(stateDir: string): string {
+  return path.join(stateDir, 'keep-up');
+}
+
+/** Marks the node of `stateDir` as used now. Best effort: a mark that cannot be written only shortens the idle time. */
+export function touchNodeUse(stateDir: string, at = new Date()): void {
+  const mark = nodeUseMark(stateDir);
+  try {
+    utimesSync(mark, at, at);
+  } catch {
+    try {
+      closeSync(openSync(mark, 'a', 0o600));
+      utimesSync(mark, at, at);
+    } catch {
+      // the state directory is gone (reset) or not writable
+    }
+  }
+}
+
+/** When the node of `stateDir` was last used (the mark's mtime), if ever. */
+export function lastNodeUse(stateDir: string): Date | undefined {
+  try {
+    return statSync(nodeUseMark(stateDir)).mtime;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sets or clears the keep-up flag (see keepUpFlag). */
+export function setKeepUp(stateDir: string, keep: boolean): void {
+  if (keep) closeSync(openSync(keepUpFlag(stateDir), 'a', 0o600));
+  else rmSync(keepUpFlag(stateDir), { force: true });
+}
+
+export function isKeptUp(stateDir: string): boolean {
+  return existsSync(keepUpFlag(stateDir));
 }

@@ -3,7 +3,8 @@
  * whether a pid is still a live anvil of a given home, who listens on a port, stopping it. Nothing
  * here reads the store.
  */
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { chmodSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +25,49 @@ export function anvilBinaryPath(): string {
       field: 'RPC_URL',
       details: 'or set RPC_URL to use an external chain',
     });
+  }
+}
+
+/**
+ * The only variables a detached process of vc (the node, its watchdog) inherits: it outlives the
+ * command, so WALLET_KEY, IDP_BLS_SIGN_SEED_PHRASE, VC_API_TOKEN, RPC_URL and the like must not
+ * stay readable in its /proc/<pid>/environ for hours.
+ */
+const DETACHED_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ'];
+
+export function scrubbedEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of DETACHED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
+/**
+ * Spawns a detached process with the scrubbed environment and a umask of 077, so every file it
+ * creates (anvil's own state dumps) is 0600: a chain state holds the wallet's identity states.
+ * The umask is this process' for the moment of the spawn (the child inherits it at fork).
+ */
+export function spawnDetached(command: string, args: string[], options: Pick<SpawnOptions, 'stdio' | 'cwd'>): ChildProcess {
+  let previous: number | undefined;
+  try {
+    previous = process.umask(0o077);
+  } catch {
+    // Worker threads cannot change the umask: the files' modes are fixed after the fact (restrictFiles).
+  }
+  try {
+    return spawn(command, args, { ...options, detached: true, env: scrubbedEnv() });
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
+}
+
+/** Makes existing files private (0600): files made by an older vc, or under another umask. Best effort. */
+export function restrictFiles(files: string[]): void {
+  for (const file of files) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // absent
+    }
   }
 }
 

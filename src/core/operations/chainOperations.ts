@@ -15,7 +15,7 @@ const verifierArtifactSchema = z.object({
 
 export const chainUp = defineOperation({
   name: 'chain.up',
-  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed); --port/--host keep it on a fixed address other wallets can use',
+  summary: 'start the local chain node (if not running) and deploy the contracts (if not deployed), kept up (no idle shutdown) until vc chain down; --port/--host keep it on a fixed address other wallets can use',
   input: z.strictObject({
     port: z.number().int().min(1).max(65535).describe('the port the node keeps from now on (restarted there if it runs elsewhere)').optional(),
     host: z
@@ -33,6 +33,8 @@ export const chainUp = defineOperation({
       }
       await (await chain()).fixLocalNodeAddress(ctx, input);
     }
+    // Up until `vc chain down`: no idle shutdown (other wallets may use it through RPC_URL).
+    if (ctx.config.chain.rpcUrl === undefined) (await chain()).keepLocalNodeUp(ctx, true);
     const status = await (await chain()).chainStatus(ctx);
     if (ctx.config.chain.rpcUrl !== undefined) return status;
     // The embedded node gets the verifiers of the circuits in use now, before its addresses are
@@ -72,6 +74,14 @@ export const chainEnv = defineOperation({
       ...(status.contracts.poseidon === undefined ? {} : { POSEIDON_ADDRESS: status.contracts.poseidon }),
     };
   },
+});
+
+export const chainPs = defineOperation({
+  name: 'chain.ps',
+  summary: "the embedded chain nodes of this user, every wallet home: home, chain id, port, pid, when started, idle time and when it stops for idleness",
+  input: z.strictObject({}),
+  mutates: false,
+  run: async () => (await chain()).chainPs(),
 });
 
 export const chainDown = defineOperation({
