@@ -11,8 +11,11 @@ export class JsonRpcCallError extends Error {
   constructor(
     message: string,
     readonly kind: 'transport' | 'http' | 'rpc',
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    // The cause (fetch's ECONNREFUSED, a socket closed mid-answer...) is kept, so a walk over the
+    // cause chain (asConnectionFailure) recognises a lost connection.
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'JsonRpcCallError';
   }
 }
@@ -79,7 +82,7 @@ export async function jsonRpcCall<T>(rpcUrl: string, method: string, params: unk
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     const reason = cause === undefined ? describeError(error) : describeError(cause);
-    throw new JsonRpcCallError(`${method} to ${url} failed: ${reason}`, 'transport');
+    throw new JsonRpcCallError(`${method} to ${url} failed: ${reason}`, 'transport', { cause: error });
   }
   if (!response.ok) {
     throw new JsonRpcCallError(`${method} to ${url} failed: HTTP ${response.status} ${response.statusText}`, 'http');
@@ -88,7 +91,12 @@ export async function jsonRpcCall<T>(rpcUrl: string, method: string, params: unk
   try {
     body = (await response.json()) as typeof body;
   } catch (error) {
-    throw new JsonRpcCallError(`${method} to ${url}: the reply is not JSON (${describeError(error)})`, 'http');
+    // A body cut short (the node killed while answering) is a lost connection, not a bad reply.
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause !== undefined || (error as { name?: unknown }).name !== 'SyntaxError') {
+      throw new JsonRpcCallError(`${method} to ${url} failed while reading the reply: ${describeError(cause ?? error)}`, 'transport', { cause: error });
+    }
+    throw new JsonRpcCallError(`${method} to ${url}: the reply is not JSON (${describeError(error)})`, 'http', { cause: error });
   }
   if (body.error !== undefined) {
     throw new JsonRpcCallError(`${method} to ${url} was rejected: ${body.error.message ?? 'unknown error'} (code ${body.error.code ?? '?'})`, 'rpc');
@@ -122,7 +130,7 @@ export async function jsonRpcBatch<T>(rpcUrl: string, calls: Array<{ method: str
     });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    throw new JsonRpcCallError(`batch of ${calls.length} requests to ${url} failed: ${describeError(cause ?? error)}`, 'transport');
+    throw new JsonRpcCallError(`batch of ${calls.length} requests to ${url} failed: ${describeError(cause ?? error)}`, 'transport', { cause: error });
   }
   if (!response.ok) throw new JsonRpcCallError(`batch to ${url} failed: HTTP ${response.status} ${response.statusText}`, 'http');
   const replies = (await response.json()) as Array<{ id: number; result?: T; error?: { message?: string } }>;

@@ -47,7 +47,7 @@ export interface SendTransactionOptions {
   abis?: InterfaceAbi[];
   /** Save the local chain state after the receipt (default true; deployment batches it). */
   checkpoint?: boolean;
-  /** How long to wait for the receipt (default 60 s embedded, 300 s external). */
+  /** How long to wait for the receipt (default 60 s embedded, 300 s external; plus 15 s for each confirmation beyond the first). */
   receiptTimeoutMs?: number;
   /**
    * Called once the transaction is broadcast, before waiting for its receipt, with its hash and the
@@ -214,20 +214,37 @@ export async function toChainError(ctx: Context, error: unknown, description: st
   return new NetworkError(`${description} failed: ${chainErrorReason(error)}`, { cause: error });
 }
 
-async function waitForReceipt(connection: ChainConnection, hash: string, timeoutMs: number): Promise<TransactionReceipt> {
+/**
+ * Waits until transaction `hash` is mined and has `confirmations` blocks (its own included). The
+ * receipt is read again once enough blocks followed, so a transaction moved or dropped by a
+ * reorganisation meanwhile is waited for again (and, if it never comes back, the deadline passes:
+ * NetworkError, and the next command publishes again from its journal).
+ */
+async function waitForReceipt(connection: ChainConnection, hash: string, timeoutMs: number, confirmations = 1): Promise<TransactionReceipt> {
   const deadline = Date.now() + timeoutMs;
   const pause = connection.embedded ? 20 : 1_000;
   let failures = 0;
+  let mined: TransactionReceipt | undefined;
   while (Date.now() < deadline) {
     try {
       const receipt = await connection.provider.getTransactionReceipt(hash);
-      if (receipt !== null) return receipt;
+      if (receipt !== null && confirmations <= 1) return receipt;
+      if (receipt !== null) {
+        mined = receipt;
+        const head = await connection.provider.getBlockNumber();
+        if (head - receipt.blockNumber + 1 >= confirmations) return receipt;
+      } else {
+        mined = undefined;
+      }
       failures = 0;
     } catch (error) {
       // Tolerate a few transient RPC failures while waiting; give up on a lasting outage.
       if (++failures >= 5) throw error;
     }
     await sleep(pause);
+  }
+  if (mined !== undefined) {
+    throw new NetworkError(`transaction ${hash} was mined in block ${mined.blockNumber} but did not reach ${confirmations} confirmations within ${Math.round(timeoutMs / 1000)} s on ${connection.rpcUrl}`);
   }
   throw new NetworkError(`transaction ${hash} was not mined within ${Math.round(timeoutMs / 1000)} s on ${connection.rpcUrl}`);
 }
@@ -273,7 +290,10 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
     }
     let receipt: TransactionReceipt;
     try {
-      receipt = await waitForReceipt(connection, response.hash, options.receiptTimeoutMs ?? (connection.embedded ? 60_000 : 300_000));
+      // CONFIRMATIONS: 1 on development chains, more on others (each further block may take a while).
+      const confirmations = connection.embedded ? 1 : ctx.config.chain.confirmations;
+      const timeoutMs = (options.receiptTimeoutMs ?? (connection.embedded ? 60_000 : 300_000)) + (confirmations - 1) * 15_000;
+      receipt = await waitForReceipt(connection, response.hash, timeoutMs, confirmations);
     } catch (error) {
       throw await toChainError(ctx, error, options.description, connection, abis);
     }

@@ -9,6 +9,12 @@ import { ConfigError } from '../errors.js';
 export const LOCAL_CHAIN_ID = 152;
 /** Chain ids treated as local development chains (dev verifiers may be deployed there). */
 export const DEV_CHAIN_IDS: readonly number[] = [LOCAL_CHAIN_ID, 31337, 1337];
+/**
+ * Default CONFIRMATIONS on a chain that is not a development chain: a transaction is reported done
+ * once 10 blocks hold it (as the issuer-node waits for its confirmation block count), so a short
+ * reorganisation does not take back what vc reported.
+ */
+export const PUBLIC_CHAIN_CONFIRMATIONS = 10;
 
 /**
  * The DID network (`<blockchain>:<network>`) of each chain id @iden3/js-iden3-core knows for the
@@ -72,6 +78,11 @@ export interface ChainConfig {
    * itself, its state saved (0: never; `vc chain up` keeps it up until `vc chain down`).
    */
   nodeIdleMinutes: number;
+  /**
+   * CONFIRMATIONS: blocks a transaction must have (its own included) before vc reports it done.
+   * 1 on development chains (the embedded node saves every block before showing it), more on others.
+   */
+  confirmations: number;
 }
 
 export interface ServerConfig {
@@ -292,6 +303,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       mtpValidatorAddress: address(vars, 'MTP_ADDRESS', problems),
       verifierAddress: address(vars, 'BSC_ADDRESS', problems),
       nodeIdleMinutes: decimal(vars, 'VC_CHAIN_IDLE_MINUTES', problems, 7 * 24 * 60) ?? DEFAULT_NODE_IDLE_MINUTES,
+      confirmations: integer(vars, 'CONFIRMATIONS', problems, 1, 1000) ?? (rpcUrlGiven && !DEV_CHAIN_IDS.includes(chainId) ? PUBLIC_CHAIN_CONFIRMATIONS : 1),
     },
     rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
     circuitsPath: text(vars, 'CIRCUITS_PATH'),

@@ -96,6 +96,16 @@ describe('parseConfig', () => {
     expect(parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: 'Abandon ' + PHRASE.slice('abandon '.length) }, '/h').issuer.blsSeedPhrase).toBe(PHRASE);
   });
 
+  it('CONFIRMATIONS: 1 on development chains, 10 on others through RPC_URL, or as set (1-1000)', () => {
+    const external = { RPC_URL: 'https://rpc.example.org', WALLET_KEY: 'ab'.repeat(32) };
+    const confirmations = (vars: Record<string, string>): number => parseConfig(vars, '/h').chain.confirmations;
+    expect(confirmations({})).toBe(1);
+    expect(confirmations({ CHAIN_ID: '31337', ...external })).toBe(1);
+    expect(confirmations({ CHAIN_ID: '80002', ...external })).toBe(10);
+    expect(confirmations({ CHAIN_ID: '80002', CONFIRMATIONS: '3', ...external })).toBe(3);
+    expect(() => parseConfig({ CONFIRMATIONS: '0' }, '/h')).toThrow(/CONFIRMATIONS/);
+  });
+
   it('requires WALLET_KEY when an external RPC_URL is configured', () => {
     expect(() => parseConfig({ RPC_URL: 'http://127.0.0.1:8545' }, '/h')).toThrow(/WALLET_KEY: required/);
   });

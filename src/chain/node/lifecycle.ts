@@ -34,16 +34,36 @@ import {
   type LocalNodeRecord,
   type LocalNodeStatus,
 } from './nodeRecord.js';
-import { LOOPBACK, connectHost, findFreePort, tryListen } from './ports.js';
+import { LOOPBACK, findFreePort, tryListen } from './ports.js';
 import { carriesAnotherMarker, claimNodeIdentity } from './nodeIdentity.js';
 import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, restrictFiles, spawnDetached, terminate, waitForExit } from './process.js';
 import { checkpointNode, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
 import { workerEntry } from '../../workers/pool.js';
 import type { WatchdogArgs } from './watchdog.js';
+import { launchFront } from './frontLaunch.js';
 
 /** Seconds between anvil's own state dumps. */
 const AUTOSAVE_INTERVAL_SECONDS = 5;
 const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Stops the front of a node (it exits by itself within a moment of the node; SIGKILL if not), so
+ * its public port is free again.
+ */
+async function stopFront(record: LocalNodeRecord): Promise<void> {
+  if (record.front === undefined || !isLocalNodeProcess({ pid: record.front.pid, stateDir: record.stateDir })) return;
+  if (!(await waitForExit(record.front.pid, 1_000))) {
+    killQuietly(record.front.pid, 'SIGKILL');
+    await waitForExit(record.front.pid, 2_000);
+  }
+}
+
+/** Kills the node of a record whose front is gone (only when the pid is still that node). */
+async function killNodeOf(record: LocalNodeRecord): Promise<void> {
+  if (!isLocalNodeProcess({ pid: record.pid, stateDir: record.stateDir })) return;
+  killQuietly(record.pid, 'SIGKILL');
+  await waitForExit(record.pid, 2_000);
+}
 
 /** Inspects the recorded node without changing anything. */
 export async function localNodeStatus(ctx: Context): Promise<LocalNodeStatus> {
@@ -75,13 +95,16 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
   restrictFiles(readdirSync(stateDir).map((name) => path.join(stateDir, name)));
 
   // An address fixed with `vc chain up --port/--host` is kept, or the start fails: other wallets use it.
+  // anvil listens on a private loopback port; its front (./front.ts) holds the public address.
   const fixed = fixedLocalNodeAddress(ctx, chainId);
   let lastFailure = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = fixed.port ?? (await findFreePort(attempt === 0 ? preferredPort : undefined));
+    const nodePort = await findFreePort();
+    let retryElsewhere = false;
     const args = [
-      '--host', fixed.host,
-      '--port', String(port),
+      '--host', LOOPBACK,
+      '--port', String(nodePort),
       '--chain-id', String(chainId),
       '--dump-state', files.anvilDump,
       '--state-interval', String(AUTOSAVE_INTERVAL_SECONDS),
@@ -102,31 +125,42 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
     });
     child.unref();
 
-    const rpcUrl = `http://${connectHost(fixed.host)}:${port}`;
+    const nodeUrl = `http://${LOOPBACK}:${nodePort}`;
     const deadline = Date.now() + START_TIMEOUT_MS;
     // Another process may hold the port and answer the probe before our anvil's failure to bind is
     // noticed: only an answer from the child we spawned counts.
     let answeredByAnother = false;
     while (Date.now() < deadline && exited === undefined && spawnError === undefined) {
-      if ((await probeChainId(rpcUrl, 500)) === chainId) {
-        if (await isAnotherNode(ctx, child.pid!, port, rpcUrl, chainId, stateDir)) {
+      if ((await probeChainId(nodeUrl, 500)) === chainId) {
+        if (await isAnotherNode(ctx, child.pid!, nodePort, nodeUrl, chainId, stateDir)) {
           answeredByAnother = true;
         } else {
+          const front = await launchFront({ host: fixed.host, port, nodeUrl, nodePid: child.pid!, stateDir, chainId });
+          if (front.outcome !== 'started') {
+            killQuietly(child.pid!, 'SIGKILL');
+            if (front.outcome === 'failed') throw new NetworkError(`the local chain node's front failed to start: ${front.reason}`);
+            if (fixed.port !== undefined) throw portHeldError(fixed.host, port);
+            lastFailure = `port ${port} is in use`;
+            retryElsewhere = true;
+            break;
+          }
           const record: LocalNodeRecord = {
             pid: child.pid!,
             port,
             ...(fixed.host === LOOPBACK ? {} : { host: fixed.host }),
             chainId,
-            rpcUrl,
+            rpcUrl: front.rpcUrl,
             startedAt: ctx.now().toISOString(),
             stateDir,
             logFile: files.log,
+            front: { pid: front.pid, nodeUrl },
           };
           try {
             await claimNodeIdentity(ctx, record);
           } catch (error) {
             killQuietly(child.pid!, 'SIGKILL');
-            throw new NetworkError(`the local chain node on ${rpcUrl} could not be given this wallet's chain identity: ${describeError(error)}`, { cause: error });
+            killQuietly(front.pid, 'SIGKILL');
+            throw new NetworkError(`the local chain node on ${front.rpcUrl} could not be given this wallet's chain identity: ${describeError(error)}`, { cause: error });
           }
           ctx.store.put(NODE_NS, NODE_KEY, record);
           // Remembered beyond `chain down`, so the RPC URL stays the same across restarts when possible.
@@ -138,15 +172,18 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
       }
       await sleep(25);
     }
+    if (retryElsewhere) continue;
     if (spawnError !== undefined) throw new NetworkError(`cannot start the local chain node ${binary}: ${describeError(spawnError)}`, { cause: spawnError });
     if (exited === undefined) {
       // Started but never answered: do not leave a stray node behind.
       if (child.pid !== undefined) killQuietly(child.pid, 'SIGKILL');
-      if (answeredByAnother) throw portHeldError(fixed.host, port);
-      throw new NetworkError(`the local chain node did not answer on ${rpcUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
+      if (answeredByAnother) {
+        lastFailure = `port ${nodePort} is in use`;
+        continue;
+      }
+      throw new NetworkError(`the local chain node did not answer on ${nodeUrl} within ${START_TIMEOUT_MS / 1000} s (log: ${files.log})`);
     }
     lastFailure = tail(files.log);
-    if (/address already in use/i.test(lastFailure) && fixed.port !== undefined) throw portHeldError(fixed.host, port);
     if (!/address already in use/i.test(lastFailure)) break;
   }
   throw new NetworkError(`the local chain node failed to start: ${lastFailure || 'no output'} (log: ${files.log})`);
@@ -274,13 +311,18 @@ export async function ensureLocalNode(ctx: Context): Promise<LocalNodeInfo> {
           warn(ctx, `the state of the local chain ${record.chainId} was not saved before stopping it: ${describeError(error)}`);
         });
         await terminate(record.pid);
+        await stopFront(record);
         settleAnvilDumpReporting(ctx, record.stateDir);
       } else if (status.state === 'unresponsive') {
         ctx.progress.info(`the local chain node (pid ${record.pid}) stopped answering on ${record.rpcUrl}; restarting it`);
         killQuietly(record.pid, 'SIGKILL');
         await waitForExit(record.pid, 2_000);
+        await stopFront(record);
         recovered = true;
       } else {
+        // Whichever of the node and its front survived the other goes too (nothing unsaved is served).
+        await killNodeOf(record);
+        await stopFront(record);
         ctx.progress.info(`the local chain node (pid ${record.pid}) is gone (killed or crashed); restarting it from the saved state`);
         recovered = true;
       }
@@ -310,6 +352,8 @@ export async function stopLocalNode(
     if (record === undefined) return { stopped: false, pid: undefined };
     if (options.onlyIf !== undefined && !options.onlyIf(record)) return { stopped: false, pid: record.pid };
     if (status.state === 'dead') {
+      await killNodeOf(record);
+      await stopFront(record);
       ctx.store.delete(NODE_NS, NODE_KEY);
       return { stopped: false, pid: record.pid };
     }
@@ -317,6 +361,7 @@ export async function stopLocalNode(
       await checkpointNode(ctx, record);
     }
     await terminate(record.pid);
+    await stopFront(record);
     ctx.store.delete(NODE_NS, NODE_KEY);
     // anvil dumped its state on exit: keep it if complete, report it if cut short.
     if (options.persist !== false) settleAnvilDumpReporting(ctx, record.stateDir);

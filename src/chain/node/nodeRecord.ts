@@ -23,6 +23,11 @@ export interface LocalNodeRecord {
   startedAt: string;
   stateDir: string;
   logFile: string;
+  /**
+   * The front (./front.ts) listening on `port` and saving the state before any answer shows a
+   * change; anvil itself listens on the loopback at `nodeUrl`. Absent for a node started before.
+   */
+  front?: { pid: number; nodeUrl: string };
 }
 
 /** The node a command can use. */

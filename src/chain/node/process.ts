@@ -98,9 +98,13 @@ function isOurNode(pid: number, stateDir: string): boolean {
   }
 }
 
-/** True when the recorded node's process is still running (without asking its RPC). */
-export function isLocalNodeProcess(record: { pid: number; stateDir: string }): boolean {
-  return isProcessAlive(record.pid) && isOurNode(record.pid, record.stateDir);
+/**
+ * True when the recorded node's process is still running (without asking its RPC), and so is its
+ * front when it has one (a node whose front is gone is dead: it is killed and restarted).
+ */
+export function isLocalNodeProcess(record: { pid: number; stateDir: string; front?: { pid: number } | undefined }): boolean {
+  if (!isProcessAlive(record.pid) || !isOurNode(record.pid, record.stateDir)) return false;
+  return record.front === undefined || (isProcessAlive(record.front.pid) && isOurNode(record.front.pid, record.stateDir));
 }
 
 export function killQuietly(pid: number, signal: NodeJS.Signals): void {
@@ -211,9 +215,23 @@ export function nodeHomeOf(pid: number): string | undefined {
   } catch {
     return undefined;
   }
+  // The node's front (./front.ts): `--snapshot <home>/chain/<chain id>/served.json`.
+  const served = args.includes('--node-pid') ? args[args.indexOf('--snapshot') + 1] : undefined;
+  if (served !== undefined && path.basename(served) === 'served.json') return path.dirname(path.dirname(path.dirname(served)));
   const dump = args[args.indexOf('--dump-state') + 1];
   if (!args.includes('--dump-state') || dump === undefined || path.basename(dump) !== 'autosave.anvil.json') return undefined;
   return path.dirname(path.dirname(path.dirname(dump)));
+}
+
+/** The node's pid when process `pid` is a node's front (it holds the node's public port). */
+function frontedNodeOf(pid: number): number | undefined {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const value = args.includes('--node-pid') ? Number(args[args.indexOf('--node-pid') + 1]) : Number.NaN;
+    return Number.isInteger(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Who holds TCP `port`, for a message: "another node (pid N, home H)", "another process (pid N)" or "another process". */
@@ -221,5 +239,5 @@ export function describePortHolder(port: number): string {
   const pid = listeningProcess(port);
   if (pid === undefined) return 'another process';
   const home = nodeHomeOf(pid);
-  return home === undefined ? `another process (pid ${pid})` : `another node (pid ${pid}, home ${home})`;
+  return home === undefined ? `another process (pid ${pid})` : `another node (pid ${frontedNodeOf(pid) ?? pid}, home ${home})`;
 }

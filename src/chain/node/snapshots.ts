@@ -4,6 +4,10 @@
  *   anvil_dumpState RPC after our own transactions and when a command that used the chain ends,
  *   so a kill -9 of the node never loses anything a finished command recorded; the dump is
  *   checked (complete JSON of an anvil state) before it replaces the previous checkpoint;
+ * - served.json: the front's snapshot (./front.ts), written the same way by the process that
+ *   fronts the node's RPC after every request that changed the chain and before its answer (or
+ *   any read showing the change) is served, so no party of the chain, in this home or another,
+ *   is ever told of a block a kill -9 of the node takes back;
  * - autosave.json: the last complete dump anvil made itself (covers transactions sent by other
  *   tools to the RPC). anvil's --dump-state rewrites its file in place every few seconds and on a
  *   graceful exit, so a crash or a full disk can leave it cut short: anvil therefore dumps to
@@ -17,15 +21,18 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Context } from '../../context.js';
 import { crashPoint } from '../../faults.js';
-import { NetworkError, StoreError, describeError } from '../../errors.js';
+import { NetworkError, describeError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../store/atomicFile.js';
 import { jsonRpcCall } from '../jsonRpc.js';
 import { NODE_NS, checkpointKey, readNodeRecord, warn, type CheckpointMark, type LocalNodeRecord } from './nodeRecord.js';
 import { isProcessAlive } from './process.js';
 
-export function stateFiles(stateDir: string): { checkpoint: string; autosave: string; anvilDump: string; log: string } {
+export function stateFiles(stateDir: string): { checkpoint: string; served: string; autosave: string; anvilDump: string; log: string; frontLog: string } {
   return {
     checkpoint: path.join(stateDir, 'state.json'),
+    // The front's snapshot (./front.ts): saved after every change, before any answer shows it.
+    served: path.join(stateDir, 'served.json'),
+    frontLog: path.join(stateDir, 'front.log'),
     autosave: path.join(stateDir, 'autosave.json'),
     // anvil's --dump-state target, rewritten in place by anvil: never trusted before it is checked.
     anvilDump: path.join(stateDir, 'autosave.anvil.json'),
@@ -119,35 +126,51 @@ export function settleAnvilDumpReporting(ctx: Context, stateDir: string): void {
 
 /** The newest valid snapshot of a state directory, if any. */
 export function newestSnapshot(stateDir: string): { file: string; blockNumber: number } | undefined {
-  const { checkpoint, autosave, anvilDump } = stateFiles(stateDir);
+  const { checkpoint, served, autosave, anvilDump } = stateFiles(stateDir);
   let best: { file: string; blockNumber: number } | undefined;
   // anvil's own dump counts too when it could not be moved (it is checked like the others).
-  for (const file of [checkpoint, autosave, anvilDump]) {
+  for (const file of [checkpoint, served, autosave, anvilDump]) {
     const blockNumber = snapshotBlock(file);
     if (blockNumber !== undefined && (best === undefined || blockNumber > best.blockNumber)) best = { file, blockNumber };
   }
   return best;
 }
 
+/**
+ * Asks the node at `nodeUrl` for its whole state (anvil_dumpState): the uncompressed JSON and its
+ * block number, checked complete. Every failure is a NetworkError with the reason (exit 4 / 502),
+ * a node killed while it dumps included; `file` (what the dump was for) is named as unchanged.
+ */
+export async function fetchStateDump(nodeUrl: string, file: string): Promise<{ json: Buffer; blockNumber: number }> {
+  let hex: string;
+  try {
+    hex = await jsonRpcCall<string>(nodeUrl, 'anvil_dumpState', [], 30_000);
+  } catch (error) {
+    throw new NetworkError(`the local chain node's state could not be saved: ${describeError(error)}; ${file} is unchanged`, { cause: error });
+  }
+  let json: Buffer;
+  try {
+    // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here.
+    json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+  } catch (error) {
+    throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${file} is unchanged`, { cause: error });
+  }
+  // Only a complete snapshot may replace a previous one.
+  const blockNumber = snapshotTextBlock(json.toString('utf8'));
+  if (blockNumber === undefined) throw new NetworkError(`the local chain node's state dump is not a complete snapshot; ${file} is unchanged`);
+  return { json, blockNumber };
+}
+
+/** Where vc talks to anvil itself: behind the front (./front.ts) when there is one. */
+export function nodeUrlOf(record: LocalNodeRecord): string {
+  return record.front?.nodeUrl ?? record.rpcUrl;
+}
+
 /** Saves the node's state to its checkpoint file (under the 'chain-state' lock), never going backwards. */
 export async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ blockNumber: number; written: boolean }> {
   return ctx.store.withLock('chain-state', async () => {
     const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
-    const hex = await jsonRpcCall<string>(record.rpcUrl, 'anvil_dumpState', [], 30_000);
-    let json: Buffer;
-    try {
-      // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here.
-      json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
-    } catch (error) {
-      throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${stateFiles(record.stateDir).checkpoint} is unchanged`, { cause: error });
-    }
-    const text = json.toString('utf8');
-    // Only a complete snapshot may replace the previous checkpoint.
-    const parsedBlock = snapshotTextBlock(text);
-    if (parsedBlock === undefined) {
-      throw new StoreError(`the local chain node's state dump is not a complete snapshot; ${stateFiles(record.stateDir).checkpoint} is unchanged`);
-    }
-    const blockNumber = parsedBlock;
+    const { json, blockNumber } = await fetchStateDump(nodeUrlOf(record), stateFiles(record.stateDir).checkpoint);
     // A concurrent process may already have saved a later block: never go backwards.
     if (mark !== undefined && mark.blockNumber > blockNumber && existsSync(stateFiles(record.stateDir).checkpoint)) {
       return { blockNumber: mark.blockNumber, written: false };
@@ -169,7 +192,12 @@ export async function checkpointLocalChain(ctx: Context, options: { always?: boo
   if (record === undefined || !isProcessAlive(record.pid)) return undefined;
   if (options.always !== true) {
     const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
-    const current = Number(BigInt(await jsonRpcCall<string>(record.rpcUrl, 'eth_blockNumber', [], 5_000)));
+    let current: number;
+    try {
+      current = Number(BigInt(await jsonRpcCall<string>(nodeUrlOf(record), 'eth_blockNumber', [], 5_000)));
+    } catch (error) {
+      throw new NetworkError(`the local chain node's state could not be saved: ${describeError(error)}`, { cause: error });
+    }
     if (mark !== undefined && mark.blockNumber >= current && existsSync(stateFiles(record.stateDir).checkpoint)) {
       return { blockNumber: mark.blockNumber, written: false };
     }

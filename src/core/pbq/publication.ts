@@ -342,7 +342,8 @@ async function settleTransaction(ctx: Context, hash: string): Promise<boolean> {
   const chain = await getChain(ctx);
   const known = await chain.provider.getTransaction(hash);
   if (known === null) return false;
-  const receipt = await chain.provider.waitForTransaction(hash, 1, chain.embedded ? 30_000 : 300_000).catch((error: unknown) => {
+  const confirmations = chain.embedded ? 1 : ctx.config.chain.confirmations;
+  const receipt = await chain.provider.waitForTransaction(hash, confirmations, (chain.embedded ? 30_000 : 300_000) + (confirmations - 1) * 15_000).catch((error: unknown) => {
     throw new NetworkError(`the state transition ${hash} is still pending (${describeError(error)}); run the command again once it is mined`, { cause: error });
   });
   return receipt?.status === 1;
@@ -367,7 +368,12 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
   if (journal.newState !== undefined && onChain === journal.newState.state) {
     const txId = journal.txHash ?? (await findStateTransaction(ctx, iden3, did, onChain, journal.fromBlock));
     ctx.progress.info(`completing the interrupted ${journal.kind} of ${issuer}: its state transition ${txId} is on chain`);
-    await ensureDurable(ctx, (await getChain(ctx)).embedded);
+    const { embedded } = await getChain(ctx);
+    // CONFIRMATIONS on a chain vc does not run: a state seen on chain must also be deep enough.
+    if (!embedded && ctx.config.chain.confirmations > 1 && !(await settleTransaction(ctx, txId))) {
+      throw new NetworkError(`the state transition ${txId} of the interrupted ${journal.kind} left the chain (a reorganisation?); run the command again to publish it again`);
+    }
+    await ensureDurable(ctx, embedded);
     return completePublication(ctx, iden3, did, journal, txId);
   }
   if (onChain !== journal.baseState && knowsState(ctx, iden3, did, onChain)) {

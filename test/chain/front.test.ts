@@ -1,0 +1,135 @@
+/**
+ * The embedded node's front (src/chain/node/front.ts): what any party of a `vc chain up --port P`
+ * node is told survives a kill -9 of the node. Another party sends transactions through the
+ * public address (as through RPC_URL); the node is killed right after a receipt is served, right
+ * after a racing reader saw a new block number, and right after the send was answered; after the
+ * restart every transaction or block any party was shown is on chain. A node killed while its
+ * state is saved is a NetworkError with the reason (exit 4), never an internal error.
+ */
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
+import { findFreePort } from '../../src/chain/node/ports.js';
+import { fetchStateDump } from '../../src/chain/node/snapshots.js';
+import { isMutatingMethod } from '../../src/chain/node/front.js';
+import { NetworkError, asConnectionFailure } from '../../src/errors.js';
+import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+
+const LONG = 300_000;
+const tmp = tempDir('vc-front-');
+const home = path.join(tmp.dir, 'owner');
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
+const network = Network.from(152);
+let port: number;
+let url: string;
+
+function vc(args: string[]): VcRun {
+  return runVc(['--json', ...args], { home, env });
+}
+
+/** The running node's pid, from `vc chain status`. */
+function nodePid(): number {
+  const status = vc(['chain', 'status']);
+  expect(status.status, status.stderr).toBe(0);
+  return status.json<{ node: { pid: number } }>().node.pid;
+}
+
+function killNode(pid: number): void {
+  process.kill(pid, 'SIGKILL');
+}
+
+/** Another party: anvil's dev account #3, through the public address. */
+function party(): { provider: JsonRpcProvider; wallet: HDNodeWallet } {
+  const provider = new JsonRpcProvider(url, network, { staticNetwork: network, pollingInterval: 10, cacheTimeout: -1 });
+  const wallet = HDNodeWallet.fromPhrase('test test test test test test test test test test test junk', undefined, "m/44'/60'/0'/0/3").connect(provider);
+  return { provider, wallet };
+}
+
+beforeAll(async () => {
+  templateHome(home);
+  port = await findFreePort();
+  url = `http://127.0.0.1:${port}`;
+  const up = vc(['chain', 'up', '--port', String(port)]);
+  expect(up.status, up.stderr).toBe(0);
+}, LONG);
+
+afterAll(() => {
+  runVc(['chain', 'down'], { home, env });
+  tmp.cleanup();
+});
+
+describe('the front of a chain up node', () => {
+  it('classifies the methods that change the chain', () => {
+    for (const method of ['eth_sendRawTransaction', 'eth_sendTransaction', 'anvil_setStorageAt', 'evm_mine', 'evm_revert', 'hardhat_setBalance']) expect(isMutatingMethod(method), method).toBe(true);
+    for (const method of ['eth_call', 'eth_blockNumber', 'eth_getTransactionReceipt', 'eth_getLogs', 'anvil_dumpState', 'anvil_nodeInfo', undefined]) expect(isMutatingMethod(method), String(method)).toBe(false);
+  });
+
+  it('every receipt, block number and send answer another party saw survives a kill -9 of the node', async () => {
+    for (const offset of ['receipt', 'block number seen', 'send answered'] as const) {
+      const pid = nodePid();
+      const { provider, wallet } = party();
+      let shown: { hash: string; block: number };
+      if (offset === 'receipt') {
+        const receipt = (await (await wallet.sendTransaction({ to: '0x000000000000000000000000000000000000dEaD', value: 1n })).wait())!;
+        killNode(pid);
+        shown = { hash: receipt.hash, block: receipt.blockNumber };
+      } else if (offset === 'block number seen') {
+        // A reader racing the send: the node dies the moment any read shows the new block.
+        const before = await provider.getBlockNumber();
+        const sending = wallet.sendTransaction({ to: '0x000000000000000000000000000000000000dEaD', value: 1n }).catch(() => undefined);
+        let seen = before;
+        while (seen === before) seen = await provider.getBlockNumber();
+        killNode(pid);
+        const sent = await sending;
+        shown = { hash: sent?.hash ?? '', block: seen };
+      } else {
+        const sent = await wallet.sendTransaction({ to: '0x000000000000000000000000000000000000dEaD', value: 1n });
+        killNode(pid);
+        shown = { hash: sent.hash, block: -1 };
+      }
+      provider.destroy();
+      expect(nodePid(), offset).not.toBe(pid); // restarted from its saved state
+      const after = party();
+      try {
+        if (shown.block >= 0) expect(await after.provider.getBlockNumber(), offset).toBeGreaterThanOrEqual(shown.block);
+        if (shown.hash !== '') expect(await after.provider.getTransactionReceipt(shown.hash), offset).not.toBeNull();
+      } finally {
+        after.provider.destroy();
+      }
+    }
+  }, LONG);
+
+  it('the front goes with its node, and the next command restarts both on the same address', async () => {
+    const pid = nodePid();
+    killNode(pid);
+    const again = vc(['chain', 'status']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json<{ rpcUrl: string }>().rpcUrl).toBe(url);
+  }, LONG);
+});
+
+describe('a node killed while its state is saved', () => {
+  it('is a NetworkError naming the reason (exit 4), through the cause chain too', async () => {
+    // A node that dies in the middle of its answer to anvil_dumpState.
+    const server = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      response.write('{"jsonrpc":"2.0","id":1,"result":"0x1f8b');
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address() as { port: number };
+    try {
+      const failure = await fetchStateDump(`http://127.0.0.1:${address.port}`, '/h/state.json').catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NetworkError);
+      expect((failure as NetworkError).exitCode).toBe(4);
+      expect((failure as Error).message).toMatch(/the local chain node's state could not be saved: .*\/h\/state.json is unchanged/);
+      const refused = await fetchStateDump(`http://127.0.0.1:${await findFreePort()}`, '/h/state.json').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(NetworkError);
+      // The library error underneath keeps its cause: an entry point walking it sees a lost connection.
+      expect(asConnectionFailure((refused as NetworkError).cause)).toBeInstanceOf(NetworkError);
+    } finally {
+      server.close();
+    }
+  });
+});
