@@ -9,6 +9,7 @@ import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
 import type { CliRuntime } from './runtime.js';
+import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
@@ -318,6 +319,7 @@ export const LOCAL_COMMANDS: ReadonlyArray<{ path: string; summary: string; oper
   { path: 'demo', summary: system.demo.summary, operation: system.demo, register: registerDemoCommand },
   { path: 'config set-home', summary: 'remember DIR as the default wallet home (VC_HOME and --home still override it)', register: registerConfigCommands },
   { path: 'config unset-home', summary: 'forget the default wallet home set with set-home', register: registerConfigCommands },
+  { path: 'completion', summary: 'print the shell completion script of vc (bash, zsh or fish), generated from this table', register: registerCompletionCommand },
 ];
 
 /** The group command for `words` (created on first use), under the program. */

@@ -21,6 +21,7 @@ Examples:
   $ vc verifier verify --credential disclosed.json
   $ vc serve --role all                        # issuer :3000, verifier :4000, holder :5000
   $ vc demo --yes                              # both flows end to end on the embedded chain
+  $ eval "$(vc completion bash)"               # shell completion (also zsh, fish)
 
 Data lives in the wallet home (--home, VC_HOME, \`vc config set-home DIR\`, default ~/.local/share/vc).
 Configuration comes from the environment and ./.env (or --env FILE); see .env.sample.
