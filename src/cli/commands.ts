@@ -9,6 +9,7 @@ import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
 import type { CliRuntime } from './runtime.js';
+import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
@@ -76,7 +77,7 @@ function psTable(nodes: PsNode[]): string {
 export const GROUPS: Readonly<Record<string, { description: string; help?: string }>> = {
   issuer: {
     description: 'issue credentials: iden3 (BJJ signature + on-chain state, for proof by query) or BBS+ (for selective disclosure)',
-    help: 'Examples:\n  $ vc issuer did create\n  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json\n  $ vc issuer issue --format bbs --subject fixtures/subjects/passport.json -o sd-passport.json\n  $ vc issuer revoke --nonce 12345',
+    help: 'Examples:\n  $ vc issuer did create\n  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json\n  $ vc issuer issue --format bbs --subject fixtures/subjects/passport.json -o sd-passport.json\n  $ vc issuer revoke --revocation-nonce 12345',
   },
   'issuer did': { description: "the issuer's iden3 DID" },
   holder: {
@@ -86,7 +87,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   'holder did': { description: "the holder's iden3 DID" },
   verifier: {
     description: 'verify: create on-chain credential requests, check selectively disclosed credentials',
-    help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --vc disclosed.json",
+    help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --credential disclosed.json",
   },
   chain: {
     description: 'manage the chain: the embedded local node (started on demand) and the iden3 contracts on it',
@@ -114,7 +115,8 @@ export const COMMANDS: readonly CliCommand[] = [
     jsonLines: ['batch'],
     lines: (result: { credentials?: unknown[] }) => (Array.isArray(result.credentials) ? result.credentials : undefined),
     description: 'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch) or BBS+ (--format bbs or bbs-2023, for selective disclosure)',
-    flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>' },
+    flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
+    aliases: { context: ['context'] },
     summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
       (result) =>
         result.credentials !== undefined
@@ -132,7 +134,7 @@ export const COMMANDS: readonly CliCommand[] = [
 
 --batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
 POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
-of the type --context/--schema register. Every line is checked and signed before anything is
+of the type --context-file/--schema register. Every line is checked and signed before anything is
 issued (a bad line is reported by its number and nothing is issued); then all are published with
 one state transition. The output is JSON Lines of {message, credential}, in input order. Running
 the same file again after an interruption (even once another command completed it) gives the
@@ -140,7 +142,11 @@ interrupted batch instead of issuing it twice; after a run that completed, it is
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
-Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.`,
+Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
+
+A type that is not bundled: --context-file FILE (its JSON-LD context document) with --schema FILE
+(its iden3 JSON schema), for iden3 credentials. \`vc verifier request --context-url URL\` names the
+same context by its URL.`,
   },
   {
     path: 'issuer bbs-key',
@@ -156,21 +162,37 @@ kept in the wallet store (0600). Add the did to the verifier's VC_TRUSTED_ISSUER
   {
     path: 'issuer did create',
     operation: pbq.pbqIssuerDid,
-    summary: summary<{ payload: { method: string; id: string } }>((result) => `issuer DID did:${result.payload.method}:${result.payload.id}`),
-    help: 'Examples:\n  $ vc issuer did create\n  $ ISSUER_DID=did:polygonid:polygon:local:2q... vc issuer did create',
+    summary: summary<{ did_String: string; created: boolean }>((result) => (result.created ? `created the issuer DID ${result.did_String}` : `the issuer DID ${result.did_String} (existing, reused)`)),
+    help: `Examples:
+  $ vc issuer did create
+  $ vc issuer did create --json | jq -r .did_String
+  $ ISSUER_DID=did:polygonid:polygon:local:2q... vc issuer did create
+
+Prints the spec's {payload} (the DID as an object) with did_String (the DID) and created (false when
+the wallet's issuer DID already existed, or ISSUER_DID names it).`,
   },
   { path: 'issuer credentials', operation: pbq.pbqIssued, help: 'Examples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json' },
   {
     path: 'issuer revoke',
     operation: pbq.pbqRevoke,
+    // --nonce is the verifier's nonce elsewhere (vc verifier nonce, vc holder disclose --nonce).
+    flags: { nonce: 'revocation-nonce <n>' },
+    aliases: { nonce: ['nonce'] },
     summary: summary<{ nonce: number; txId: string }>((result) => `revoked nonce ${result.nonce} (tx ${result.txId})`),
-    help: 'Examples:\n  $ vc issuer revoke --nonce "$(jq .credential.credentialStatus.revocationNonce passport.json)"',
+    help: 'Examples:\n  $ vc issuer revoke --revocation-nonce "$(jq .credential.credentialStatus.revocationNonce passport.json)"',
   },
   {
     path: 'holder did create',
     operation: pbq.pbqHolderDid,
-    summary: summary<{ did_String: string }>((result) => `holder DID ${result.did_String}`),
-    help: 'Examples:\n  $ vc holder did create\n  $ vc holder did create --new --json',
+    summary: summary<{ did_String: string; created: boolean }>((result) =>
+      result.created ? `created the holder DID ${result.did_String}` : `the holder DID ${result.did_String} (existing, reused; --new creates another)`,
+    ),
+    help: `Examples:
+  $ vc holder did create
+  $ vc holder did create --new --json
+
+Prints the spec's record {message, did, did_String} and created (false when the wallet's holder DID
+already existed and was returned; the spec's message says "did successfully created" either way).`,
   },
   {
     path: 'holder prove-submit',
@@ -193,14 +215,17 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result) => {
       const revealed = Object.keys(result.vc.credentialSubject);
       const proof = result.vc.proof?.cryptosuite === undefined ? 'a BbsBlsSignatureProof2020' : `a ${result.vc.proof.cryptosuite} disclosure proof`;
-      return `disclosed ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}`;
+      // The result's message is the spec's text ("... submitted"); the command only derives.
+      return `derived a credential revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}; nothing was sent: give it to the verifier (vc verifier verify --credential FILE)`;
     }),
     help: `Examples:
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
   $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
   $ vc holder disclose --type PassportCredential --keys name --credential sd.json
 
-A subject with an id (a DID) is always linked by it.`,
+A subject with an id (a DID) is always linked by it. Nothing is sent anywhere: the output is the
+derived credential for the verifier (its message is the spec's text, "proof successfully generated
+and submitted", as POST /generate-selective-disclosure-vc answers).`,
   },
   {
     path: 'holder import-sd',
@@ -211,11 +236,17 @@ A subject with an id (a DID) is always linked by it.`,
   {
     path: 'verifier request',
     operation: pbq.pbqRequest,
+    flags: { context: 'context-url <url>' },
+    aliases: { context: ['context'] },
     summary: summary<{ id: number }>((result) => `request ${result.id} registered on the UniversalVerifier`),
     help: `Examples:
   $ vc verifier request -o request.json                            # birthDate $lt 20010101
+  $ vc verifier request --field birthDate --op '$gt' -o request.json       # born after 2001-01-01
   $ vc verifier request --field nationality --op '$in' --value NLD,BEL -o request.json
-  $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r '"did:\\(.payload.method):\\(.payload.id)"')"`,
+  $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r .did_String)"
+
+--value defaults to 20010101 for the field birthDate (the default field); another field needs it.
+--context-url is the URL of the type's JSON-LD context (default: the bundled or registered one).`,
   },
   {
     path: 'verifier status',
@@ -232,18 +263,21 @@ A subject with an id (a DID) is always linked by it.`,
     help: `Examples:
   $ vc verifier nonce                                   # {"nonce": "...", "expiresAt": "..."}
   $ vc holder disclose --type PassportCredential --keys name --nonce "$(vc verifier nonce --json | jq -r .nonce)" -o d.json
-  $ vc verifier verify --vc d.json                      # uses the nonce up: verifying d.json again fails`,
+  $ vc verifier verify --credential d.json              # uses the nonce up: verifying d.json again fails`,
   },
   {
     path: 'verifier verify',
     operation: sd.sdVerify,
+    // --credential as for every other command that reads a credential (formerly --vc).
+    flags: { vc: 'credential' },
+    aliases: { vc: ['vc'] },
     unwrap: { vc: 'vc' },
     summary: summary<{ message: string }>((result) => result.message),
     help: `Examples:
-  $ vc verifier verify --vc disclosed.json
-  $ VC_TRUSTED_ISSUERS=did:key:zUC7... vc verifier verify --vc disclosed.json --require-nonce
+  $ vc verifier verify --credential disclosed.json
+  $ VC_TRUSTED_ISSUERS=did:key:zUC7... vc verifier verify --credential disclosed.json --require-nonce
 
---vc takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
+--credential takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
 Exit code 1 when not verified. Checks: the derived proof, bundled contexts only, every field
 defined, the key belongs to the issuer, the issuer is trusted (VC_TRUSTED_ISSUERS, * for any), and
 a nonce issued by \`vc verifier nonce\` is unused and unexpired (a successful verification uses it
@@ -333,6 +367,7 @@ export const LOCAL_COMMANDS: ReadonlyArray<{ path: string; summary: string; oper
   { path: 'demo', summary: system.demo.summary, operation: system.demo, register: registerDemoCommand },
   { path: 'config set-home', summary: 'remember DIR as the default wallet home (VC_HOME and --home still override it)', register: registerConfigCommands },
   { path: 'config unset-home', summary: 'forget the default wallet home set with set-home', register: registerConfigCommands },
+  { path: 'completion', summary: 'print the shell completion script of vc (bash, zsh or fish), generated from this table', register: registerCompletionCommand },
 ];
 
 /** The group command for `words` (created on first use), under the program. */

@@ -28,6 +28,8 @@ export interface FlagInfo {
   description: string;
   choices?: string[];
   defaultValue?: unknown;
+  /** Former names of the flag, accepted and hidden (CliCommand.aliases). */
+  aliases?: readonly string[];
 }
 
 /** One command of the CLI table (src/cli/commands.ts). */
@@ -50,6 +52,12 @@ export interface CliCommand {
   description?: string;
   /** Flags of fields that differ from the field's name in kebab case, with the argument's name: `holder <did>`. */
   flags?: Readonly<Record<string, string>>;
+  /**
+   * Former flag names of fields, still accepted but not shown in the help: `{ vc: ['vc'] }` keeps
+   * `vc verifier verify --vc FILE` working now that the flag is `--credential`. Errors name the
+   * flag as it was typed.
+   */
+  aliases?: Readonly<Record<string, readonly string[]>>;
   /** File fields whose document may be a wrapper: use its `key` member when it has one and no proof. */
   unwrap?: Readonly<Record<string, string>>;
   /** Fields the command line does not offer. */
@@ -115,7 +123,7 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 /** The flags of an operation's input fields on a command. */
-export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit'>, operation: AnyOperation): FlagInfo[] {
+export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases'>, operation: AnyOperation): FlagInfo[] {
   const input = operation.input;
   if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
   return Object.entries(input.shape as Record<string, z.ZodType>)
@@ -124,6 +132,7 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit'>, operation: 
       const { node, optional, defaultValue, description } = unwrapField(schema);
       const { kind, choices } = kindOf(node);
       const [flag, argument] = (command.flags?.[field] ?? kebab(field)).split(' ');
+      const aliases = command.aliases?.[field];
       return {
         field,
         flag: flag!,
@@ -133,6 +142,7 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit'>, operation: 
         description: description ?? field,
         ...(choices === undefined ? {} : { choices }),
         ...(defaultValue === undefined ? {} : { defaultValue }),
+        ...(aliases === undefined ? {} : { aliases }),
       };
     });
 }
@@ -216,7 +226,14 @@ function cliFieldName(flags: FlagInfo[], field: string | undefined, lines: Map<s
 }
 
 /** Reads the operation's input from the parsed options: flags as they are, files as JSON. */
-function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<string, unknown>, files: Map<string, string>, lines: Map<string, number[]>): Record<string, unknown> {
+function inputFrom(
+  command: CliCommand,
+  flags: FlagInfo[],
+  options: Record<string, unknown>,
+  files: Map<string, string>,
+  lines: Map<string, number[]>,
+  typedAliases: ReadonlyMap<string, string> = new Map(),
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const info of flags) {
     const value = options[optionKey(info.flag)];
@@ -231,14 +248,15 @@ function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<strin
     }
     const file = String(value);
     files.set(info.field, file);
+    const typed = `--${typedAliases.get(info.flag) ?? info.flag}`;
     let document: unknown;
     try {
       if (command.jsonLines?.includes(info.field) === true) {
-        const read = readJsonLinesFile(file, `--${info.flag}`);
+        const read = readJsonLinesFile(file, typed);
         lines.set(info.field, read.lines);
         document = read.values;
       } else {
-        document = readJsonFile(file, `--${info.flag}`);
+        document = readJsonFile(file, typed);
       }
     } catch (error) {
       // A file that cannot be read or parsed is the flag's problem, wherever inside it.
@@ -252,6 +270,51 @@ function inputFrom(command: CliCommand, flags: FlagInfo[], options: Record<strin
     input[info.field] = document;
   }
   return input;
+}
+
+/**
+ * Makes `cmd` accept the former names of its flags (FlagInfo.aliases): before commander parses the
+ * command's arguments, `--old VALUE` and `--old=VALUE` become `--new ...`, so the required-option
+ * check, the parsers and the choices all apply to them. Returns, after parsing, the alias typed for
+ * each flag (to name it in errors as the user wrote it).
+ */
+function acceptAliases(cmd: Command, flags: FlagInfo[]): Map<string, string> {
+  const canonical = new Map<string, string>();
+  for (const info of flags) {
+    for (const alias of info.aliases ?? []) {
+      const known = canonical.get(alias);
+      if (known !== undefined && known !== info.flag) throw new Error(`${cmd.name()}: --${alias} is a former name of both --${known} and --${info.flag}`);
+      if (flags.some((other) => other.flag === alias)) throw new Error(`${cmd.name()}: --${alias} is both a flag and a former name of --${info.flag}`);
+      canonical.set(alias, info.flag);
+    }
+  }
+  const typed = new Map<string, string>();
+  if (canonical.size === 0) return typed;
+  const parse = cmd.parseOptions.bind(cmd);
+  cmd.parseOptions = (args: string[]) => {
+    typed.clear();
+    const rewritten: string[] = [];
+    for (let i = 0; i < args.length; i += 1) {
+      const arg = args[i]!;
+      if (arg === '--') {
+        rewritten.push(...args.slice(i));
+        break;
+      }
+      const [name, ...value] = arg.split('=');
+      const flag = name!.startsWith('--') ? canonical.get(name!.slice(2)) : undefined;
+      if (flag !== undefined) {
+        typed.set(flag, name!.slice(2));
+        rewritten.push(value.length === 0 ? `--${flag}` : `--${flag}=${value.join('=')}`);
+        continue;
+      }
+      rewritten.push(arg);
+      // The value of an option is never read as a flag: `--keys --vc` keeps `--vc` as the value.
+      const option = cmd.options.find((candidate) => candidate.long === arg || candidate.short === arg);
+      if (option?.required === true && i + 1 < args.length) rewritten.push(args[++i]!);
+    }
+    return parse(rewritten);
+  };
+  return typed;
 }
 
 /** Refuses an -o path whose directory is missing or not writable, or that is a directory. */
@@ -303,10 +366,13 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   }
   cmd.option('-o, --output <file>', 'write the result to this file instead of stdout');
   if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
+  // Former flag names are read as the flag they became; errors name them as typed.
+  const typedAliases = acceptAliases(cmd, [...flagsByOperation.values()].flat());
+  const asTyped = (flags: FlagInfo[]): FlagInfo[] => flags.map((info) => (typedAliases.has(info.flag) ? { ...info, flag: typedAliases.get(info.flag)! } : info));
   cmd.action(async (options: Record<string, unknown>) => {
     let operation = command.operation;
     const lines = new Map<string, number[]>();
-    rt.renderField = (field) => cliFieldName([...flagsByOperation.values()].flat(), field);
+    rt.renderField = (field) => cliFieldName(asTyped([...flagsByOperation.values()].flat()), field);
     // Nothing is done when the result could not be written: the output path is checked first.
     if (options.output !== undefined) checkOutputPath(String(options.output));
     const given = (flag: string): boolean => cmd.getOptionValueSource(optionKey(flag)) === 'cli';
@@ -324,15 +390,16 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     if (chosenBy !== undefined) {
       const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));
       for (const info of [...flagsByOperation.values()].flat()) {
-        if (!own.has(info.flag) && given(info.flag)) throw new InputError(`--${info.flag} does not apply to ${chosenBy}`, { field: info.field });
+        if (!own.has(info.flag) && given(info.flag)) throw new InputError(`--${typedAliases.get(info.flag) ?? info.flag} does not apply to ${chosenBy}`, { field: info.field });
       }
     }
     const flags = flagsByOperation.get(operation)!;
-    rt.renderField = (field) => cliFieldName(flags, field, lines);
+    const named = asTyped(flags);
+    rt.renderField = (field) => cliFieldName(named, field, lines);
     const files = new Map<string, string>();
-    const input = inputFrom(command, flags, options, files, lines);
+    const input = inputFrom(command, flags, options, files, lines, typedAliases);
     const ctx = await rt.ctx();
-    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(flags, files, lines) });
+    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(named, files, lines) });
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
     rt.output.result(result, {

@@ -18,9 +18,10 @@ Examples:
   $ vc holder prove-submit --credential passport.json --request request.json
   $ vc issuer issue --format bbs -o sd.json    # BBS+ signed credential for selective disclosure
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
-  $ vc verifier verify --vc disclosed.json
+  $ vc verifier verify --credential disclosed.json
   $ vc serve --role all                        # issuer :3000, verifier :4000, holder :5000
   $ vc demo --yes                              # both flows end to end on the embedded chain
+  $ eval "$(vc completion bash)"               # shell completion (also zsh, fish)
 
 Data lives in the wallet home (--home, VC_HOME, \`vc config set-home DIR\`, default ~/.local/share/vc).
 Configuration comes from the environment and ./.env (or --env FILE); see .env.sample.
@@ -58,8 +59,29 @@ export function buildProgram(rt: CliRuntime): Command {
   // Usage errors throw instead of exiting, so the entry maps them to exit code 2 in one place.
   const applyExitOverride = (command: Command): void => {
     command.exitOverride();
+    if (command.commands.length === 0) unknownOptionsFirst(command);
     command.commands.forEach(applyExitOverride);
   };
   applyExitOverride(program);
   return program;
+}
+
+/**
+ * Reports an unknown option of a command as unknown, before commander's other checks: commander
+ * checks required options first, so `vc verifier verify --vc-file x` would answer "required option
+ * '--credential <file>' not specified" instead of naming the option it does not know. `--help`
+ * still shows the help.
+ */
+function unknownOptionsFirst(command: Command): void {
+  const parse = command.parseOptions.bind(command);
+  command.parseOptions = (args: string[]) => {
+    const parsed = parse(args);
+    const first = parsed.unknown[0];
+    const wantsHelp = parsed.unknown.some((arg) => arg === '--help' || arg === '-h');
+    if (first !== undefined && first.length > 1 && first.startsWith('-') && !wantsHelp) {
+      // commander's own report (with its "Did you mean" suggestion); it does nothing for a command that allows unknown options.
+      (command as unknown as { unknownOption(flag: string): void }).unknownOption(first);
+    }
+    return parsed;
+  };
 }

@@ -11,6 +11,7 @@ interface HolderRecord {
   message: string;
   did: DidObject;
   did_String: string;
+  created: boolean;
 }
 
 const tmp = tempDir('vc-pbq-did-');
@@ -36,14 +37,16 @@ describe('vc holder did create', () => {
     const first = runVc(['--json', 'holder', 'did', 'create'], { home });
     expect(first.status, first.stderr).toBe(0);
     const record = first.json<HolderRecord>();
-    expect(Object.keys(record).sort()).toEqual(['did', 'did_String', 'message']);
+    expect(Object.keys(record).sort()).toEqual(['created', 'did', 'did_String', 'message']);
     expect(record.message).toBe('did successfully created');
+    expect(record.created).toBe(true);
     expectDidObject(record.did);
     expect(record.did_String).toBe(`did:${record.did.method}:${record.did.id}`);
 
     const second = runVc(['--json', 'holder', 'did', 'create'], { home });
     expect(second.status, second.stderr).toBe(0);
-    expect(second.json<HolderRecord>()).toEqual(record);
+    // The spec's message either way; created says the stored identity was returned.
+    expect(second.json<HolderRecord>()).toEqual({ ...record, created: false });
   });
 
   it('--new creates another identity that becomes the default', () => {
@@ -51,6 +54,7 @@ describe('vc holder did create', () => {
     const created = runVc(['--json', 'holder', 'did', 'create', '--new'], { home });
     expect(created.status, created.stderr).toBe(0);
     const fresh = created.json<HolderRecord>();
+    expect(fresh.created).toBe(true);
     expectDidObject(fresh.did);
     expect(fresh.did_String).not.toBe(before.did_String);
     expect(runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>().did_String).toBe(fresh.did_String);
@@ -73,8 +77,9 @@ describe('vc issuer did create', () => {
   it('returns {payload: DID object}, stable across runs and distinct from the holder', () => {
     const first = runVc(['--json', 'issuer', 'did', 'create'], { home });
     expect(first.status, first.stderr).toBe(0);
-    const { payload } = first.json<{ payload: DidObject }>();
+    const { payload, did_String } = first.json<{ payload: DidObject; did_String: string }>();
     expectDidObject(payload);
+    expect(did_String).toBe(`did:${payload.method}:${payload.id}`);
     expect(runVc(['--json', 'issuer', 'did', 'create'], { home }).json<{ payload: DidObject }>().payload).toEqual(payload);
     const holder = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
     expect(holder.did.id).not.toBe(payload.id);

@@ -32,9 +32,10 @@ const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a sa
 
 export const pbqHolderDid = defineOperation({
   name: 'pbq.holderDid',
-  summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2)",
+  summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2; created says which)",
   input: z.strictObject({ new: z.boolean().describe('create another identity and make it the default').optional() }),
-  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string() }),
+  // The spec's record (its message whether created or not), and whether this call created the DID.
+  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean() }),
   mutates: true,
   run: async (ctx, input) => {
     const { createHolderIdentity } = await import('../pbq/identities.js');
@@ -44,9 +45,10 @@ export const pbqHolderDid = defineOperation({
 
 export const pbqIssuerDid = defineOperation({
   name: 'pbq.issuerDid',
-  summary: "create (or return) the issuer's iden3 DID (spec 2.2, payload form); ISSUER_DID selects an existing identity of the wallet",
+  summary: "create (or return) the issuer's iden3 DID (spec 2.2, payload form, with did_String as the holder's); ISSUER_DID selects an existing identity of the wallet",
   input: z.strictObject({}),
-  result: z.object({ payload: didObjectSchema }),
+  // The spec's {payload}, with the DID as a string and whether this call created it (additive).
+  result: z.object({ payload: didObjectSchema, did_String: z.string(), created: z.boolean() }),
   mutates: true,
   run: async (ctx) => {
     const { createIssuerIdentity } = await import('../pbq/identities.js');
@@ -171,7 +173,7 @@ export const pbqRequest = defineOperation({
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
     op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')} (default $lt)`),
-    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, or a,b,c for $in/$nin (default 20010101)'),
+    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, or a,b,c for $in/$nin (default 20010101 for the field birthDate; required for another field)'),
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
   }),
   result: credentialRequestSchema,

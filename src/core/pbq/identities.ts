@@ -14,16 +14,22 @@ import { recordGenesisState } from './issuerState.js';
 const ROLES_NS = 'iden3.roles';
 export type IdentityRole = 'holder' | 'issuer';
 
-/** Spec 2.2 holder response. */
+/**
+ * Spec 2.2 holder response, and whether this call created the identity (false: the stored one was
+ * returned). `message` is the spec's text either way.
+ */
 export interface HolderDidResult {
   message: string;
   did: DidObject;
   did_String: string;
+  created: boolean;
 }
 
-/** Spec 2.2 issuer response. */
+/** Spec 2.2 issuer response `{payload}`, with the DID as a string (as the holder's) and whether this call created it. */
 export interface IssuerDidResult {
   payload: DidObject;
+  did_String: string;
+  created: boolean;
 }
 
 interface RoleRecord {
@@ -79,8 +85,8 @@ async function parseDid(ctx: Context, did: string): Promise<DidObject> {
 
 /** `vc holder did create [--new]`: the holder's DID record (spec 2.2). */
 export async function createHolderIdentity(ctx: Context, options: { new?: boolean | undefined } = {}): Promise<HolderDidResult> {
-  const { did } = await ensureRoleIdentity(ctx, 'holder', options.new === true);
-  return { message: 'did successfully created', did: await parseDid(ctx, did), did_String: did };
+  const { did, created } = await ensureRoleIdentity(ctx, 'holder', options.new === true);
+  return { message: 'did successfully created', did: await parseDid(ctx, did), did_String: did, created };
 }
 
 /**
@@ -88,6 +94,11 @@ export async function createHolderIdentity(ctx: Context, options: { new?: boolea
  * wallet's default issuer identity, created on first use.
  */
 export async function resolveIssuerDid(ctx: Context): Promise<string> {
+  return (await resolveIssuerIdentity(ctx)).did;
+}
+
+/** The issuer's DID (as resolveIssuerDid) and whether it was created now. */
+async function resolveIssuerIdentity(ctx: Context): Promise<{ did: string; created: boolean }> {
   const configured = ctx.config.issuer.did;
   if (configured !== undefined) {
     if (!walletHasIdentity(ctx, configured)) {
@@ -95,14 +106,15 @@ export async function resolveIssuerDid(ctx: Context): Promise<string> {
         field: 'ISSUER_DID',
       });
     }
-    return configured;
+    return { did: configured, created: false };
   }
-  return (await ensureRoleIdentity(ctx, 'issuer')).did;
+  return ensureRoleIdentity(ctx, 'issuer');
 }
 
-/** `vc issuer did create`: the issuer's DID record `{payload}` (spec 2.2). */
+/** `vc issuer did create`: the issuer's DID record `{payload}` (spec 2.2), with `did_String` and `created`. */
 export async function createIssuerIdentity(ctx: Context): Promise<IssuerDidResult> {
-  return { payload: await parseDid(ctx, await resolveIssuerDid(ctx)) };
+  const { did, created } = await resolveIssuerIdentity(ctx);
+  return { payload: await parseDid(ctx, did), did_String: did, created };
 }
 
 /** The holder identity to prove with: the credential subject, which must be in this wallet. */

@@ -181,13 +181,15 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
 
 /**
  * `vc verifier request`: builds the spec 2.1 request (defaults: PassportCredential, birthDate
- * $lt 20010101, any issuer), registers it on the UniversalVerifier and returns it.
+ * $lt 20010101, any issuer; the value 20010101 is the default for birthDate only), registers it
+ * on the UniversalVerifier and returns it.
  */
 export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}, names: FieldNamer = plainFieldNames): Promise<CreateRequestResult> {
   const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
-  if ((options.field !== undefined || options.op !== undefined) && options.value === undefined) {
-    throw new InputError(`${names('value')} is required with ${names('field')} or ${names('op')}`, { field: 'value' });
+  // The default value is a birthDate (YYYYMMDD): it applies to that field, whatever the operator.
+  if (options.value === undefined && field !== DEFAULT_QUERY.field) {
+    throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
   }
   const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
   // The value's shape needs no context: refuse it before loading the js-sdk.

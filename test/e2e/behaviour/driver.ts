@@ -59,7 +59,7 @@ export function driverOver(kind: DriverKind, call: OperationTransport, close: ()
     createNonce: as('sd.nonce'),
     verifyVc: as('sd.verify'),
     createHolderDid: as('pbq.holderDid'),
-    createIssuerDid: () => call('pbq.issuerDid', {}) as Promise<{ payload: DidObject }>,
+    createIssuerDid: () => call('pbq.issuerDid', {}) as Promise<{ payload: DidObject; did_String: string; created: boolean }>,
     issuePbqCredential: as('pbq.issue'),
     createCredentialRequest: as('pbq.request'),
     proveSubmit: as('pbq.proveSubmit'),
@@ -78,8 +78,8 @@ export interface Driver {
   createNonce(body?: { ttlSeconds?: number }): Promise<{ nonce: string; expiresAt: string }>;
   verifyVc(body: { vc: unknown }): Promise<VerifyResult>;
   // Proof by query.
-  createHolderDid(body?: { new?: boolean }): Promise<{ message: string; did: DidObject; did_String: string }>;
-  createIssuerDid(): Promise<{ payload: DidObject }>;
+  createHolderDid(body?: { new?: boolean }): Promise<{ message: string; did: DidObject; did_String: string; created: boolean }>;
+  createIssuerDid(): Promise<{ payload: DidObject; did_String: string; created: boolean }>;
   issuePbqCredential(body: { did: unknown; type?: string; subject?: Json }): Promise<{ message: string; credential: Json }>;
   createCredentialRequest(body?: Json): Promise<Json & { id: number }>;
   proveSubmit(body: { verifiableCredential: unknown; credentialRequest: unknown }): Promise<Json>;
