@@ -82,6 +82,8 @@ function startTime(pid: number): Date | undefined {
 export function listLocalNodes(now = new Date()): ListedNode[] {
   const pids = ownPids();
   const watchdogs = new Map<number, WatchdogArgs>();
+  /** The public address of each node's front (./front.ts), by the node's pid: anvil itself listens on a private port. */
+  const fronts = new Map<number, { host: string; port: number }>();
   const nodes: ListedNode[] = [];
   for (const pid of pids) {
     const args = cmdline(pid);
@@ -93,6 +95,12 @@ export function listLocalNodes(now = new Date()): ListedNode[] {
       } catch {
         // not ours
       }
+      continue;
+    }
+    if (args.some((arg) => path.basename(arg) === 'frontMain.js')) {
+      const listen = /^\[?([^\]]*)\]?:(\d+)$/.exec(argument(args, '--listen') ?? '');
+      const nodePid = Number(argument(args, '--node-pid'));
+      if (listen !== null && Number.isInteger(nodePid)) fronts.set(nodePid, { host: listen[1]!, port: Number(listen[2]) });
       continue;
     }
     if (!/^anvil(\.exe)?$/.test(path.basename(args[0] ?? ''))) continue;
@@ -119,6 +127,8 @@ export function listLocalNodes(now = new Date()): ListedNode[] {
     });
   }
   for (const node of nodes) {
+    const front = fronts.get(node.pid);
+    if (front !== undefined) Object.assign(node, { host: front.host, port: front.port, rpcUrl: `http://${connectHost(front.host)}:${front.port}` });
     const watchdog = watchdogs.get(node.pid);
     if (watchdog !== undefined && !node.keptUp) node.idleLimitMinutes = watchdog.idleMs / 60_000;
   }
