@@ -34,6 +34,13 @@ export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
    * that fails): its message, or undefined when the result is a success. The CLI exits 1 on it.
    */
   readonly failure?: (result: NoInfer<R>) => string | undefined;
+  /**
+   * Called once the caller holds the result for good (the CLI: `-o FILE` written and synced, or
+   * the JSON on stdout): what the operation kept so that a re-run of the same input gets this very
+   * result instead of doing the work again (a completed batch) may go now. A crash before this
+   * call leaves it kept: the re-run gets the result again, never a second one.
+   */
+  readonly delivered?: (ctx: Context, input: z.output<S>, result: NoInfer<R>) => Promise<void>;
   run(ctx: Context, input: z.output<S>, call: OperationCall): Promise<R>;
 }
 
@@ -43,6 +50,12 @@ export type AnyOperation = Operation<z.ZodType, any>;
 /** Declares an operation with its input type inferred from the schema. */
 export function defineOperation<S extends z.ZodType, R>(operation: Operation<S, R>): Operation<S, R> {
   return operation;
+}
+
+/** Tells the operation that its result for `input` (as given to invokeOperation) reached its caller (Operation.delivered). */
+export async function confirmDelivery<S extends z.ZodType, R>(ctx: Context, operation: Operation<S, R>, input: unknown, result: R, call: OperationCall = { names: plainFieldNames }): Promise<void> {
+  if (operation.delivered === undefined) return;
+  await operation.delivered(ctx, parseInput(operation.input, input, call.names), result);
 }
 
 /** Validates `input` against the operation's schema and runs it: the one way adapters call core. */

@@ -121,10 +121,10 @@ export const pbqIssueBatch = defineOperation({
   mutates: true,
   run: async (ctx, input, call) => {
     const registered = await registeredType(ctx, input, call);
-    const { createHash } = await import('node:crypto');
     const { issuePbqBatch } = await import('../pbq/pbqIssuance.js');
-    // The same input names the same batch: a re-run after a crash gets the interrupted one back.
-    const batchKey = createHash('sha256').update(JSON.stringify({ batch: input.batch, type: registered ?? null })).digest('hex');
+    // The same input names the same batch: a re-run whose predecessor's result was never written
+    // (killed at any step) gets that batch back.
+    const batchKey = await batchKeyOf(input);
     const items = input.batch.map((item, index) => {
       const type = item.type ?? registered;
       return {
@@ -137,7 +137,20 @@ export const pbqIssueBatch = defineOperation({
     });
     return issuePbqBatch(ctx, items, { batchKey });
   },
+  // Written out: the same input issues anew from now on.
+  delivered: async (ctx, input) => {
+    const { forgetCompletedBatch } = await import('../pbq/pbqIssuance.js');
+    forgetCompletedBatch(ctx, await batchKeyOf(input));
+  },
 });
+
+/** The digest naming a batch input: its lines and the type they register, if any. */
+async function batchKeyOf(input: { batch: unknown; context?: unknown; schema?: unknown }): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256')
+    .update(JSON.stringify({ batch: input.batch, context: input.context ?? null, schema: input.schema ?? null }))
+    .digest('hex');
+}
 
 export const pbqRevoke = defineOperation({
   name: 'pbq.revoke',
