@@ -1,10 +1,12 @@
 /**
  * The reverse hash service a served issuer's credentials name is where that issuer listens: a
- * holder elsewhere can reach it (issue 14). `vc serve` says which URL on start.
+ * holder elsewhere can reach it (issue 14). `vc serve` says which URL on start. An issuer whose
+ * RHS_URL is its own address issues (it posts its tree nodes to itself while it issues).
  */
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVc, startVcServe, tempDir, templateHome } from '../helpers.js';
+import { runVc, startVcServe, tempDir, templateHome, type VcServer } from '../helpers.js';
 
 const tmp = tempDir('vc-served-rhs-');
 const issuerHome = templateHome(path.join(tmp.dir, 'issuer'));
@@ -44,5 +46,60 @@ describe('an issuer served on a port of its own', () => {
     } finally {
       await server.stop();
     }
+  }, 900_000);
+});
+
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
+
+/** A port nothing listens on (the kernel's choice, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+type Issued = { status: number; credential: { id: string; credentialStatus: { id: string } } | undefined };
+
+async function issue(base: string, did: string): Promise<Issued> {
+  const response = await fetch(`${base}/generate-pbq-credentials`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ did }),
+  });
+  const body = (await response.json()) as { credential?: Issued['credential'] };
+  return { status: response.status, credential: body.credential };
+}
+
+describe('an issuer whose RHS_URL is its own address', () => {
+  let port: number;
+  let base: string;
+  let server: VcServer | undefined;
+  let holderDid: string;
+  const start = async (): Promise<VcServer> => {
+    server = await startVcServe(issuerHome, ['--role', 'issuer'], { port, env: { ...env, RHS_URL: base } });
+    return server;
+  };
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('issues over HTTP: it posts its tree nodes to its own POST /node while it issues', async () => {
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    await start();
+    holderDid = runVc(['--json', 'holder', 'did', 'create'], { home: holderHome }).json<{ did_String: string }>().did_String;
+    const issued = await issue(base, holderDid);
+    expect(issued.status).toBe(200);
+    expect(issued.credential!.credentialStatus.id.startsWith(`${base}/node`)).toBe(true);
+    // Its own POST /node answered while the issuance held the exclusive section.
+    const nodePosts = server!.stderr().split('\n').filter((line) => line.includes('"route":"/node"') && line.includes('"method":"POST"'));
+    expect(nodePosts.length).toBeGreaterThan(0);
+    expect(nodePosts.every((line) => line.includes('"status":200'))).toBe(true);
   }, 900_000);
 });

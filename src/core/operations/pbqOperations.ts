@@ -232,7 +232,9 @@ export const rhsSaveNodes = defineOperation({
   summary: 'reverse hash service: store tree nodes (each hash must equal the Poseidon hash of its children)',
   input: z.strictObject({ nodes: rhsNodesSchema.describe('the nodes, [{hash, children}]') }),
   result: z.object({ status: z.literal('OK'), saved: z.number() }),
-  mutates: true,
+  // Content-addressed nodes saved in one store transaction: no exclusive turn, so an issuer whose
+  // RHS_URL is its own address (directly or through a proxy) can post its nodes while it issues.
+  mutates: 'atomic',
   run: async (ctx, input) => {
     const { saveRhsNodes } = await import('../pbq/rhsService.js');
     return saveRhsNodes(ctx, input.nodes);
