@@ -6,11 +6,17 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../context.js';
+import type { IdempotencyTicket } from './idempotency.js';
 import { parseInput, plainFieldNames, type FieldNamer } from './validate.js';
 
 /** What an adapter tells an operation about the call: how to name input fields in messages. */
 export interface OperationCall {
   names: FieldNamer;
+  /**
+   * The request's Idempotency-Key (HTTP), for operations that note under it what they began, so
+   * that a retry after a crash takes it up (an issuance: its credential) instead of doing it again.
+   */
+  idempotency?: IdempotencyTicket;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {

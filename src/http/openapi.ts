@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { MAX_KEY_LENGTH } from './idempotentRequests.js';
 import { pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
 
 const errorSchema = {
@@ -60,6 +61,17 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[]): 
       // A body whose fields are all optional may be left out (the server reads no body as {}).
       const required = route.bodyField !== undefined || (input.required ?? []).length > 0;
       operation.requestBody = { required, content: { 'application/json': { schema: body } } };
+    }
+    if (route.idempotent === true) {
+      const header = {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'any unique string (a UUID): a retry with the same key and the same body gets the first answer (kept 24 h, with Idempotent-Replayed: true; a retry while the first runs waits for it) instead of a second credential or transaction; the same key with another body is a 422 idempotency_key_reused',
+        schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH },
+      };
+      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), header];
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
   }

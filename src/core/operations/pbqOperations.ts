@@ -89,12 +89,16 @@ export const pbqIssue = defineOperation({
   run: async (ctx, input, call) => {
     const type = (await registeredType(ctx, input, call)) ?? input.type;
     const { issueCoalesced } = await import('../pbq/coalesce.js');
-    return issueCoalesced(ctx, {
-      holderDid: input.did,
-      ...(type === undefined ? {} : { type }),
-      ...(input.subject === undefined ? {} : { subject: input.subject }),
-      names: call.names,
-    });
+    return issueCoalesced(
+      ctx,
+      {
+        holderDid: input.did,
+        ...(type === undefined ? {} : { type }),
+        ...(input.subject === undefined ? {} : { subject: input.subject }),
+        names: call.names,
+      },
+      call.idempotency,
+    );
   },
 });
 

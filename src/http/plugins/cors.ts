@@ -13,9 +13,11 @@ export const cors = rootPlugin<{ origin: string | undefined }>('vc-cors', async 
     // A function, not the string itself: @fastify/cors adds `Vary: Origin` only for a computed origin.
     origin: (_requestOrigin, callback) => callback(null, origin),
     methods: 'GET, POST, DELETE, OPTIONS',
-    allowedHeaders: 'Content-Type, Authorization',
+    allowedHeaders: 'Content-Type, Authorization, Idempotency-Key',
     // Any OPTIONS is a preflight, with or without Origin and Access-Control-Request-Method.
     strictPreflight: false,
+    // A browser reads the header that says an answer was given again for its Idempotency-Key.
+    exposedHeaders: 'Idempotent-Replayed',
   });
   // @fastify/cors gives its 204 a `Content-Length: 0`, which RFC 9110 (8.6) forbids on a 204 and
   // which vc's preflight answers never carried.
