@@ -13,15 +13,20 @@ const PUBLICATION_STEPS = ['prepared', 'claim-added', 'trees-updated', 'tx-sent'
 
 /**
  * Every crash point of vc, in the order a publication passes them: the issuance's signing step,
- * each publication step of an issuance and of a revocation, and the chain checkpoint's dump. The
- * fault tests loop over this list, so a point added here is killed at by them; `crashPoint`
- * accepts no other name. (A revocation adds no claim, so `revoke:claim-added` is never reached.)
+ * each publication step of an issuance and of a revocation, the chain checkpoint's dump, and a
+ * command's result: done but not yet written (`output:pending`, before `-o FILE` or stdout), then
+ * written but not yet confirmed (`output:written`, before what was kept for a re-run, such as a
+ * completed batch, is let go). The fault tests loop over this list, so a point added here is
+ * killed at by them; `crashPoint` accepts no other name. (A revocation adds no claim, so
+ * `revoke:claim-added` is never reached.)
  */
 export const CRASH_POINTS = [
   'issue:signed',
   ...PUBLICATION_STEPS.map((step) => `issue:${step}` as const),
   ...PUBLICATION_STEPS.filter((step) => step !== 'claim-added').map((step) => `revoke:${step}` as const),
   'checkpoint:dumped',
+  'output:pending',
+  'output:written',
 ] as const;
 export type CrashPointName = (typeof CRASH_POINTS)[number];
 

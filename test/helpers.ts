@@ -108,9 +108,9 @@ export interface VcServer {
   stop(): Promise<number | null>;
 }
 
-/** Starts `vc serve ARGS` on free ports and resolves once it reports its listening URLs. */
-export async function startVcServe(home: string, args: string[] = ['--role', 'all'], options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<VcServer> {
-  const child = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', ...args, '--port', '0'], {
+/** Starts `vc serve ARGS` on free ports (or `port`, for a single role) and resolves once it reports its listening URLs. */
+export async function startVcServe(home: string, args: string[] = ['--role', 'all'], options: { env?: Record<string, string | undefined>; timeoutMs?: number; port?: number } = {}): Promise<VcServer> {
+  const child = spawn(process.execPath, [VC_BIN, '--home', home, 'serve', ...args, '--port', String(options.port ?? 0)], {
     cwd: ROOT,
     env: childEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -137,8 +137,9 @@ POST /generate-pbq-credentials), at most 1000; a line without "type" is a Passpo
 of the type --context-file/--schema register. Every line is checked and signed before anything is
 issued (a bad line is reported by its number and nothing is issued); then all are published with
 one state transition. The output is JSON Lines of {message, credential}, in input order. Running
-the same file again after an interruption (even once another command completed it) gives the
-interrupted batch instead of issuing it twice; after a run that completed, it issues again.
+the same file again after an interruption at any point (even after the publication, before -o was
+written, or once another command completed it) gives that batch instead of issuing it twice;
+after a run that wrote its output, it issues again.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.

@@ -8,9 +8,10 @@ import path from 'node:path';
 import { InvalidOptionArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { AnyOperation } from '../core/operation.js';
-import { invokeOperation } from '../core/operation.js';
+import { confirmDelivery, invokeOperation } from '../core/operation.js';
 import type { FieldNamer } from '../core/validate.js';
 import { InputError } from '../errors.js';
+import { crashPoint } from '../faults.js';
 import { readJsonFile, readJsonLinesFile } from './io.js';
 import type { CliRuntime } from './runtime.js';
 
@@ -399,15 +400,20 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     const files = new Map<string, string>();
     const input = inputFrom(command, flags, options, files, lines, typedAliases);
     const ctx = await rt.ctx();
-    const result: unknown = await invokeOperation(ctx, operation, input, { names: cliFieldNamer(named, files, lines) });
+    const call = { names: cliFieldNamer(named, files, lines) };
+    const result: unknown = await invokeOperation(ctx, operation, input, call);
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
+    crashPoint('output:pending');
     rt.output.result(result, {
       outFile: options.output as string | undefined,
       summary,
       text: command.text as ((value: unknown) => string) | undefined,
       lines: command.lines as ((value: unknown) => unknown[] | undefined) | undefined,
     });
+    crashPoint('output:written');
+    // Only now, with the result in the file (or on stdout), may a re-run do the work again.
+    await confirmDelivery(ctx, operation, input, result, call);
     const warning = command.warn?.(result as never);
     if (warning !== undefined) rt.output.warn(warning);
     if (failure !== undefined) {

@@ -6,11 +6,17 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../context.js';
+import type { IdempotencyTicket } from './idempotency.js';
 import { parseInput, plainFieldNames, type FieldNamer } from './validate.js';
 
 /** What an adapter tells an operation about the call: how to name input fields in messages. */
 export interface OperationCall {
   names: FieldNamer;
+  /**
+   * The request's Idempotency-Key (HTTP), for operations that note under it what they began, so
+   * that a retry after a crash takes it up (an issuance: its credential) instead of doing it again.
+   */
+  idempotency?: IdempotencyTicket;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -26,14 +32,24 @@ export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
    * Mutating operations write the wallet or send transactions: a server runs them one at a time
    * (`ctx.exclusive`). Reads run in parallel. `'coalesced'`: mutating, but the operation takes the
    * exclusive section itself, so concurrent calls can share one step (issuances one state
-   * transition); a server calls it as it comes.
+   * transition); a server calls it as it comes. `'atomic'`: writes the wallet store in one SQLite
+   * transaction and touches nothing else (no signer, prover or trees): a server runs it as it comes
+   * too, since SQLite orders the write, and so a request that holds the exclusive section may wait
+   * on it (an issuer publishing tree nodes to its own reverse hash service, RHS_URL).
    */
-  readonly mutates: boolean | 'coalesced';
+  readonly mutates: boolean | 'coalesced' | 'atomic';
   /**
    * For operations whose result can be a negative outcome that is not an error (a verification
    * that fails): its message, or undefined when the result is a success. The CLI exits 1 on it.
    */
   readonly failure?: (result: NoInfer<R>) => string | undefined;
+  /**
+   * Called once the caller holds the result for good (the CLI: `-o FILE` written and synced, or
+   * the JSON on stdout): what the operation kept so that a re-run of the same input gets this very
+   * result instead of doing the work again (a completed batch) may go now. A crash before this
+   * call leaves it kept: the re-run gets the result again, never a second one.
+   */
+  readonly delivered?: (ctx: Context, input: z.output<S>, result: NoInfer<R>) => Promise<void>;
   run(ctx: Context, input: z.output<S>, call: OperationCall): Promise<R>;
 }
 
@@ -43,6 +59,12 @@ export type AnyOperation = Operation<z.ZodType, any>;
 /** Declares an operation with its input type inferred from the schema. */
 export function defineOperation<S extends z.ZodType, R>(operation: Operation<S, R>): Operation<S, R> {
   return operation;
+}
+
+/** Tells the operation that its result for `input` (as given to invokeOperation) reached its caller (Operation.delivered). */
+export async function confirmDelivery<S extends z.ZodType, R>(ctx: Context, operation: Operation<S, R>, input: unknown, result: R, call: OperationCall = { names: plainFieldNames }): Promise<void> {
+  if (operation.delivered === undefined) return;
+  await operation.delivered(ctx, parseInput(operation.input, input, call.names), result);
 }
 
 /** Validates `input` against the operation's schema and runs it: the one way adapters call core. */

@@ -131,8 +131,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     input: {},
     result: { CHAIN_ID: '152', NETWORK_NAME: 'local', RPC_URL: 'http://127.0.0.1:8545', STATE_CONTRACT_ADDRESS: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
   },
-  'pbq.issuerDid': { input: {}, result: { payload: { ...DID_OBJECT, id: ISSUER_DID.slice('did:polygonid:'.length), idStrings: ISSUER_DID.split(':').slice(2) } } },
-  'pbq.holderDid': { input: { new: false }, result: { message: 'did successfully created', did: DID_OBJECT, did_String: HOLDER_DID } },
+  'pbq.issuerDid': { input: {}, result: { payload: { ...DID_OBJECT, id: ISSUER_DID.slice('did:polygonid:'.length), idStrings: ISSUER_DID.split(':').slice(2) }, did_String: ISSUER_DID, created: true } },
+  'pbq.holderDid': { input: { new: false }, result: { message: 'did successfully created', did: DID_OBJECT, did_String: HOLDER_DID, created: true } },
   'pbq.issue': {
     input: { did: HOLDER_DID, type: 'PassportCredential', subject: PASSPORT_SUBJECT },
     result: { message: 'credential successfully generated', credential: PBQ_CREDENTIAL },

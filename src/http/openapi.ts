@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { OPERATION_EXAMPLES } from './examples.js';
 import { REQUEST_ID_PATTERN } from './requestId.js';
+import { MAX_KEY_LENGTH } from './idempotentRequests.js';
 import { pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
 import { INDEX_ROUTE, OPENAPI_ROUTE, openApiPath, operationIdOf, serviceIndex, serviceIndexSchema, type ServiceRoute } from './serviceRoutes.js';
 
@@ -204,6 +205,17 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
       const required = route.bodyField !== undefined || (input.required ?? []).length > 0;
       const example = requestBodyExample(route);
       operation.requestBody = { required, content: { 'application/json': { schema: body, ...(example === undefined ? {} : { example }) } } };
+    }
+    if (route.idempotent === true) {
+      const header = {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'any unique string (a UUID): a retry with the same key and the same body gets the first answer (kept 24 h, with Idempotent-Replayed: true; a retry while the first runs waits for it) instead of a second credential or transaction; the same key with another body is a 422 idempotency_key_reused',
+        schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH },
+      };
+      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), header];
     }
     addOperation(path, route.method, operation);
   }

@@ -30,6 +30,12 @@ export interface HttpRoute {
    * the event loop as much as the request).
    */
   pooled?: true;
+  /**
+   * The route takes an `Idempotency-Key` header (src/http/idempotentRequests.ts): a retry with the
+   * same key gets the first answer instead of doing the work again (a second credential or
+   * transaction).
+   */
+  idempotent?: true;
   /** Status of a success: fixed, or decided by the result (readiness answers 503). */
   status?: number | ((result: unknown) => number);
   /** The other status a `status` function gives, with the same result body (for the OpenAPI document). */

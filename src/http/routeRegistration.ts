@@ -10,6 +10,7 @@ import { invokeOperation } from '../core/operation.js';
 import { sdEngine } from '../core/sd/sdEngine.js';
 import { parseInput } from '../core/validate.js';
 import { sendError, setFieldRenderer } from './errorReplies.js';
+import { idempotencyTicket, idempotentRequests, REPLAYED_HEADER, type Answer } from './idempotentRequests.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { rootPlugin } from './plugins/rootPlugin.js';
 import { httpFieldName, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
@@ -94,13 +95,21 @@ export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes
       handler: async (request, reply) => {
         setFieldRenderer(request, (field) => (field === undefined ? undefined : httpFieldName(route, field).field));
         // What the request may set is checked first (an omitted field is refused, not overridden).
-        const input = { ...(parseInput(schema, requestInput(route, request), names) as Record<string, unknown>), ...route.fixed };
-        const run = () => invokeOperation(ctx, route.operation, input, { names });
-        // Mutating operations run one at a time (the wallet, the signer's nonces and the prover
-        // are shared, across roles too); a coalesced one takes that turn itself, for many calls.
-        const result = route.operation.mutates === true ? await ctx.exclusive(run) : await run();
-        const status = typeof route.status === 'function' ? route.status(result) : (route.status ?? 200);
-        return reply.code(status).type('application/json').send(result);
+        const given = requestInput(route, request);
+        const input = { ...(parseInput(schema, given, names) as Record<string, unknown>), ...route.fixed };
+        const ticket = idempotencyTicket(route, request, given);
+        const compute = async (): Promise<Answer> => {
+          const run = () => invokeOperation(ctx, route.operation, input, { names, ...(ticket === undefined ? {} : { idempotency: ticket }) });
+          // Mutating operations run one at a time (the wallet, the signer's nonces and the prover
+          // are shared, across roles too); a coalesced one takes that turn itself, for many calls,
+          // and an atomic one (a single store write) needs none.
+          const result = route.operation.mutates === true ? await ctx.exclusive(run) : await run();
+          return { status: typeof route.status === 'function' ? route.status(result) : (route.status ?? 200), body: result };
+        };
+        // With an Idempotency-Key, a retry waits for (or is given) the first answer, outside the exclusive turn.
+        const answer = ticket === undefined ? await compute() : await (await idempotentRequests(ctx)).answer(ticket, compute);
+        if ('replayed' in answer && answer.replayed) reply.header(REPLAYED_HEADER, 'true');
+        return reply.code(answer.status).type('application/json').send(answer.body);
       },
     });
   }

@@ -4,6 +4,7 @@
 import { chain, circuits, pbq, sd, system, vcapi } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
+// `idempotent`: the routes that issue a credential or send a transaction take an Idempotency-Key.
 export const ROUTES: readonly HttpRoute[] = [
   // Every role: readiness (503 when not ready, for load balancers), the chain to share, the circuits.
   ...ROLES.map((role) => route(role, 'GET', '/healthz', system.health, { fixed: { role }, status: (result) => ((result as { status: string }).status === 'ok' ? 200 : 503), negativeStatus: 503 })),
@@ -11,8 +12,8 @@ export const ROUTES: readonly HttpRoute[] = [
   ...ROLES.map((role) => route(role, 'GET', '/chain-env', chain.chainEnv)),
   // Issuer.
   route('issuer', 'POST', '/did', pbq.pbqIssuerDid),
-  route('issuer', 'POST', '/generate-pbq-credentials', pbq.pbqIssue, { omit: ['context', 'schema'] }),
-  route('issuer', 'POST', '/revoke', pbq.pbqRevoke),
+  route('issuer', 'POST', '/generate-pbq-credentials', pbq.pbqIssue, { omit: ['context', 'schema'], idempotent: true }),
+  route('issuer', 'POST', '/revoke', pbq.pbqRevoke, { idempotent: true }),
   route('issuer', 'GET', '/issued-credentials', pbq.pbqIssued),
   route('issuer', 'GET', '/issued-credentials/:id', pbq.pbqIssued),
   route('issuer', 'POST', '/generate-sd-credentials', sd.sdIssue, { pooled: true }),
@@ -24,12 +25,12 @@ export const ROUTES: readonly HttpRoute[] = [
   route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
   // Holder.
   route('holder', 'POST', '/did', pbq.pbqHolderDid),
-  route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit),
+  route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit, { idempotent: true }),
   route('holder', 'POST', '/generate-selective-disclosure-vc', sd.sdDisclose, { omit: ['credential'], pooled: true }),
   route('holder', 'POST', '/sd-credentials', sd.sdImport, { pooled: true }),
   route('holder', 'POST', '/credentials/derive', vcapi.vcapiDerive, { status: 201, pooled: true }),
   // Verifier.
-  route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201 }),
+  route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201, idempotent: true }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
   route('verifier', 'POST', '/nonce', sd.sdNonce),
   route('verifier', 'POST', '/verify-vc', sd.sdVerify, { pooled: true }),

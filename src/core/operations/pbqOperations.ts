@@ -91,12 +91,16 @@ export const pbqIssue = defineOperation({
   run: async (ctx, input, call) => {
     const type = (await registeredType(ctx, input, call)) ?? input.type;
     const { issueCoalesced } = await import('../pbq/coalesce.js');
-    return issueCoalesced(ctx, {
-      holderDid: input.did,
-      ...(type === undefined ? {} : { type }),
-      ...(input.subject === undefined ? {} : { subject: input.subject }),
-      names: call.names,
-    });
+    return issueCoalesced(
+      ctx,
+      {
+        holderDid: input.did,
+        ...(type === undefined ? {} : { type }),
+        ...(input.subject === undefined ? {} : { subject: input.subject }),
+        names: call.names,
+      },
+      call.idempotency,
+    );
   },
 });
 
@@ -123,10 +127,10 @@ export const pbqIssueBatch = defineOperation({
   mutates: true,
   run: async (ctx, input, call) => {
     const registered = await registeredType(ctx, input, call);
-    const { createHash } = await import('node:crypto');
     const { issuePbqBatch } = await import('../pbq/pbqIssuance.js');
-    // The same input names the same batch: a re-run after a crash gets the interrupted one back.
-    const batchKey = createHash('sha256').update(JSON.stringify({ batch: input.batch, type: registered ?? null })).digest('hex');
+    // The same input names the same batch: a re-run whose predecessor's result was never written
+    // (killed at any step) gets that batch back.
+    const batchKey = await batchKeyOf(input);
     const items = input.batch.map((item, index) => {
       const type = item.type ?? registered;
       return {
@@ -139,7 +143,20 @@ export const pbqIssueBatch = defineOperation({
     });
     return issuePbqBatch(ctx, items, { batchKey });
   },
+  // Written out: the same input issues anew from now on.
+  delivered: async (ctx, input) => {
+    const { forgetCompletedBatch } = await import('../pbq/pbqIssuance.js');
+    forgetCompletedBatch(ctx, await batchKeyOf(input));
+  },
 });
+
+/** The digest naming a batch input: its lines and the type they register, if any. */
+async function batchKeyOf(input: { batch: unknown; context?: unknown; schema?: unknown }): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256')
+    .update(JSON.stringify({ batch: input.batch, context: input.context ?? null, schema: input.schema ?? null }))
+    .digest('hex');
+}
 
 export const pbqRevoke = defineOperation({
   name: 'pbq.revoke',
@@ -221,7 +238,9 @@ export const rhsSaveNodes = defineOperation({
   summary: 'reverse hash service: store tree nodes (each hash must equal the Poseidon hash of its children)',
   input: z.strictObject({ nodes: rhsNodesSchema.describe('the nodes, [{hash, children}]') }),
   result: z.object({ status: z.literal('OK'), saved: z.number() }),
-  mutates: true,
+  // Content-addressed nodes saved in one store transaction: no exclusive turn, so an issuer whose
+  // RHS_URL is its own address (directly or through a proxy) can post its nodes while it issues.
+  mutates: 'atomic',
   run: async (ctx, input) => {
     const { saveRhsNodes } = await import('../pbq/rhsService.js');
     return saveRhsNodes(ctx, input.nodes);

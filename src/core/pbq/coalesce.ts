@@ -11,17 +11,20 @@
  * calls it carried (its journal is recovered by the next one, as for a single issuance).
  */
 import { ServiceKey, type Context } from '../../context.js';
-import { getIden3 } from '../../iden3/wallet.js';
+import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import { crashPoint } from '../../faults.js';
 import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, revocationNonces, signItem, type IssueItem, type IssueResult, type PreparedItem } from './pbqIssuance.js';
-import { publishRecoverably, recoverPendingPublication } from './publication.js';
+import { ISSUED_NS, publishRecoverably, recoverPendingPublication } from './publication.js';
+import { idempotencyRecord, noteIdempotentCredentials, type IdempotencyTicket } from '../idempotency.js';
 
 /** How long the first call of an idle coalescer waits for others that arrive with it. */
 export const GATHER_MS = 20;
 
 interface Waiting {
   item: PreparedItem;
+  /** The request's Idempotency-Key: the credential signed for it is noted there before it is published. */
+  ticket: IdempotencyTicket | undefined;
   resolve(result: IssueResult): void;
   reject(error: unknown): void;
 }
@@ -33,10 +36,10 @@ class IssuanceCoalescer {
 
   constructor(private readonly ctx: Context) {}
 
-  async issue(item: IssueItem): Promise<IssueResult> {
+  async issue(item: IssueItem, ticket?: IdempotencyTicket): Promise<IssueResult> {
     const prepared = await prepareItem(this.ctx, await getIden3(this.ctx), item);
     return new Promise<IssueResult>((resolve, reject) => {
-      this.waiting.push({ item: prepared, resolve, reject });
+      this.waiting.push({ item: prepared, ticket, resolve, reject });
       if (!this.draining) {
         this.draining = true;
         setTimeout(() => void this.drain(), GATHER_MS);
@@ -74,6 +77,7 @@ class IssuanceCoalescer {
         'iden3.issuer',
         async () => {
           await recoverPendingPublication(ctx, issuerDid);
+          await this.takeUpRetries(iden3, issuerDid.string(), (member, result) => settle(member, { result }));
           const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
           const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
           while (this.waiting.length > 0 && taken.length < MAX_BATCH_CREDENTIALS) {
@@ -87,6 +91,9 @@ class IssuanceCoalescer {
             }
           }
           if (signed.length === 0) return;
+          // Noted before the journal: a retry with the same key after a crash gets this credential
+          // once the journal is recovered (or, killed before the journal, nothing was kept: a new one).
+          for (const { member, credential } of signed) if (member.ticket !== undefined) noteIdempotentCredentials(ctx, member.ticket, [credential.id]);
           crashPoint('issue:signed');
           const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed.map((s) => s.credential), revokedNonces: [] });
           published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
@@ -102,6 +109,23 @@ class IssuanceCoalescer {
       if (taken.length === 0) for (const member of this.waiting.splice(0)) settle(member, { error });
     }
   }
+
+  /**
+   * Answers the waiting calls that retry an Idempotency-Key whose credential an earlier server
+   * signed and journaled before it died: completed by the recovery that just ran, it is given
+   * again instead of a second one. Call with the issuer's lock held, after that recovery.
+   */
+  private async takeUpRetries(iden3: Iden3, issuer: string, answer: (member: Waiting, result: IssueResult) => void): Promise<void> {
+    for (const member of [...this.waiting]) {
+      if (member.ticket === undefined) continue;
+      const [id] = idempotencyRecord(this.ctx, member.ticket.slot)?.credentialIds ?? [];
+      if (id === undefined || this.ctx.store.get(ISSUED_NS, `${issuer}/${id}`) === undefined) continue;
+      const stored = await iden3.dataStorage.credential.findCredentialById(id);
+      if (stored === undefined) continue;
+      this.waiting.splice(this.waiting.indexOf(member), 1);
+      answer(member, issueResult(stored));
+    }
+  }
 }
 
 const COALESCER_KEY = new ServiceKey<IssuanceCoalescer>('pbq.issuanceCoalescer');
@@ -112,6 +136,6 @@ export function issuanceCoalescer(ctx: Context): Promise<IssuanceCoalescer> {
 }
 
 /** Issues one credential, sharing the state transition with the issuances running alongside it. */
-export async function issueCoalesced(ctx: Context, item: IssueItem): Promise<IssueResult> {
-  return (await issuanceCoalescer(ctx)).issue(item);
+export async function issueCoalesced(ctx: Context, item: IssueItem, ticket?: IdempotencyTicket): Promise<IssueResult> {
+  return (await issuanceCoalescer(ctx)).issue(item, ticket);
 }

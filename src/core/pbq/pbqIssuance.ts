@@ -199,8 +199,9 @@ export const MAX_BATCH_CREDENTIALS = 1000;
  * then all claims go into the issuer's claims tree together and the new state is published as one
  * journaled publication (crash safe as a whole: see ./publication.ts); each credential then gets
  * its Iden3SparseMerkleTreeProof naming that transaction. With `batchKey` (a digest of the input),
- * running the same batch again after a crash returns the interrupted batch, completed, instead of
- * issuing it twice.
+ * running the same batch again returns the batch of the earlier run, completed, instead of issuing
+ * it twice, until that result is delivered (forgetCompletedBatch, once `-o` is written): a run
+ * killed at any step, even after the publication and before its output, is never issued twice.
  */
 export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: { batchKey?: string } = {}): Promise<IssueBatchResult> {
   if (items.length === 0) throw new InputError('nothing to issue: the batch is empty', { field: 'batch' });
@@ -215,16 +216,17 @@ export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: {
       // An earlier command interrupted mid-publication is completed (or published again) first.
       await recoverPendingPublication(ctx, issuerDid);
       if (options.batchKey !== undefined) {
-        // This very batch was interrupted and completed since (by that recovery or an earlier command).
-        const done = await takeCompletedBatch(ctx, iden3, options.batchKey);
+        // This very batch was issued by an earlier run (or completed since by that recovery or another
+        // command) whose result never reached its output.
+        const done = await completedBatch(ctx, iden3, issuerDid.string(), options.batchKey);
         if (done !== undefined) return done;
       }
       const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
       const signed = await everyOrFailures(prepared, (item) => signItem(iden3, issuerDid, item, nextNonce()), 'schemas');
       crashPoint('issue:signed');
+      // Completing it records the batch under its key (publication.ts): kept until its output is
+      // written (forgetCompletedBatch), so a run killed before that gets it back when run again.
       const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed, revokedNonces: [], ...(options.batchKey === undefined ? {} : { batchKey: options.batchKey }) });
-      // Completed by this run: no later run of the same input should get it back.
-      if (options.batchKey !== undefined) ctx.store.delete(COMPLETED_BATCHES_NS, options.batchKey);
       return { credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state, recovered: false };
     },
     // Once published and recorded, the credentials exist: losing the lock on the way does not undo that.
@@ -232,19 +234,26 @@ export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: {
   );
 }
 
-/** The credentials of the batch `batchKey` when another command completed it, taken (once). */
-async function takeCompletedBatch(ctx: Context, iden3: Iden3, batchKey: string): Promise<IssueBatchResult | undefined> {
+/** The credentials of the batch `batchKey` of `issuer` when an earlier run or another command completed it and its output was not written. */
+async function completedBatch(ctx: Context, iden3: Iden3, issuer: string, batchKey: string): Promise<IssueBatchResult | undefined> {
   const done = ctx.store.get<CompletedBatch>(COMPLETED_BATCHES_NS, batchKey);
-  if (done === undefined) return undefined;
+  if (done === undefined || done.issuer !== issuer) return undefined;
   const credentials: IssueResult[] = [];
   for (const id of done.credentials) {
     const stored = await iden3.dataStorage.credential.findCredentialById(id);
     if (stored === undefined) throw new ConflictError(`credential ${id} of an interrupted batch of ${done.issuer} is missing from the wallet`);
     credentials.push(issueResult(stored));
   }
-  ctx.progress.info(`this batch was interrupted and completed since (${done.at}, tx ${done.txId}): giving its ${credentials.length} credentials`);
-  ctx.store.delete(COMPLETED_BATCHES_NS, batchKey);
+  ctx.progress.info(`this batch was issued already (${done.at}, tx ${done.txId}) and its result never written: giving its ${credentials.length} credentials again`);
   return { credentials, txId: done.txId, state: done.state, recovered: true };
+}
+
+/**
+ * Lets the batch `batchKey` go once its result is delivered (`-o` written): the next run of the
+ * same input issues a new batch. Until then every run of it gets the same credentials.
+ */
+export function forgetCompletedBatch(ctx: Context, batchKey: string): void {
+  ctx.store.delete(COMPLETED_BATCHES_NS, batchKey);
 }
 
 export function issueResult(credential: W3CCredential): IssueResult {

@@ -51,9 +51,10 @@ export function issuedRecords(ctx: Context, issuer: string): IssuedRecord[] {
 }
 
 /**
- * Store namespace of the batches (`vc issuer issue --batch`) completed by another command than
- * their own run (the run was interrupted; a later command reconciled its journal): by batch key,
- * the credentials the next run of the same batch returns instead of issuing them again.
+ * Store namespace of the completed batches (`vc issuer issue --batch`) whose result was not yet
+ * written out (by their own run, or by another command that reconciled an interrupted run's
+ * journal): by batch key, the credentials the next run of the same batch returns instead of
+ * issuing them again. A record goes once a run's output is written (forgetCompletedBatch).
  */
 export const COMPLETED_BATCHES_NS = 'iden3.completedBatches';
 
@@ -303,7 +304,7 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
     await letEventLoopRun();
   }
   if (journal.batchKey !== undefined) {
-    // Whoever completes a batch, its next run gets it (that run takes the record away).
+    // Whoever completes a batch, its runs get it until one writes it out (forgetCompletedBatch).
     ctx.store.put<CompletedBatch>(COMPLETED_BATCHES_NS, journal.batchKey, { issuer: journal.issuer, credentials: completed.map((c) => c.id), txId, state: record.state, at: record.at });
   }
   ctx.store.delete(PENDING_PUBLICATIONS_NS, journal.issuer);

@@ -19,7 +19,7 @@ import { Context } from '../../../src/context.js';
 import { getIden3 } from '../../../src/iden3/wallet.js';
 import { getChain } from '../../../src/chain/chainClient.js';
 import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
-import { issuedRecords, pendingPublication, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
+import { COMPLETED_BATCHES_NS, issuedRecords, pendingPublication, type CompletedBatch, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
 import { resolveIssuerDid } from '../../../src/core/pbq/identities.js';
 import { CRASH_POINTS, type CrashPointName } from '../../../src/faults.js';
 import { runVc, tempDir, templateHome, type VcRun } from '../../helpers.js';
@@ -154,6 +154,16 @@ async function walletAsLeft(): Promise<{ issued: IssuedRecord[]; pending: Pendin
   }
 }
 
+/** The completed batches kept for a re-run (their output not yet written) that hold credential `id`. */
+function completedBatchesHolding(id: string): CompletedBatch[] {
+  const ctx = walletContext();
+  try {
+    return ctx.store.list<CompletedBatch>(COMPLETED_BATCHES_NS).map((entry) => entry.value).filter((batch) => batch.credentials.includes(id));
+  } finally {
+    void ctx.close();
+  }
+}
+
 /** A stored credential of the wallet, whole, read without reconciling anything. */
 async function storedCredential(ctx: Context, id: string): Promise<Json> {
   const found = await (await getIden3(ctx)).dataStorage.credential.findCredentialById(id);
@@ -256,11 +266,16 @@ describe('vc issuer issue --batch killed at each step', () => {
         const args = ['issuer', 'issue', '--batch', file(`${name}.jsonl`), '-o', file(`${name}-out.jsonl`)];
         killedRun(step, (crashEnv) => vc(args, crashEnv));
         expect(existsSync(file(`${name}-out.jsonl`))).toBe(false);
+        // What the killed run journaled (nothing when killed before the journal).
+        const journaled = (await walletAsLeft()).pending?.credentials.map((c) => c.id);
+        expect(journaled === undefined ? 'nothing' : journaled.length).toBe(step === 'issue:signed' ? 'nothing' : 3);
 
         const again = vc(args);
         expect(again.status, again.stderr).toBe(0);
         const results = readFileSync(file(`${name}-out.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { credential: Json });
         expect(results).toHaveLength(3);
+        // The same credentials the killed run journaled, in input order.
+        if (journaled !== undefined) expect(results.map(({ credential }) => credential.id)).toEqual(journaled);
         const txIds = results.map(({ credential }) => (credential.proof as Array<{ type: string; issuerData?: { state: { txId: string } } }>).find((p) => p.type === 'Iden3SparseMerkleTreeProof')?.issuerData?.state.txId);
         expect(new Set(txIds).size, 'one state transition for the batch').toBe(1);
         for (const { credential } of results) reported.push(credential.id as string);
@@ -272,6 +287,46 @@ describe('vc issuer issue --batch killed at each step', () => {
       LONG,
     );
   }
+});
+
+describe('vc issuer issue --batch killed after its publication, before or while its output is written', () => {
+  it(
+    'every run of the same file gives the same credentials until one writes them out: one batch in the wallet; then the batch is let go',
+    async () => {
+      const listed = startingListing().credentials.map((c) => c.id);
+      const before = listed.length;
+      writeFileSync(file('output.jsonl'), `${Array.from({ length: 3 }, () => JSON.stringify({ did: holderDid })).join('\n')}\n`);
+      const args = ['issuer', 'issue', '--batch', file('output.jsonl'), '-o', file('output-out.jsonl')];
+      const ids = (): string[] => readFileSync(file('output-out.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { credential: Json }).credential.id as string);
+
+      // Published and completed, killed before -o: the credentials exist, the file does not.
+      killedRun('output:pending', (crashEnv) => vc(args, crashEnv));
+      expect(existsSync(file('output-out.jsonl'))).toBe(false);
+      const left = await walletAsLeft();
+      expect(left.pending).toBeUndefined();
+      const issued = left.issued.map((record) => record.id).filter((id) => !listed.includes(id));
+      expect(issued).toHaveLength(3);
+      expect(left.issued.length).toBe(before + 3);
+      // Kept for the next run of the same file.
+      expect(completedBatchesHolding(issued[0]!).map((batch) => [...batch.credentials].sort())).toEqual([[...issued].sort()]);
+
+      // Run again, killed once -o is written but before the batch is let go: the same credentials.
+      killedRun('output:written', (crashEnv) => vc(args, crashEnv));
+      const written = ids();
+      expect([...written].sort()).toEqual([...issued].sort());
+
+      // And again, to the end: the same credentials once more, still three in the wallet.
+      const again = vc(args);
+      expect(again.status, again.stderr).toBe(0);
+      expect(ids()).toEqual(written);
+      reported.push(...written);
+      const list = await checkWallet();
+      expect(list.credentials.length, 'the batch was issued more than once').toBe(before + 3);
+      // Written out: the batch is let go (the next run of the file issues anew, as shown below).
+      expect(completedBatchesHolding(issued[0]!)).toEqual([]);
+    },
+    LONG,
+  );
 });
 
 describe('an interrupted batch completed by another command', () => {
