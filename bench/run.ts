@@ -58,6 +58,15 @@ const BENCHES: BenchEntry[] = [
     },
   },
   {
+    name: 'serverEdges',
+    description: 'the durations tests no longer assert: slow bodies vs VC_BODY_TIMEOUT, /healthz meanwhile and with a saturated BBS+ pool, the strict JSON parser vs JSON.parse, the cached circuit build, the CLI refusing non-regular files',
+    run: (m) => entry(m, 'runServerEdgesBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { problems: string[] } };
+      return report.acceptance.problems.length === 0 ? undefined : report.acceptance.problems.join('; ');
+    },
+  },
+  {
     name: 'http',
     description: 'vc serve under load: POST /verify-vc and the holder disclose route at once',
     run: (m) => entry(m, 'runHttpBench')({}),

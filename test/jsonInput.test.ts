@@ -153,7 +153,8 @@ describe('parseJsonText', () => {
     }
   });
 
-  it('scans a 1 MiB body, and an object of 100,000 keys, in linear time', () => {
+  // Its time against JSON.parse (a quadratic scan would take seconds): bench/serverEdges.ts.
+  it('parses a 1 MiB body, and an object of 100,000 keys, as JSON.parse does', () => {
     const subject = { id: 'did:example:123', name: 'Ada Lovelace', nationality: 'GBR', birthDate: 18151210, tags: [1, 2.5, 'x', true, null], address: { city: 'London' } };
     const items: unknown[] = [];
     let body = '';
@@ -162,13 +163,8 @@ describe('parseJsonText', () => {
       body = JSON.stringify({ vc: { credentialSubject: { items } } });
     }
     const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 100_000 }, (_, k) => [`key${k}`, k])));
-    for (const text of [body, wide]) {
-      parseJsonText(text, 'request body');
-      const started = performance.now();
-      expect(parseJsonText(text, 'request body')).toEqual(JSON.parse(text));
-      // A generous bound: it only catches a quadratic scan (seconds), not a slow machine.
-      expect(performance.now() - started).toBeLessThan(1500);
-    }
+    expect(body.length).toBeGreaterThanOrEqual(1 << 20);
+    for (const text of [body, wide]) expect(parseJsonText(text, 'request body')).toEqual(JSON.parse(text));
   });
 });
 

@@ -5,6 +5,10 @@
  * busy (the BBS+ work runs off the event loop). The server stops its worker threads when it
  * closes: a process that started and closed a server exits by itself. VC_WORKERS=0 keeps the old
  * in-process behaviour.
+ *
+ * No assertion depends on the machine's speed: "while the pool is busy" is established by events
+ * (the queue refused a request, and accepted ones are still unanswered); the latency of /healthz
+ * meanwhile is measured by bench/serverEdges.ts.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -58,30 +62,38 @@ describe('vc serve with one BBS+ worker under a burst', () => {
     // Each verification makes two pool calls (the terms and the proof, at once): 3 x (1 + queue)
     // requests at once cannot all hold a place.
     const burst = 3 * (1 + QUEUE_PER_WORKER);
-    // Once answered before, so the sampled answers measure the event loop, not module loading.
     expect([200, 503]).toContain((await fetch(`${base}/healthz`)).status);
-    const healthLatencies: number[] = [];
+    // Each /healthz answer is marked by whether it came while the pool was saturated: after the
+    // queue refused a request of the burst, and before the last verification was answered.
+    const health: Array<{ whileSaturated: boolean }> = [];
+    let refusedOne = false;
+    let answered = 0;
     let busy = true;
     const sampler = (async () => {
       while (busy) {
-        const started = performance.now();
         const response = await fetch(`${base}/healthz`);
         const body = (await response.json()) as { status?: string };
-        healthLatencies.push(performance.now() - started);
+        health.push({ whileSaturated: refusedOne && answered < burst });
         // 503 here is readiness (no chain, no circuits in this test), with the health body.
         expect(['ok', 'degraded']).toContain(body.status);
+        // Paces the probes (no assertion depends on it).
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     })();
-    const started = performance.now();
     let responses: Response[];
     try {
-      responses = await Promise.all(Array.from({ length: burst }, () => verify(base, vc)));
+      responses = await Promise.all(
+        Array.from({ length: burst }, async () => {
+          const response = await verify(base, vc);
+          if (response.status === 503) refusedOne = true;
+          answered += 1;
+          return response;
+        }),
+      );
     } finally {
       busy = false;
       await sampler;
     }
-    const busyMs = performance.now() - started;
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
     const refused = responses.filter((response) => response.status === 503);
@@ -96,11 +108,8 @@ describe('vc serve with one BBS+ worker under a burst', () => {
       expect(error.message).toMatch(/^the server is busy: \d+ BBS\+ calls are already waiting for its 1 worker thread; retry in \d+ s$/);
     }
     for (const response of accepted) expect(((await response.json()) as { verified: boolean }).verified).toBe(true);
-    // The event loop stayed free: /healthz answered several times while the pool was busy, each
-    // time in a fraction of the busy period.
-    expect(healthLatencies.length).toBeGreaterThanOrEqual(3);
-    expect(healthLatencies.sort((a, b) => a - b)[Math.floor(healthLatencies.length / 2)]!).toBeLessThan(100);
-    expect(healthLatencies.at(-1)!).toBeLessThan(Math.max(500, busyMs / 2));
+    // The event loop stayed free: /healthz answered several times while the pool was saturated.
+    expect(health.filter((probe) => probe.whileSaturated).length).toBeGreaterThanOrEqual(3);
     // And the server serves normally once the burst is over.
     expect((await verify(base, vc)).status).toBe(200);
   });
@@ -125,10 +134,16 @@ describe('vc serve with one BBS+ worker under a burst', () => {
   it('while the queue is full, a request is refused before its body is read (no parsing cost for a refusal)', async () => {
     // Clients keep the single worker's queue full; a request then announces a body it never
     // sends. Refused before the body is read, it gets its 503 at once; read first, it would wait
-    // for a body that never comes (the client gives up after 3 s and tries again).
+    // for a body that never comes (the client gives up after 3 s and tries again). Each attempt
+    // follows a refusal of a client's request: the queue was full just then.
     let busy = true;
+    let clientRefused: () => void = () => undefined;
     const clients = Array.from({ length: 3 * (1 + QUEUE_PER_WORKER) }, async () => {
-      while (busy) await (await verify(base, vc)).arrayBuffer();
+      while (busy) {
+        const response = await verify(base, vc);
+        await response.arrayBuffer();
+        if (response.status === 503) clientRefused();
+      }
     });
     const url = new URL(`${base}/verify-vc`);
     const bodiless = () =>
@@ -148,7 +163,7 @@ describe('vc serve with one BBS+ worker under a burst', () => {
     let refused: Awaited<ReturnType<typeof bodiless>>;
     try {
       for (let attempt = 0; attempt < 10 && refused === undefined; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise<void>((resolve) => (clientRefused = resolve));
         refused = await bodiless();
       }
     } finally {
