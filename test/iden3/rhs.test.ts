@@ -79,12 +79,10 @@ describe('fetchRhsJson', () => {
   });
 
   it('gives up on a service that never answers, naming the URL', async () => {
-    const started = Date.now();
     const error = await fetchRhsJson(`${base}/node/stalled`, limits).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain(`${base}/node/stalled`);
     expect((error as Error).message).toMatch(/within 400 ms/);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('gives up on a body that never completes', async () => {
@@ -113,11 +111,9 @@ describe('StoreRhsPublisher', () => {
     const store = WalletStore.open(`${tmp.dir}/publisher`);
     try {
       const publisher = new StoreRhsPublisher(new RhsNodeStore(store, await loadIden3Modules()), `${base}/stalled`, 400);
-      const started = Date.now();
       const error = await publisher.publish({ nodes: [] }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NetworkError);
       expect((error as Error).message).toMatch(/RHS_URL=.*\/stalled.*within 400 ms/);
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       store.close();
     }

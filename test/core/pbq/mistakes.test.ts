@@ -96,12 +96,10 @@ describe('an expired credential given to prove-submit', () => {
   const expired = (): Json => ({ ...credential, expirationDate: '2020-01-01T00:00:00Z' });
 
   it('CLI: exit 1, "expired at <date>", before proving', () => {
-    const started = Date.now();
     const run = vc(['holder', 'prove-submit', '--credential', file('expired.json', expired()), '--request', file('request.json', request)]);
     expect(run.status).toBe(1);
     expect(oneLine(run.stderr)).toBe(`--credential ${file('expired.json', expired())}: field expirationDate: the credential expired at 2020-01-01T00:00:00.000Z`);
     expect(JSON.parse(run.stderr).error.field).toBe('--credential expirationDate');
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('HTTP: 422 verification_failed naming verifiableCredential.expirationDate', async () => {

@@ -17,14 +17,12 @@ describe('createCredentialRequest', () => {
   it('refuses a field the context does not define before touching the circuits or the chain', async () => {
     const ctx = new Context({ config: parseConfig({}, templateHome(`${tmp.dir}/home`)) });
     try {
-      const started = Date.now();
       const error = await createCredentialRequest(ctx, { field: 'birthDat', op: '$lt', value: 20010101 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnprocessableError);
       expect((error as Error).message).toMatch(/does not fit type PassportCredential/);
       expect(ctx.peek(new ServiceKey('iden3.circuitsDir'))).toBeUndefined();
       expect(ctx.peek(new ServiceKey('chain'))).toBeUndefined();
       expect(ctx.peek(new ServiceKey('chain.connection'))).toBeUndefined();
-      expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       await ctx.close();
     }
