@@ -22,19 +22,20 @@ const PUBLIC_SIGNALS = ['userID', 'circuitQueryHash', 'issuerState', 'linkID', '
 
 /** The request-side hash of the case's query, as the js-sdk verifier computes it. */
 function requestQueryHash(c: VectorCase, merklized: string): bigint {
-  const inputs = c.inputs as Record<string, string & string[]>;
-  const size = Number(inputs.valueArraySize);
+  const inputs = c.inputs as Record<string, string | number | string[]>;
+  const scalar = (key: string): string => String(inputs[key]);
+  const size = Number(scalar('valueArraySize'));
   return calculateQueryHashV3(
-    inputs.value.slice(0, size).map(BigInt),
-    SchemaHash.newSchemaHashFromInt(BigInt(inputs.claimSchema)),
-    inputs.slotIndex,
-    inputs.operator,
-    inputs.claimPathKey,
+    (inputs.value as string[]).slice(0, size).map(BigInt),
+    SchemaHash.newSchemaHashFromInt(BigInt(scalar('claimSchema'))),
+    scalar('slotIndex'),
+    scalar('operator'),
+    scalar('claimPathKey'),
     size,
     merklized,
-    inputs.isRevocationChecked,
-    inputs.verifierID,
-    inputs.nullifierSessionID,
+    scalar('isRevocationChecked'),
+    scalar('verifierID'),
+    scalar('nullifierSessionID'),
   );
 }
 
