@@ -62,8 +62,10 @@ for (const variant of variants) {
 }
 
 describe('credentialAtomicQueryV3OnChain public signals as the js-sdk reads them', () => {
+  // Requests come from the js-sdk: the official and js-sdk cases (the derived ones include sizes no
+  // request has, such as p - 1).
   for (const c of file.cases) {
-    if ('fails' in c.expected) continue;
+    if ('fails' in c.expected || c.name.startsWith('derived/')) continue;
     const signals = c.expected.publicSignals;
     it(`${c.name}: the query hash is the request's, the unmarshalled signals are the inputs'`, () => {
       const values = signals.map(([, value]) => value);

@@ -324,6 +324,94 @@ async function queryCases(onChain) {
   return cases;
 }
 
+/* ---------------------------------------------------------------- derived cases */
+
+/**
+ * Mutations of official cases at the edges of the circuits' rules (operators, value-array sizes,
+ * flags, ranges), whose outcome is whatever the official circuit gives: they extend "fails where
+ * the official circuit fails" beyond the official tests' few failing cases.
+ */
+function derivedCases(id, cases) {
+  const byName = Object.fromEntries(cases.map((c) => [c.name, c]));
+  const derive = (baseName, name, desc, change) => {
+    const base = byName[baseName];
+    const inputs = JSON.parse(JSON.stringify(base.inputs));
+    change(inputs);
+    return { name: `derived/${name}`, desc, source: { derivedFrom: base.name, change: desc }, inputs };
+  };
+  const setValues = (values, size = values.length) => (i) => {
+    i.value = padStrings(values, i.value.length);
+    i.valueArraySize = size;
+  };
+  if (id === 'authV2' || id === 'authV3') {
+    return [
+      derive('official-1', 'other-challenge', 'challenge not the signed one', (i) => (i.challenge = '12346')),
+      derive('official-1', 'profile', 'profile nonce 7', (i) => (i.profileNonce = '7')),
+      derive('official-1', 'other-gist-root', 'gistRoot not the proof\'s root', (i) => (i.gistRoot = '1')),
+      derive('official-1', 'bad-checksum', 'genesisID with a wrong checksum byte', (i) => (i.genesisID = (BigInt(i.genesisID) ^ (1n << 240n)).toString())),
+      derive('official-3', 'genesis-as-published', 'genesis state with a GIST inclusion proof of nothing', (i) => Object.assign(i, { gistMtpAuxHi: '0', gistMtpAuxHv: '0', gistMtpNoAux: '1' })),
+    ];
+  }
+  const onChain = id === 'credentialAtomicQueryV3OnChain';
+  const out = [
+    derive('sig/claimNonMerklized', 'operator-12', 'operator 12 (unassigned query operator)', (i) => (i.operator = 12)),
+    derive('sig/selective_disclosure', 'operator-17', 'operator 17 (unassigned modifier)', (i) => (i.operator = 17)),
+    derive('sig/claimNonMerklized', 'operator-32', 'operator 32 (beyond 5 bits)', (i) => (i.operator = 32)),
+    derive('mtp/claimNonMerklized', 'eq-size-2', '$eq with valueArraySize 2', setValues(['10', '0'])),
+    derive('mtp/claimNonMerklized', 'eq-size-0', '$eq with valueArraySize 0', setValues([], 0)),
+    derive('mtp/claimNonMerklized', 'noop-size-1', '$noop with valueArraySize 1', (i) => Object.assign(i, { operator: 0, valueArraySize: 1 })),
+    derive('mtp/claimNonMerklized', 'in-size-64', '$in with 64 values', (i) => Object.assign(i, { operator: 4, value: Array.from({ length: 64 }, (_, k) => String(k === 63 ? 10 : 100 + k)), valueArraySize: 64 })),
+    derive('mtp/claimNonMerklized', 'in-size-65', '$in with valueArraySize 65', (i) => Object.assign(i, { operator: 4, valueArraySize: 65 })),
+    derive('mtp/claimNonMerklized', 'nin-size-minus-1', '$nin with valueArraySize p-1', (i) => Object.assign(i, { operator: 5, valueArraySize: '21888242871839275222246405745257275088548364400416034343698204186575808495616' })),
+    derive('mtp/claimNonMerklized', 'nin-holds', '$nin [1, 2, 3]', (i) => Object.assign(i, { operator: 5 }, { value: padStrings(['1', '2', '3'], i.value.length), valueArraySize: 3 })),
+    derive('mtp/claimNonMerklized', 'nin-fails', '$nin [9, 10]', (i) => Object.assign(i, { operator: 5 }, { value: padStrings(['9', '10'], i.value.length), valueArraySize: 2 })),
+    derive('mtp/claimNonMerklized', 'ne-fails', '$ne 10', (i) => (i.operator = 6)),
+    derive('mtp/claimNonMerklized', 'lt-fails', '$lt 10', (i) => (i.operator = 2)),
+    derive('mtp/claimNonMerklized', 'gt-holds', '$gt 9', (i) => Object.assign(i, { operator: 3, value: padStrings(['9'], i.value.length) })),
+    derive('mtp/claimNonMerklized', 'gte-holds', '$gte 10', (i) => (i.operator = 8)),
+    derive('mtp/claimNonMerklized', 'gt-field-top', '$gt p-1 (values compare as integers below p)', (i) => Object.assign(i, { operator: 3, value: padStrings(['21888242871839275222246405745257275088548364400416034343698204186575808495616'], i.value.length) })),
+    derive('mtp/claimNonMerklized', 'lt-field-top', '$lt p-1', (i) => Object.assign(i, { operator: 2, value: padStrings(['21888242871839275222246405745257275088548364400416034343698204186575808495616'], i.value.length) })),
+    derive('mtp/claimNonMerklized', 'between-fails', '$between 11..20', (i) => Object.assign(i, { operator: 9, value: padStrings(['11', '20'], i.value.length), valueArraySize: 2 })),
+    derive('mtp/claimNonMerklized', 'exists-non-merklized', '$exists on a non-merklized claim', (i) => Object.assign(i, { operator: 11, value: padStrings(['1'], i.value.length) })),
+    derive('mtp/claimNonMerklized', 'slot-8', 'slotIndex 8', (i) => (i.slotIndex = 8)),
+    derive('mtp/claimNonMerklized', 'slot-3', 'slotIndex 3 (an empty slot, $eq 10)', (i) => (i.slotIndex = 3)),
+    derive('mtp/claimIssuedOnUserID', 'merklized-slot-8', 'merklized claim with slotIndex 8', (i) => (i.slotIndex = 8)),
+    derive('mtp/claimIssuedOnUserID', 'merklized-noop-any-path', '$noop on a merklized claim with an unproven path value', (i) => Object.assign(i, { operator: 0, claimPathValue: '5', value: padStrings([], i.value.length), valueArraySize: 0 })),
+    derive('mtp/claimIssuedOnUserID', 'merklized-sd', '$sd of the path value', (i) => Object.assign(i, { operator: 16, value: padStrings([], i.value.length), valueArraySize: 0 })),
+    derive('mtp/claimIssuedOnUserID', 'exists-true', '$exists true of a present path', (i) => Object.assign(i, { operator: 11, value: padStrings(['1'], i.value.length), valueArraySize: 1 })),
+    derive('mtp/claimIssuedOnUserID', 'exists-2', '$exists with value 2', (i) => Object.assign(i, { operator: 11, value: padStrings(['2'], i.value.length), valueArraySize: 1 })),
+    derive('sig/jsonld_non_inclusion', 'exists-false', '$exists false of an absent path', (i) => Object.assign(i, { operator: 11, value: padStrings(['0'], i.value.length), valueArraySize: 1 })),
+    derive('mtp/claimNonMerklized', 'proof-type-3', 'proofType 3', (i) => (i.proofType = '3')),
+    derive('mtp/claimNonMerklized', 'proof-type-1-with-mtp', 'proofType 1 with the inputs of a claims-tree proof', (i) => (i.proofType = '1')),
+    derive('mtp/claimNonMerklized', 'revocation-check-2', 'isRevocationChecked 2', (i) => (i.isRevocationChecked = 2)),
+    derive('mtp/claimNonMerklized', 'expired', 'timestamp after the expiration', (i) => (i.timestamp = '1669884011')),
+    derive('mtp/claimNonMerklized', 'at-expiry', 'timestamp equal to the expiration', (i) => (i.timestamp = '1669884010')),
+    derive('mtp/claimNonMerklized', 'timestamp-65-bits', 'timestamp of 65 bits', (i) => (i.timestamp = (1n << 64n).toString())),
+    derive('mtp/claimNonMerklized', 'wrong-schema', 'claimSchema not the claim\'s', (i) => (i.claimSchema = '1')),
+    derive('mtp/claimNonMerklized', 'wrong-subject-nonce', 'claimSubjectProfileNonce not the subject\'s', (i) => (i.claimSubjectProfileNonce = '5')),
+    derive('mtp/claimNonMerklized', 'other-issuer-state', 'issuerClaimIdenState not the roots\' state', (i) => (i.issuerClaimIdenState = '1')),
+    derive('mtp/claimNonMerklized', 'nonrev-state-unchecked', 'non-revocation state wrong, revocation not checked (MTP)', (i) => Object.assign(i, { isRevocationChecked: 0, issuerClaimNonRevState: '1' })),
+    derive('sig/claimNonMerklized', 'sig-nonrev-state-unchecked', 'non-revocation state wrong, revocation not checked (signature)', (i) => Object.assign(i, { isRevocationChecked: 0, issuerClaimNonRevState: '1' })),
+    derive('sig/claimNonMerklized', 'bad-signature', 'issuer signature S changed', (i) => (i.issuerClaimSignatureS = (BigInt(i.issuerClaimSignatureS) + 1n).toString())),
+    derive('sig/claimNonMerklized', 's-253-bits', 'issuer signature S of 254 bits', (i) => (i.issuerClaimSignatureS = (1n << 253n).toString())),
+    derive('mtp/claimNonMerklized', 'mtp-s-253-bits', 'unused signature S of 254 bits (MTP)', (i) => (i.issuerClaimSignatureS = (1n << 253n).toString())),
+    derive('mtp/nullify', 'nullify-no-verifier', 'nullifier session with verifierID 0', (i) => (i.verifierID = '0')),
+    derive('mtp/claimWithLinkNonce', 'link-nonce-p-1', 'linkNonce p-1', (i) => (i.linkNonce = '21888242871839275222246405745257275088548364400416034343698204186575808495616')),
+    derive('mtp/claimNonMerklized', 'genesis-id-249-bits', 'userGenesisID of 249 bits', (i) => (i.userGenesisID = (BigInt(i.userGenesisID) + (1n << 248n)).toString())),
+  ];
+  if (onChain) {
+    out.push(
+      derive('mtp/claimNonMerklized', 'bjj-auth-2', 'isBJJAuthEnabled 2', (i) => (i.isBJJAuthEnabled = 2)),
+      derive('mtp/onchainIdentity', 'no-auth-profile', 'isBJJAuthEnabled 0 with profile nonce 3', (i) => (i.profileNonce = '3')),
+      derive('mtp/claimNonMerklized', 'auth-other-challenge', 'challenge not the signed one', (i) => (i.challenge = '12346')),
+      derive('mtp/claimNonMerklized', 'auth-disabled-bjj-identity', 'isBJJAuthEnabled 0 for a BJJ identity (ownership unchecked)', (i) => (i.isBJJAuthEnabled = 0)),
+      derive('mtp/onchainIdentity', 'no-auth-any-challenge', 'isBJJAuthEnabled 0 with another challenge', (i) => (i.challenge = '1')),
+      derive('mtp/claimNonMerklized', 'auth-other-gist-root', 'gistRoot not the proof\'s root', (i) => (i.gistRoot = '1')),
+    );
+  }
+  return out;
+}
+
 /* ---------------------------------------------------------------- main */
 
 const which = process.argv.includes('--only') ? arg('only').split(',') : Object.keys(OFFICIAL);
@@ -333,6 +421,7 @@ for (const id of which) {
   else if (id === 'authV3') cases = authCases(REF.circuits, 'test/auth/authV3.test.ts', ['auth-v3-inputs.json', 'auth-v3-8-32-inputs.json']);
   else if (id === 'credentialAtomicQueryV3') cases = await queryCases(false);
   else cases = await queryCases(true);
+  cases.push(...derivedCases(id, cases));
 
   const official = await runOfficial(id, cases);
   for (const c of cases) {
