@@ -129,7 +129,10 @@ describe('idle shutdown and vc chain ps', () => {
     const anHourAgo = new Date(Date.now() - 3_600_000);
     for (const node of [idleNode, keptNode]) utimesSync(path.join(node.stateDir, 'last-used'), anHourAgo, anHourAgo);
     await until(() => !isProcessAlive(idleNode.pid), 'the idle node to stop');
-    expect(readFileSync(path.join(idleNode.stateDir, 'watchdog.log'), 'utf8')).toMatch(/stopped the node \(pid \d+\) after 30 s without use, state saved/);
+    // The watchdog writes its line once the stop is complete (state saved), after the node is gone.
+    const watchdogLog = path.join(idleNode.stateDir, 'watchdog.log');
+    await until(() => readFileSync(watchdogLog, 'utf8') !== '', 'the watchdog to report the stop');
+    expect(readFileSync(watchdogLog, 'utf8')).toMatch(/stopped the node \(pid \d+\) after 30 s without use, state saved/);
     // The watchdog of the kept node looked at least twice since (it polls every 3 s).
     await sleep(6_500);
     expect(isProcessAlive(keptNode.pid)).toBe(true);
