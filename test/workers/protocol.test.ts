@@ -45,7 +45,7 @@ const vcErrorClasses = (Object.values(errors) as unknown[]).filter(
 describe('errors across threads', () => {
   it('covers every class of src/errors.ts', () => {
     expect(vcErrorClasses.map((c) => c.name).sort()).toEqual(
-      ['ConfigError', 'ConflictError', 'InputError', 'InternalError', 'NetworkError', 'NotFoundError', 'OverloadedError', 'StoreError', 'UnprocessableError', 'VcError', 'VerificationError'].sort(),
+      ['ConfigError', 'ConflictError', 'InputError', 'InternalError', 'NetworkError', 'NotFoundError', 'OverloadedError', 'StoreError', 'TooLargeError', 'UnprocessableError', 'VcError', 'VerificationError'].sort(),
     );
   });
 
