@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const VC_BIN = path.join(ROOT, 'dist', 'bin', 'vc.js');
@@ -84,6 +84,13 @@ export function runVcAsync(args: string[], options: RunOptions = {}): Promise<Vc
 export function templateHome(target: string): string {
   cpSync(inject('templateHome'), target, { recursive: true });
   return target;
+}
+
+/** The error of a failed `vc --json` run: its stderr must be exactly one JSON line. */
+export function jsonError(stderr: string): { code: string; message: string; field?: string } {
+  const lines = stderr.trim().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return (JSON.parse(lines[0]!) as { error: { code: string; message: string; field?: string } }).error;
 }
 
 /** A fresh temporary directory, removed by the returned cleanup. */

@@ -6,18 +6,12 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVc, tempDir } from '../helpers.js';
+import { jsonError, runVc, tempDir } from '../helpers.js';
 
 const tmp = tempDir('vc-cli-consistency-');
 afterAll(() => tmp.cleanup());
 let homes = 0;
 const freshHome = (): string => path.join(tmp.dir, `home-${++homes}`);
-
-function jsonError(stderr: string): { code: string; message: string; field?: string } {
-  const lines = stderr.trim().split('\n');
-  expect(lines, stderr).toHaveLength(1);
-  return (JSON.parse(lines[0]!) as { error: { code: string; message: string; field?: string } }).error;
-}
 
 describe('an unknown option', () => {
   it('is reported as unknown before a required option is missing', () => {
