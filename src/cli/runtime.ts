@@ -28,7 +28,10 @@ export class CliRuntime {
   /** Applies the global options before a command action runs (commander preAction hook). */
   async configure(command: Command): Promise<void> {
     this.globals = command.optsWithGlobals<GlobalOptions>();
-    this.output = new Output({ json: this.globals.json === true, quiet: this.globals.quiet === true });
+    // `vc serve` logs JSON Lines only: an error that stops it before it serves (a busy port, a bad
+    // variable) is one JSON line too, as if --json were given.
+    const serving = command.name() === 'serve' && command.parent?.parent === null;
+    this.output = new Output({ json: this.globals.json === true || serving, quiet: this.globals.quiet === true });
     await this.output.init();
   }
 

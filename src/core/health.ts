@@ -20,8 +20,18 @@ export interface HealthReport {
 }
 
 /** `text` without the paths of the server's files (`/home/…/anvil.log` -> `(path)`) and with URLs by their origin. */
-export function withoutPaths(text: string): string {
-  return redactUrls(text).replace(/(^|[\s'"(=[,])(?:~|\.{1,2})?\/[^\s'")\],;]*/g, '$1(path)');
+export function withoutPaths(text: string, known: ReadonlyArray<string | undefined> = []): string {
+  // Configured paths first, whole: a path with spaces would otherwise be cut at the first one.
+  let hidden = text;
+  for (const path of [...known].filter((p): p is string => p !== undefined && p.length > 1).sort((a, b) => b.length - a.length)) {
+    hidden = hidden.split(path).join('(path)');
+  }
+  return redactUrls(hidden).replace(/(^|[\s'"(=[,])(?:~|\.{1,2})?\/[^\s'")\],;]*/g, '$1(path)');
+}
+
+/** The paths of this configuration that a health answer must never show. */
+function configuredPaths(ctx: Context): Array<string | undefined> {
+  return [ctx.config.circuitsPath, ctx.config.home, process.env.VC_CIRCUITS_CACHE, process.env.XDG_CACHE_HOME, process.env.HOME];
 }
 
 /** Checks chain and circuits without changing anything. */
@@ -46,7 +56,7 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
     })();
     const reachable = status.state === 'running' || (status.state !== 'unresponsive' && startable && failure === undefined);
     chain = { embedded, chainId: ctx.config.chain.chainId, reachable, state: status.state };
-    if (failure !== undefined) chain.problem = withoutPaths(failure);
+    if (failure !== undefined) chain.problem = withoutPaths(failure, configuredPaths(ctx));
   } else {
     const chainId = await probeChainId(ctx.config.chain.rpcUrl!, 1_500);
     chain = { embedded, chainId: ctx.config.chain.chainId, reachable: chainId === ctx.config.chain.chainId, state: chainId === undefined ? 'unreachable' : chainId === ctx.config.chain.chainId ? 'running' : `wrong chain id ${chainId}` };
@@ -62,6 +72,6 @@ async function circuitsPresence(ctx: Context): Promise<HealthReport['circuits']>
     return status.upToDate ? { present: true } : { present: false, problem: 'circuit files missing or incomplete (vc circuits status tells which)' };
   } catch (error) {
     // A missing CIRCUITS_PATH directory or source is a readiness problem to report, not a crash.
-    return { present: false, problem: withoutPaths(describeError(error)) };
+    return { present: false, problem: withoutPaths(describeError(error), configuredPaths(ctx)) };
   }
 }

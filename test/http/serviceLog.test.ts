@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startVcServe, tempDir } from '../helpers.js';
+import { runVc, startVcServe, tempDir } from '../helpers.js';
 
 const TOKEN = 'log-test-token-0123456789';
 const tmp = tempDir('vc-service-log-');
@@ -53,5 +53,14 @@ describe('vc serve logs', () => {
     // Each answer's X-Request-Id is the id of its request line.
     for (const id of ids) expect(parsed.filter((line) => line.id === id), id).toHaveLength(1);
     expect(server.stderr()).not.toContain('bad id');
+  });
+
+  it('an error that stops it before it serves is one JSON line too, without --json', () => {
+    const run = runVc(['serve', '--role', 'verifier', '--port', '0'], { home: path.join(tmp.dir, 'refused'), env: { VC_API_TOKEN: 'short' } });
+    expect(run.status).toBe(3);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines, run.stderr).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ error: { code: 'config_error', field: 'VC_API_TOKEN' } });
+    expect(run.stderr).not.toContain('short');
   });
 });
