@@ -104,6 +104,14 @@ describe('vc serve: cross-cutting HTTP behaviour', () => {
     expect(tokenMatches(`${TOKEN}x`, TOKEN)).toBe(false);
   });
 
+  it('takes the scheme name in any case (RFC 7235), never the token', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+      expect((await post('/echo', '{"name":"x"}', { authorization: `${scheme} ${TOKEN}` })).status, scheme).toBe(200);
+    }
+    expect((await post('/echo', '{"name":"x"}', { authorization: `bearer ${TOKEN.toUpperCase()}` })).status).toBe(401);
+    expect((await post('/echo', '{"name":"x"}', { authorization: `Basic ${TOKEN}` })).status).toBe(401);
+  });
+
   it('400 for a body that fails its schema, naming the field', async () => {
     const response = await post('/echo', JSON.stringify({ name: 42 }));
     expect(response.status).toBe(400);

@@ -27,7 +27,8 @@ export const auth = rootPlugin<{ token: string | undefined }>('vc-auth', async (
   if (token === undefined) return;
   // As a function the route hook below calls (addHook: false), so that /healthz stays open and a
   // refusal is answered in our shape: the plugin's own hook answers every path, in its own.
-  await app.register(fastifyBearerAuth, { keys: [], auth: (presented: string) => tokenMatches(presented, token), addHook: false });
+  // rfc6749: the scheme name is case-insensitive (RFC 7235 2.1), so `bearer <token>` is accepted too.
+  await app.register(fastifyBearerAuth, { keys: [], auth: (presented: string) => tokenMatches(presented, token), addHook: false, specCompliance: 'rfc6749' });
   const verify = app.verifyBearerAuth!;
   const authorised = (request: FastifyRequest, reply: FastifyReply): Promise<boolean> =>
     new Promise((resolve) => {
