@@ -21,7 +21,7 @@ export function registerServeCommand(program: Command, rt: CliRuntime): void {
     .command('serve')
     .description('serve the issuer, holder and verifier routes over HTTP (JSON)')
     .addOption(new Option('--role <role>', 'which service to run').choices([...ROLES, 'all']).default('all'))
-    .option('--port <n>', 'port for a single role (default: issuer 3000, verifier 4000, holder 5000, or PORT)', portOption('--port'))
+    .option('--port <n>', 'port of a single role (default: PORT, else issuer 3000, verifier 4000, holder 5000); with --role all only 0 (a free port for each role) is accepted and PORT is not used', portOption('--port'))
     .option('--host <host>', 'address to listen on (default 127.0.0.1 or VC_HOST)')
     .addHelpText(
       'after',
@@ -30,9 +30,8 @@ Examples:
   $ vc serve --role all                      # issuer :3000, verifier :4000, holder :5000
   $ vc serve --role holder --port 5050
   $ VC_API_TOKEN=$(openssl rand -hex 16) vc serve --role verifier
-  $ curl -s localhost:4000/openapi.json      # the routes of a role and their schemas
-
   $ curl -s localhost:4000/                  # the role, its routes and where its OpenAPI document is
+  $ curl -s localhost:4000/openapi.json      # the routes of a role and their schemas
 
 Logs: JSON Lines on stderr, one per request (id, route, status, duration; the id is the
 X-Request-Id of the answer) and one per message of the server; never bodies or keys.`,
