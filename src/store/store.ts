@@ -1,14 +1,18 @@
 /**
- * The persistent wallet store: one SQLite database (better-sqlite3, WAL journal) under the home
- * directory holding namespaced JSON records: identities, keys, credentials, merkle tree nodes,
- * chain and deployment records, nonces. SQLite gives atomic, crash-safe writes (a kill -9 mid-write
+ * The persistent wallet store: one SQLite database (WAL journal) under the home directory
+ * holding namespaced JSON records: identities, keys, credentials, merkle tree nodes, chain and
+ * deployment records, nonces. SQLite gives atomic, crash-safe writes (a kill -9 mid-write
  * rolls back) and serialises concurrent writers across processes; `withLock` adds a named
  * inter-process lock for long asynchronous critical sections (starting the chain, creating the
  * default identity). The home is 0700 and the database 0600 because it holds secrets.
+ *
+ * The binding is libsql (better-sqlite3's API, SQLite's file format): its native binary comes
+ * prebuilt inside an npm package, where better-sqlite3 downloads one from GitHub or compiles
+ * SQLite (a minute of CPU at every clean install without that download, as in CI).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import lockfile from 'proper-lockfile';
 import { StoreError, describeError } from '../errors.js';
 
@@ -53,32 +57,45 @@ export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
+/** A prepared statement with the parameter and row types of its SQL (libsql's own typings leave rows unknown). */
+interface Statement<Params extends unknown[], Row = unknown> {
+  run(...params: Params): { changes: number };
+  get(...params: Params): Row | undefined;
+  all(...params: Params): Row[];
+}
+
+function prepared<Params extends unknown[], Row = unknown>(db: Database.Database, sql: string): Statement<Params, Row> {
+  return db.prepare(sql) as unknown as Statement<Params, Row>;
+}
+
 export class WalletStore {
   readonly paths: HomePaths;
   private readonly db: Database.Database;
+  /** Depth of nested transaction() calls (the outer one is BEGIN IMMEDIATE, inner ones savepoints). */
+  private transactionDepth = 0;
   private readonly statements: {
-    get: Database.Statement<[string, string], { value: string }>;
-    put: Database.Statement<[string, string, string, number]>;
-    del: Database.Statement<[string, string]>;
-    list: Database.Statement<[string, string, string], { key: string; value: string }>;
-    count: Database.Statement<[string], { n: number }>;
-    deleteBefore: Database.Statement<[string, string, string, string | null, string | null]>;
+    get: Statement<[string, string], { value: string }>;
+    put: Statement<[string, string, string, number]>;
+    del: Statement<[string, string]>;
+    list: Statement<[string, string, string], { key: string; value: string }>;
+    count: Statement<[string], { n: number }>;
+    deleteBefore: Statement<[string, string, string, string | null, string | null]>;
   };
 
   private constructor(paths: HomePaths, db: Database.Database) {
     this.paths = paths;
     this.db = db;
     this.statements = {
-      get: db.prepare('SELECT value FROM records WHERE ns = ? AND key = ?'),
-      put: db.prepare(
+      get: prepared(db, 'SELECT value FROM records WHERE ns = ? AND key = ?'),
+      put: prepared(db, 
         'INSERT INTO records (ns, key, value, updated_at) VALUES (?, ?, ?, ?) ' +
           'ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
       ),
-      del: db.prepare('DELETE FROM records WHERE ns = ? AND key = ?'),
-      list: db.prepare("SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
-      count: db.prepare('SELECT count(*) AS n FROM records WHERE ns = ?'),
+      del: prepared(db, 'DELETE FROM records WHERE ns = ? AND key = ?'),
+      list: prepared(db, "SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
+      count: prepared(db, 'SELECT count(*) AS n FROM records WHERE ns = ?'),
       // ISO-8601 UTC timestamps of one format (toISOString) compare correctly as text.
-      deleteBefore: db.prepare('DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
+      deleteBefore: prepared(db, 'DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
     };
   }
 
@@ -173,7 +190,25 @@ export class WalletStore {
 
   /** Runs synchronous reads and writes as one atomic transaction (all or nothing). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    // A transaction inside another is a savepoint: its failure undoes its own writes only.
+    const savepoint = this.transactionDepth > 0 ? `nested_${this.transactionDepth}` : undefined;
+    this.db.exec(savepoint === undefined ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
+    this.transactionDepth += 1;
+    try {
+      const result = fn();
+      this.transactionDepth -= 1;
+      this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`);
+      return result;
+    } catch (error) {
+      this.transactionDepth -= 1;
+      if (savepoint === undefined) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } else {
+        this.db.exec(`ROLLBACK TO ${savepoint}`);
+        this.db.exec(`RELEASE ${savepoint}`);
+      }
+      throw error;
+    }
   }
 
   /**

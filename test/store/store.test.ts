@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WalletStore } from '../../src/store/store.js';
 import { StoreError } from '../../src/errors.js';
@@ -108,6 +108,33 @@ describe('WalletStore', () => {
     store.close();
   });
 
+  it('a transaction inside another undoes only its own writes when it fails, and all of them when the outer one fails', () => {
+    const store = WalletStore.open(home());
+    store.transaction(() => {
+      store.put('t', 'outer', 1);
+      expect(() =>
+        store.transaction(() => {
+          store.put('t', 'inner', 2);
+          throw new Error('inner abort');
+        }),
+      ).toThrow('inner abort');
+      store.transaction(() => store.put('t', 'inner-kept', 3));
+    });
+    expect([store.get('t', 'outer'), store.get('t', 'inner'), store.get('t', 'inner-kept')]).toEqual([1, undefined, 3]);
+    expect(() =>
+      store.transaction(() => {
+        store.put('t', 'outer', 10);
+        store.transaction(() => store.put('t', 'nested', 11));
+        throw new Error('outer abort');
+      }),
+    ).toThrow('outer abort');
+    expect([store.get('t', 'outer'), store.get('t', 'nested')]).toEqual([1, undefined]);
+    // Still usable afterwards: a new transaction starts from a clean slate.
+    store.transaction(() => store.put('t', 'after', 4));
+    expect(store.get('t', 'after')).toBe(4);
+    store.close();
+  });
+
   it('survives kill -9 in the middle of writes: no corruption, every record whole', async () => {
     const dir = home();
     WalletStore.open(dir).close();
@@ -129,7 +156,7 @@ describe('WalletStore', () => {
     await new Promise((r) => child.once('exit', r));
 
     const db = new Database(path.join(dir, 'wallet.db'));
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect((db.prepare('PRAGMA integrity_check').get() as { integrity_check?: unknown }).integrity_check).toBe('ok');
     db.close();
     const store = WalletStore.open(dir);
     const records = store.list<{ i: number; blob: string }>('bulk');

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
