@@ -2,8 +2,9 @@
  * Which chain a wallet talks to, beyond its chain id (every embedded chain is 152): the hash of
  * its block 0 and, on a vc embedded chain, a marker written into its state.
  *
- * anvil 1.7.1 keeps block 0 (and its hash) across --dump-state/--load-state and anvil_dumpState,
- * but a fresh chain's genesis hash depends only on the chain id and the second it started: two
+ * anvil 1.7.1 keeps block 0 (and its hash) across --dump-state/--load-state and anvil_dumpState
+ * once each start loads a snapshot with that one block 0 (./node/snapshots.ts keepOriginalGenesis:
+ * anvil adds a genesis of its own at every start). A fresh chain's genesis hash depends only on the chain id and the second it started: two
  * homes whose chains started in the same second share it, and a home copied from another shares
  * its snapshot. So each home also writes a random marker of its own into a fixed storage slot of a
  * fixed address (anvil_setStorageAt; part of the state, saved and loaded with it, no block mined),

@@ -392,9 +392,7 @@ describe('concurrency and external chains', () => {
 });
 
 describe("the identity of a home's embedded chain", () => {
-  // retry: one CI run in four saw the copy start a chain with another block 0 (before the contexts
-  // were closed ahead of the copy); kept visible in the note until its cause is known.
-  it('a marker of its own, kept across restarts, and a new one in a copied home (the old one remembered as its past)', { retry: 1, timeout: 60_000 }, async () => {
+  it('a marker of its own, kept across restarts, and a new one in a copied home (the old one remembered as its past)', { timeout: 120_000 }, async () => {
     const first = newHome();
     const ctx = newContext(first);
     const node = await ensureLocalNode(ctx);
@@ -403,12 +401,17 @@ describe("the identity of a home's embedded chain", () => {
     const onChain = await readChainIdentity(node.rpcUrl, 152);
     expect(onChain).toEqual({ chainId: 152, genesisHash: recorded.genesisHash, marker: recorded.marker });
 
-    // Restarted from its snapshot: the same chain (anvil keeps block 0), the same marker.
+    // Restarted from its snapshot, again and again: the same chain, the same marker. (anvil adds a
+    // genesis of its own at every start and dumps both block 0s in no fixed order; before vc kept
+    // only the chain's own when loading, the second restart or a copy answered another block 0 in
+    // about one run in three.)
     await stopLocalNode(ctx);
-    const again = await ensureLocalNode(newContext(first));
-    expect(isSameChain(await readChainIdentity(again.rpcUrl, 152), onChain)).toBe(true);
-    expect(readHomeChainIdentity(newContext(first), 152)).toEqual(recorded);
-    await stopLocalNode(newContext(first));
+    for (let restart = 0; restart < 4; restart++) {
+      const again = await ensureLocalNode(newContext(first));
+      expect(isSameChain(await readChainIdentity(again.rpcUrl, 152), onChain), `restart ${restart + 1}`).toBe(true);
+      expect(readHomeChainIdentity(newContext(first), 152)).toEqual(recorded);
+      await stopLocalNode(newContext(first));
+    }
 
     // A copy of the home (same snapshot, same block 0) gets a marker of its own: another chain.
     // The home is copied as a user would, with nothing using it: every context on it closed (an

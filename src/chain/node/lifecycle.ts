@@ -37,7 +37,7 @@ import {
 import { LOOPBACK, findFreePort, tryListen } from './ports.js';
 import { carriesAnotherMarker, claimNodeIdentity } from './nodeIdentity.js';
 import { anvilBinaryPath, describePortHolder, isListeningOn, isLocalNodeProcess, killQuietly, restrictFiles, spawnDetached, terminate, waitForExit } from './process.js';
-import { checkpointNode, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
+import { checkpointNode, loadableSnapshot, newestSnapshot, settleAnvilDumpReporting, stateFiles } from './snapshots.js';
 import { workerEntry } from '../../workers/pool.js';
 import type { WatchdogArgs } from './watchdog.js';
 import { launchFront } from './frontLaunch.js';
@@ -91,6 +91,7 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
   // No node runs here (we hold the 'chain' lock): anvil's last own dump can be checked and kept.
   settleAnvilDumpReporting(ctx, stateDir);
   const snapshot = newestSnapshot(stateDir);
+  const loadFile = snapshot === undefined ? undefined : loadableSnapshot(stateDir, snapshot);
   // Files an older vc (or anvil under the user's umask) left readable by others become private.
   restrictFiles(readdirSync(stateDir).map((name) => path.join(stateDir, name)));
 
@@ -110,7 +111,7 @@ async function startNode(ctx: Context, chainId: number, preferredPort: number | 
       '--state-interval', String(AUTOSAVE_INTERVAL_SECONDS),
       '--silent',
     ];
-    if (snapshot !== undefined) args.push('--load-state', snapshot.file);
+    if (loadFile !== undefined) args.push('--load-state', loadFile);
     const logFd = openSync(files.log, 'w', 0o600);
     // Scrubbed environment, umask 077 (./process.ts).
     const child = spawnDetached(binary, args, { stdio: ['ignore', logFd, logFd], cwd: stateDir });

@@ -14,7 +14,8 @@
  *   autosave.anvil.json, and only while no node runs (before a start, after a stop) does vc move
  *   that file over autosave.json, once it parsed as a complete snapshot newer than the one there.
  *   An incomplete dump is reported and dropped; it never replaces a good snapshot.
- * A start loads whichever valid snapshot is newest (highest block).
+ * A start loads whichever valid snapshot is newest (highest block), with one block 0 only
+ * (loadableSnapshot).
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,7 @@ import { jsonRpcCall } from '../jsonRpc.js';
 import { NODE_NS, checkpointKey, readNodeRecord, warn, type CheckpointMark, type LocalNodeRecord } from './nodeRecord.js';
 import { isProcessAlive } from './process.js';
 
-export function stateFiles(stateDir: string): { checkpoint: string; served: string; autosave: string; anvilDump: string; log: string; frontLog: string } {
+export function stateFiles(stateDir: string): { checkpoint: string; served: string; autosave: string; anvilDump: string; load: string; log: string; frontLog: string } {
   return {
     checkpoint: path.join(stateDir, 'state.json'),
     // The front's snapshot (./front.ts): saved after every change, before any answer shows it.
@@ -36,6 +37,8 @@ export function stateFiles(stateDir: string): { checkpoint: string; served: stri
     autosave: path.join(stateDir, 'autosave.json'),
     // anvil's --dump-state target, rewritten in place by anvil: never trusted before it is checked.
     anvilDump: path.join(stateDir, 'autosave.anvil.json'),
+    // The snapshot a start loads when the newest one had to be mended (loadableSnapshot).
+    load: path.join(stateDir, 'load.json'),
     log: path.join(stateDir, 'anvil.log'),
   };
 }
@@ -122,6 +125,54 @@ export function settleAnvilDumpReporting(ctx: Context, stateDir: string): void {
   } catch (error) {
     warn(ctx, `cannot keep the local chain node's state dump ${anvilDump}: ${describeError(error)}`);
   }
+}
+
+interface DumpedBlock {
+  header?: { number?: string; timestamp?: string };
+}
+
+/**
+ * Keeps one block 0 in a parsed anvil dump: the chain's own genesis, the oldest (a genesis made at
+ * a later start has a later timestamp). Returns whether blocks were dropped.
+ *
+ * Why: anvil 1.7.1 makes a fresh genesis block at every start before it loads the state, and keeps
+ * it beside the loaded one, so every dump after a restart holds two blocks numbered 0 (one more per
+ * restart), in no fixed order; loading such a dump answers block 0 with whichever came last. The
+ * chain's block-0 hash, part of its identity (../chainIdentity.ts), then changed at random from one
+ * start to the next: the journals of parties on RPC_URL, which name it, stopped matching.
+ */
+export function keepOriginalGenesis(dump: { blocks?: unknown }): boolean {
+  if (!Array.isArray(dump.blocks)) return false;
+  const blocks = dump.blocks as DumpedBlock[];
+  const isGenesis = (block: DumpedBlock): boolean => block.header?.number !== undefined && BigInt(block.header.number) === 0n;
+  const geneses = blocks.filter(isGenesis);
+  if (geneses.length <= 1) return false;
+  const time = (block: DumpedBlock): bigint => (block.header?.timestamp === undefined ? 0n : BigInt(block.header.timestamp));
+  const original = geneses.reduce((oldest, block) => (time(block) < time(oldest) ? block : oldest));
+  dump.blocks = blocks.filter((block) => !isGenesis(block) || block === original);
+  return true;
+}
+
+/**
+ * The file a start should load for `snapshot`: the snapshot itself, or, when it holds more than one
+ * block 0 (see keepOriginalGenesis), a mended copy written atomically to load.json.
+ */
+export function loadableSnapshot(stateDir: string, snapshot: { file: string }): string {
+  let dump: { blocks?: unknown };
+  try {
+    dump = JSON.parse(readFileSync(snapshot.file, 'utf8')) as { blocks?: unknown };
+  } catch {
+    return snapshot.file;
+  }
+  if (!keepOriginalGenesis(dump)) return snapshot.file;
+  const { load } = stateFiles(stateDir);
+  try {
+    writeFileAtomicSync(load, JSON.stringify(dump));
+  } catch {
+    // No room for the mended copy (a full disk): the chain still starts, from the snapshot as it is.
+    return snapshot.file;
+  }
+  return load;
 }
 
 /** The newest valid snapshot of a state directory, if any. */
