@@ -49,7 +49,7 @@ async function obtainStatusList(ctx: Context, url: string, options: CredentialSt
   }
   return {
     problem:
-      `the status list ${url} is not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`) or verify in the issuer's wallet; ` +
+      `not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`) or verify in the issuer's wallet; ` +
       `vc fetches status lists only from the issuer service on this machine (VC_ISSUER_URL on 127.0.0.1, localhost or ::1, now ${base})`,
   };
 }

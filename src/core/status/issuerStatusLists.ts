@@ -174,10 +174,11 @@ export async function assignCredentialStatus(ctx: Context, options: AssignStatus
           };
           ctx.store.put(STATUS_ENTRIES_NAMESPACE, entryKey(list.id, index), stored);
           ctx.store.put<StoredStatusList>(STATUS_LISTS_NAMESPACE, list.id, { ...list, assigned: list.assigned + 1 });
-          ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, entry.id, { entries: [entryKey(list.id, index)] });
           return { entry, key: entryKey(list.id, index) };
         });
-        if (credentialId !== undefined) ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, credentialId, { entries: assigned.map((item) => item.key) });
+        // Each of its ids names the credential, with all its entries (either entry's id suspends it).
+        const named: StoredStatusIds = { entries: assigned.map((item) => item.key) };
+        for (const id of [...assigned.map((item) => item.entry.id), ...(credentialId === undefined ? [] : [credentialId])]) ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, id, named);
         return assigned.map((item) => item.entry);
       });
       crashPoint('status:assigned');
