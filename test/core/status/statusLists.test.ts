@@ -153,6 +153,33 @@ describe('revoke, suspend and unsuspend, seen by the verifier', () => {
   });
 });
 
+describe('the VC-API issuer and verifier', () => {
+  it('a VC 1.1 credential gets the Bitstring Status List context with its entry; its credentialId revokes it; the verifier sees it', async () => {
+    const { vcApiDerive, vcApiIssue, vcApiVerify } = await import('../../../src/core/sd/vcApiCredentials.js');
+    const credential = {
+      '@context': ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/vdl/v1'],
+      type: ['VerifiableCredential', 'Iso18013DriversLicenseCredential'],
+      issuanceDate: '2024-01-01T00:00:00Z',
+      credentialSubject: { id: 'did:example:bob', type: 'LicensedDriver', driversLicense: { type: 'Iso18013DriversLicense', document_number: '542426814' } },
+    };
+    const { verifiableCredential: signed } = await vcApiIssue(issuer, { credential, status: ['revocation'], credentialId: 'urn:example:licence-1' });
+    expect(signed['@context']).toEqual([...credential['@context'], 'https://w3id.org/security/data-integrity/v2', 'https://www.w3.org/ns/credentials/status/v1']);
+    expect(signed.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' });
+    const { verifiableCredential: derived } = await vcApiDerive(issuer, { credential: signed, selectivePointers: ['/credentialSubject/driversLicense/document_number'] });
+    expect(derived.credentialStatus).toEqual(signed.credentialStatus);
+    expect(await vcApiVerify(issuer, { credential: derived })).toEqual({ verified: true, checks: ['proof', 'status'], warnings: [], errors: [] });
+    await changeCredentialStatus(issuer, { id: 'urn:example:licence-1', purpose: 'revocation', set: true });
+    const refused = await vcApiVerify(issuer, { credential: derived });
+    expect(refused).toMatchObject({ verified: false, checks: ['proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: revoked: index \d+ of status list/) }] });
+    // Without a status, the VC-API verifier answers as before.
+    const { verifiableCredential: plain } = await vcApiIssue(issuer, { credential });
+    expect(plain.credentialStatus).toBeUndefined();
+    expect(plain['@context']).not.toContain('https://www.w3.org/ns/credentials/status/v1');
+    expect((await vcApiVerify(issuer, { credential: plain })).checks).toEqual(['proof']);
+    await expect(vcApiIssue(issuer, { credential, status: ['revocation'], credentialId: 'urn:example:licence-1' })).rejects.toMatchObject({ httpStatus: 409, field: 'options.credentialId' });
+  });
+});
+
 describe('a status list that cannot be trusted is refused with a reason', () => {
   let credential: Json;
   let disclosed: Json;
