@@ -23,7 +23,7 @@ export const ROUTES: readonly HttpRoute[] = [
   route('issuer', 'GET', '/bbs-key', sd.sdIssuerKey, { omit: ['showSecret'] }),
   // W3C Bitstring Status Lists: the signed lists (open without VC_API_TOKEN: every verifier reads them), and the VC-API status change.
   route('issuer', 'GET', '/status-lists/:id', status.statusList),
-  route('issuer', 'POST', '/credentials/status', status.statusUpdate),
+  route('issuer', 'POST', '/credentials/status', status.statusUpdate, { pooled: true }),
   route('issuer', 'POST', '/node', pbq.rhsSaveNodes, { bodyField: 'nodes' }),
   route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
   // Holder.
