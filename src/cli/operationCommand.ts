@@ -397,6 +397,18 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       chosenBy = `--${flagOf(command, alternative.field)}`;
     } else if (variants === undefined && alternatives.length > 0) {
       chosenBy = command.label === undefined ? undefined : `the ${command.label} form`;
+      // Neither form's flags: say both, rather than only what the first form misses.
+      const missing = flagsByOperation.get(command.operation)!.filter((info) => info.required && info.defaultValue === undefined && !given(info.flag));
+      if (missing.length > 0) {
+        const forms = [
+          `${missing.map((info) => `--${info.flag} ${placeholder(info)}`).join(' ')}${command.label === undefined ? '' : ` (${command.label})`}`,
+          ...alternatives.map((candidate) => {
+            const info = flagsOf(command, candidate.operation).find((flag) => flag.field === candidate.field);
+            return `--${flagOf(command, candidate.field)}${info === undefined ? '' : ` ${placeholder(info)}`} (${candidate.variant})`;
+          }),
+        ];
+        throw new InputError(`expected ${forms.join(' or ')}`, { field: missing[0]!.field });
+      }
     }
     if (chosenBy !== undefined) {
       const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));

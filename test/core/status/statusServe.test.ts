@@ -196,14 +196,16 @@ describe('bad input on the new routes and flags: 4xx JSON or exit 2, never 500',
 
   it('the commands', () => {
     const cli = (args: string[]) => runVc(['--json', ...args], { home: home('cli-errors') });
+    writeFileSync(file('some.json'), '{}');
     const cases: Array<[string[], RegExp, string | undefined]> = [
       [['issuer', 'revoke', '--id', 'urn:uuid:nope'], /^--id: no credential with a status list entry is known by "urn:uuid:nope"/, '--id'],
       [['issuer', 'revoke', '--id', 'urn:uuid:nope', '--revocation-nonce', '5'], /^--revocation-nonce does not apply to --id$/, '--revocation-nonce'],
+      [['issuer', 'revoke'], /^expected --revocation-nonce <n> \(iden3\) or --id <id> \(W3C status list\)$/, '--revocation-nonce'],
       [['issuer', 'suspend', '--id', ''], /--id/, '--id'],
       [['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,revoked'], /^--status: field \[1\]: Invalid option: expected one of "revocation"\|"suspension"$/, '--status [1]'],
       [['issuer', 'issue', '--format', 'bbs', '--status', 'revocation'], /^--status does not apply to --format bbs$/, '--status'],
       [['issuer', 'status-list', '--id', 'revocation-1'], /^--id: no status list "revocation-1" on this issuer$/, '--id'],
-      [['verifier', 'verify', '--credential', file('d1.json'), '--status-list', file('missing.json')], /^--status-list: cannot read/, '--status-list'],
+      [['verifier', 'verify', '--credential', file('some.json'), '--status-list', file('missing.json')], /^--status-list: cannot read/, '--status-list'],
     ];
     for (const [args, message, field] of cases) {
       const run = cli(args);
@@ -211,7 +213,7 @@ describe('bad input on the new routes and flags: 4xx JSON or exit 2, never 500',
       expect(jsonError(run.stderr), args.join(' ')).toMatchObject({ message: expect.stringMatching(message), ...(field === undefined ? {} : { field }) });
     }
     writeFileSync(file('not-a-list.json'), '"a string"');
-    const notList = cli(['verifier', 'verify', '--credential', file('d1.json'), '--status-list', file('not-a-list.json')]);
+    const notList = cli(['verifier', 'verify', '--credential', file('some.json'), '--status-list', file('not-a-list.json')]);
     expect(notList.status).toBe(2);
     expect(jsonError(notList.stderr).field).toBe('--status-list');
   });
