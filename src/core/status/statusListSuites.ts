@@ -82,8 +82,3 @@ export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument):
   if (!result.verified) return { verified: false, reason: `its bbs-2023 proof does not verify: ${result.reason ?? 'the proof does not match'}` };
   return { verified: true };
 }
-
-/** A short name of a list's signer for messages. */
-export function describeListIssuer(issuer: string | undefined): string {
-  return issuer === undefined ? 'no issuer' : shortId(issuer);
-}
