@@ -1,7 +1,7 @@
 // The house rules of vc as lint rules (see ../shared/DESIGN.md and the README's design notes):
 // only src/output.ts prints, only bin/vc.ts exits, only src/sd/library.ts loads the BBS+
 // libraries, imports go down the layers, never up:
-//   bin -> cli | http -> core -> adapters (iden3, sd, chain, circuits, workers) -> context -> store, config
+//   bin -> cli | http -> core -> adapters (iden3, sd, status, chain, circuits, workers) -> context -> store, config
 // with errors, paths, faults, version and jsonInput usable from anywhere, and no import circles.
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
@@ -12,8 +12,9 @@ const LAYER = {
   http: ['**/http/*', '**/http/**'],
   core: ['**/core/*', '**/core/**'],
   output: ['**/output.js'],
-  // src/core/sd is core's own (the work behind the sd operations), not the src/sd adapter.
-  adapters: ['**/iden3/*', '**/iden3/**', '**/sd/*', '**/sd/**', '!**/core/sd/*', '!**/core/sd/**', '**/chain/*', '**/chain/**', '**/circuits/*', '**/circuits/**', '**/workers/*', '**/workers/**'],
+  // src/core/sd and src/core/status are core's own (the work behind their operations), not the
+  // src/sd and src/status adapters.
+  adapters: ['**/iden3/*', '**/iden3/**', '**/sd/*', '**/sd/**', '!**/core/sd/*', '!**/core/sd/**', '**/status/*', '**/status/**', '!**/core/status/*', '!**/core/status/**', '**/chain/*', '**/chain/**', '**/circuits/*', '**/circuits/**', '**/workers/*', '**/workers/**'],
 };
 
 /** One pattern per layer, so a layer's exception (the `!` lines) cannot lift another layer's ban. */
@@ -91,7 +92,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/iden3/**/*.ts', 'src/sd/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts', 'src/workers/**/*.ts'],
+    files: ['src/iden3/**/*.ts', 'src/sd/**/*.ts', 'src/status/**/*.ts', 'src/chain/**/*.ts', 'src/circuits/**/*.ts', 'src/workers/**/*.ts'],
     ignores: ['src/sd/library.ts'],
     rules: {
       'no-restricted-imports': forbid('adapters never import core, CLI, HTTP or output (Context lives in src/context.ts)', LAYER.core, LAYER.cli, LAYER.http, LAYER.output),

@@ -30,6 +30,15 @@ export const CRASH_POINTS = [
 ] as const;
 export type CrashPointName = (typeof CRASH_POINTS)[number];
 
+/**
+ * The crash points of the W3C status lists (src/core/status), kept apart from the publication's
+ * (test/core/pbq/recovery.test.ts kills at every one of those): an index assigned in the wallet
+ * but its credential not yet signed, a list re-signed but not yet stored. Their own test
+ * (test/core/status) kills at each.
+ */
+export const STATUS_CRASH_POINTS = ['status:assigned', 'status:list-signed'] as const;
+export type StatusCrashPointName = (typeof STATUS_CRASH_POINTS)[number];
+
 /** The points where VC_KILL_NODE_AT can kill the embedded node (the receipt of a publication). */
 export const NODE_KILL_POINTS = ['issue:receipt', 'revoke:receipt'] as const satisfies readonly CrashPointName[];
 
@@ -39,7 +48,7 @@ function named(variable: string, name: string): boolean {
 }
 
 /** Kills this process at `name` when VC_CRASH_AT names it. */
-export function crashPoint(name: CrashPointName): void {
+export function crashPoint(name: CrashPointName | StatusCrashPointName): void {
   if (named('VC_CRASH_AT', name)) process.kill(process.pid, 'SIGKILL');
 }
 

@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, status, system } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -73,11 +73,22 @@ function psTable(nodes: PsNode[]): string {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
+/** The result of a status change (revoke --id, suspend, unsuspend). */
+interface StatusChange {
+  message?: string;
+  statusListIndex?: string;
+  statusListCredential?: string;
+}
+
+function statusSummary(result: StatusChange): string {
+  return `${String(result.message)}: index ${String(result.statusListIndex)} of ${String(result.statusListCredential)} (re-signed when changed)`;
+}
+
 /** The command groups: their description and examples. */
 export const GROUPS: Readonly<Record<string, { description: string; help?: string }>> = {
   issuer: {
     description: 'issue credentials: iden3 (BJJ signature + on-chain state, for proof by query) or BBS+ (for selective disclosure)',
-    help: 'Examples:\n  $ vc issuer did create\n  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json\n  $ vc issuer issue --format bbs --subject fixtures/subjects/passport.json -o sd-passport.json\n  $ vc issuer revoke --revocation-nonce 12345',
+    help: 'Examples:\n  $ vc issuer did create\n  $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json\n  $ vc issuer issue --format bbs --subject fixtures/subjects/passport.json -o sd-passport.json\n  $ vc issuer issue --format bbs-2023 --status revocation,suspension -o sd2023.json\n  $ vc issuer revoke --revocation-nonce 12345\n  $ vc issuer suspend --id "$(jq -r \'.credentialStatus[1].id\' sd2023.json)"',
   },
   'issuer did': { description: "the issuer's iden3 DID" },
   holder: {
@@ -131,6 +142,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
+  $ vc issuer issue --format bbs-2023 --status revocation -o revocable.json   # with a W3C status list entry
 
 --batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
 POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
@@ -144,6 +156,13 @@ after a run that wrote its output, it issues again.
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
 Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
+
+--status (bbs-2023): a W3C Bitstring Status List entry of each purpose given (revocation,
+suspension), at a random free index of a list of 131,072 entries kept in this wallet and served by
+\`vc serve --role issuer\` at GET /status-lists/ID, named under VC_ISSUER_URL (default: the served
+issuer's address, or http://127.0.0.1:3000). Change it with \`vc issuer revoke|suspend|unsuspend
+--id ID\`, ID being the credentialStatus id. The entry is always disclosed, and its index is the
+same in every disclosure: a verifier who sees two disclosures can link them by it.
 
 A type that is not bundled: --context-file FILE (its JSON-LD context document) with --schema FILE
 (its iden3 JSON schema), for iden3 credentials. \`vc verifier request --context-url URL\` names the
@@ -176,11 +195,51 @@ the wallet's issuer DID already existed, or ISSUER_DID names it).`,
   {
     path: 'issuer revoke',
     operation: pbq.pbqRevoke,
+    label: 'iden3',
+    alternatives: [{ field: 'id', operation: status.statusRevoke, variant: 'W3C status list' }],
+    description: 'revoke a credential: iden3 by its revocation nonce (the new state published on chain), or one issued with a W3C status list entry by --id',
     // --nonce is the verifier's nonce elsewhere (vc verifier nonce, vc holder disclose --nonce).
     flags: { nonce: 'revocation-nonce <n>' },
     aliases: { nonce: ['nonce'] },
-    summary: summary<{ nonce: number; txId: string }>((result) => `revoked nonce ${result.nonce} (tx ${result.txId})`),
-    help: 'Examples:\n  $ vc issuer revoke --revocation-nonce "$(jq .credential.credentialStatus.revocationNonce passport.json)"',
+    summary: summary<{ nonce?: number; txId?: string; message?: string; statusListIndex?: string; statusListCredential?: string }>((result) =>
+      result.txId !== undefined ? `revoked nonce ${result.nonce} (tx ${result.txId})` : statusSummary(result),
+    ),
+    help: `Examples:
+  $ vc issuer revoke --revocation-nonce "$(jq .credential.credentialStatus.revocationNonce passport.json)"
+  $ vc issuer revoke --id "$(jq -r .credentialStatus.id revocable.json)"      # a bbs-2023 credential issued with --status revocation
+
+--id takes the credential's id, or its credentialStatus id (a credential issued by vc with
+--format bbs-2023 has no id of its own). The bit is set in the wallet's list and the list is
+re-signed; verifiers see it at their next check. A revocation is for good.`,
+  },
+  {
+    path: 'issuer suspend',
+    operation: status.statusSuspend,
+    summary: summary<StatusChange>((result) => statusSummary(result)),
+    help: `Examples:
+  $ vc issuer issue --format bbs-2023 --status suspension -o suspendable.json
+  $ vc issuer suspend --id "$(jq -r .credentialStatus.id suspendable.json)"
+
+--id takes the credential's id, or its credentialStatus id (for a credential with both purposes,
+either entry's). Undo it with \`vc issuer unsuspend\`.`,
+  },
+  {
+    path: 'issuer unsuspend',
+    operation: status.statusUnsuspend,
+    summary: summary<StatusChange>((result) => statusSummary(result)),
+    help: `Examples:
+  $ vc issuer unsuspend --id "$(jq -r .credentialStatus.id suspendable.json)"`,
+  },
+  {
+    path: 'issuer status-list',
+    operation: status.statusList,
+    summary: summary<{ id?: string; credentialSubject?: { statusPurpose?: string } }>((result) => `status list ${String(result.id)} (${String(result.credentialSubject?.statusPurpose)}), signed`),
+    help: `Examples:
+  $ vc issuer status-list --id revocation-1 -o revocation-1.json
+  $ vc verifier verify --credential disclosed.json --status-list revocation-1.json   # elsewhere, offline
+
+The signed BitstringStatusListCredential, as \`vc serve --role issuer\` serves it at
+GET /status-lists/ID (ID: the last segment of a credential's statusListCredential URL).`,
   },
   {
     path: 'holder did create',
@@ -277,12 +336,22 @@ and submitted", as POST /generate-selective-disclosure-vc answers).`,
     help: `Examples:
   $ vc verifier verify --credential disclosed.json
   $ VC_TRUSTED_ISSUERS=did:key:zUC7... vc verifier verify --credential disclosed.json --require-nonce
+  $ vc verifier verify --credential disclosed.json --status-list revocation-1.json
 
 --credential takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
 Exit code 1 when not verified. Checks: the derived proof, bundled contexts only, every field
 defined, the key belongs to the issuer, the issuer is trusted (VC_TRUSTED_ISSUERS, * for any), and
 a nonce issued by \`vc verifier nonce\` is unused and unexpired (a successful verification uses it
-up). A nonce the verifier did not issue is accepted unless --require-nonce or VC_REQUIRE_NONCE=true.`,
+up). A nonce the verifier did not issue is accepted unless --require-nonce or VC_REQUIRE_NONCE=true.
+
+A credential with a W3C status list entry (credentialStatus) is checked against its list (check
+"status"): the list given with --status-list FILE (from \`vc issuer status-list\`), else the
+issuer's own list when this wallet is the issuer's, else the list fetched from the issuer service
+on this machine (VC_ISSUER_URL, or http://127.0.0.1:3000, when on 127.0.0.1, localhost or ::1;
+vc never fetches from any other address). The list must verify (signed by the credential's
+issuer), have the entry's purpose and at least 131,072 entries; a revoked or suspended credential,
+or one whose list is missing or refused, is not verified. A list given by file is the state when
+it was signed (its validFrom): give a current one.`,
   },
   {
     path: 'chain up',

@@ -41,10 +41,13 @@ export interface CliCommand {
   /** Operations chosen by an option instead of one (`vc issuer issue --format bbs|iden3`). */
   variants?: { option: string; description: string; choices: Record<string, AnyOperation>; default: string };
   /**
-   * Operations chosen by giving one of their flags (`vc issuer issue --batch FILE`): the field
-   * whose flag selects it, and the variant it belongs to.
+   * Operations chosen by giving one of their flags (`vc issuer issue --batch FILE`, `vc issuer
+   * revoke --id ID`): the field whose flag selects it, and the variant it belongs to (on a command
+   * without variants, a label for the help).
    */
   alternatives?: ReadonlyArray<{ field: string; operation: AnyOperation; variant: string }>;
+  /** On a command with alternatives but no variants: the label of its own operation in the help (`iden3`). */
+  label?: string;
   /** File fields read as JSON Lines (a list, one value per line; errors name the line). */
   jsonLines?: readonly string[];
   /** The result as JSON Lines (one compact value per line, also with --json) when this returns a list. */
@@ -111,8 +114,11 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
       return { kind: 'text' };
     case 'enum':
       return { kind: 'text', choices: Object.values(entries ?? {}) };
-    case 'array':
-      return element !== undefined && unwrapField(element as unknown as z.ZodType).node._zod.def.type === 'string' ? { kind: 'list' } : { kind: 'file' };
+    case 'array': {
+      // A list of words (strings, or words of an enum) is given comma-separated.
+      const item = element === undefined ? undefined : unwrapField(element as unknown as z.ZodType).node._zod.def.type;
+      return item === 'string' || item === 'enum' ? { kind: 'list' } : { kind: 'file' };
+    }
     case 'union':
       // A value that may be given as a string (a query operand) is given as text.
       return (options ?? []).some((option) => option._zod.def.type === 'string') ? { kind: 'text' } : { kind: 'file' };
@@ -344,7 +350,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   const alternatives = command.alternatives ?? [];
   // Every operation the command can run, each under the label that chooses it.
   const choices: Array<readonly [string, AnyOperation]> = [
-    ...(variants === undefined ? [['', command.operation] as const] : Object.entries(variants.choices)),
+    ...(variants === undefined ? [[command.label ?? '', command.operation] as const] : Object.entries(variants.choices)),
     ...alternatives.map((alternative) => [`${alternative.variant} with --${flagOf(command, alternative.field)}`, alternative.operation] as const),
   ];
   const operations = choices.map(([, operation]) => operation);
@@ -378,14 +384,30 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     if (options.output !== undefined) checkOutputPath(String(options.output));
     const given = (flag: string): boolean => cmd.getOptionValueSource(optionKey(flag)) === 'cli';
     let chosenBy: string | undefined;
+    let choice: string | undefined;
     if (variants !== undefined) {
-      const choice = String(options[optionKey(variants.option)]);
+      choice = String(options[optionKey(variants.option)]);
       operation = variants.choices[choice]!;
       chosenBy = `--${variants.option} ${choice}`;
-      const alternative = alternatives.find((candidate) => candidate.variant === choice && given(flagOf(command, candidate.field)));
-      if (alternative !== undefined) {
-        operation = alternative.operation;
-        chosenBy = `--${flagOf(command, alternative.field)}`;
+    }
+    // Without variants, an alternative's flag alone chooses it (`vc issuer revoke --id ID`).
+    const alternative = alternatives.find((candidate) => (variants === undefined || candidate.variant === choice) && given(flagOf(command, candidate.field)));
+    if (alternative !== undefined) {
+      operation = alternative.operation;
+      chosenBy = `--${flagOf(command, alternative.field)}`;
+    } else if (variants === undefined && alternatives.length > 0) {
+      chosenBy = command.label === undefined ? undefined : `the ${command.label} form`;
+      // Neither form's flags: say both, rather than only what the first form misses.
+      const missing = flagsByOperation.get(command.operation)!.filter((info) => info.required && info.defaultValue === undefined && !given(info.flag));
+      if (missing.length > 0) {
+        const forms = [
+          `${missing.map((info) => `--${info.flag} ${placeholder(info)}`).join(' ')}${command.label === undefined ? '' : ` (${command.label})`}`,
+          ...alternatives.map((candidate) => {
+            const info = flagsOf(command, candidate.operation).find((flag) => flag.field === candidate.field);
+            return `--${flagOf(command, candidate.field)}${info === undefined ? '' : ` ${placeholder(info)}`} (${candidate.variant})`;
+          }),
+        ];
+        throw new InputError(`expected ${forms.join(' or ')}`, { field: missing[0]!.field });
       }
     }
     if (chosenBy !== undefined) {

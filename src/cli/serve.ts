@@ -61,6 +61,9 @@ X-Request-Id of the answer) and one per message of the server; never bodies or k
       for (const [role, url] of Object.entries(server.urls)) log('info', `the ${role} service listens at ${url}: GET / lists its routes, GET /openapi.json describes them`);
       log('info', server.workers === 0 ? 'BBS+ runs on the main thread (VC_WORKERS=0)' : `BBS+ runs on ${server.workers} worker thread${server.workers === 1 ? '' : 's'} (VC_WORKERS)`);
       if (server.rhs?.reachable === true) log('info', `issued credentials name the reverse hash service at ${server.rhs.url}/node`);
+      if (server.statusLists?.reachable === false) {
+        log('warn', `the issuer listens on every interface, and its new status lists are named under ${server.statusLists.url}/status-lists, which only this machine reaches: set VC_ISSUER_URL to the address verifiers reach it at`);
+      }
       if (server.rhs?.reachable === false) {
         log('warn', `the issuer listens on every interface, and its credentials name the reverse hash service at ${server.rhs.url}/node, which only this machine reaches: set RHS_URL to the address other parties reach it at`);
       }

@@ -117,6 +117,13 @@ export interface Config {
     blsSeedPhrase: string | undefined;
     /** ISSUER_DID: selects an existing issuer identity in the wallet. */
     did: string | undefined;
+    /**
+     * VC_ISSUER_URL: the issuer service's public base URL. Status list credentials are named
+     * `${VC_ISSUER_URL}/status-lists/<id>`, and a verifier fetches status lists from it only when
+     * it is on this machine (loopback). Undefined: the served issuer's own address, or
+     * http://127.0.0.1:3000 from the command line.
+     */
+    publicUrl: string | undefined;
   };
   verifier: {
     /** VC_TRUSTED_ISSUERS: issuer DIDs / verification methods trusted for BBS+ credentials, or ['*']. */
@@ -307,7 +314,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
     },
     rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
     circuitsPath: text(vars, 'CIRCUITS_PATH'),
-    issuer: { blsSeedPhrase, did: issuerDid },
+    issuer: { blsSeedPhrase, did: issuerDid, publicUrl: url(vars, 'VC_ISSUER_URL', problems, ['http:', 'https:']) },
     verifier: { trustedIssuers, requireNonce: boolean(vars, 'VC_REQUIRE_NONCE', problems) ?? false },
     server: {
       port: integer(vars, 'PORT', problems, 0, 65535),

@@ -30,9 +30,10 @@ export interface Operation<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly result?: z.ZodType;
   /**
    * Mutating operations write the wallet or send transactions: a server runs them one at a time
-   * (`ctx.exclusive`). Reads run in parallel. `'coalesced'`: mutating, but the operation takes the
-   * exclusive section itself, so concurrent calls can share one step (issuances one state
-   * transition); a server calls it as it comes. `'atomic'`: writes the wallet store in one SQLite
+   * (`ctx.exclusive`). Reads run in parallel. `'coalesced'`: mutating, but the operation orders
+   * its own writes: it takes the exclusive section itself, so concurrent calls can share one step
+   * (issuances one state transition), or it writes only in store transactions and under the
+   * wallet's locks (a status list index); a server calls it as it comes. `'atomic'`: writes the wallet store in one SQLite
    * transaction and touches nothing else (no signer, prover or trees): a server runs it as it comes
    * too, since SQLite orders the write, and so a request that holds the exclusive section may wait
    * on it (an issuer publishing tree nodes to its own reverse hash service, RHS_URL).

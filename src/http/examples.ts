@@ -118,6 +118,19 @@ const UNSIGNED_CREDENTIAL = {
   credentialSubject: BBS_2023_CREDENTIAL.credentialSubject,
 };
 
+const STATUS_LIST_URL = 'http://127.0.0.1:3000/status-lists/revocation-1';
+
+/** A served status list: signed by the issuer of the credentials it is about (a derived bbs-2023 proof disclosing everything). */
+const STATUS_LIST_CREDENTIAL = {
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  id: STATUS_LIST_URL,
+  type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+  issuer: BBS_2023_DID,
+  validFrom: '2025-01-01T00:00:00Z',
+  credentialSubject: { id: `${STATUS_LIST_URL}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: 'uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA' },
+  proof: { ...BBS_2023_CREDENTIAL.proof, proofValue: 'u2V0DhVhQjYs6ab1EVq6JPXXmwVhbXJGsRPPYmaH9MmPXHkBNkZWDkxXjJ6B3PRJvnt5bVdXqGLw0Jk1G6e6yQQ' },
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'system.health': {
     input: { role: 'issuer' },
@@ -202,7 +215,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       ],
     },
   },
-  'vcapi.issue': { input: { credential: UNSIGNED_CREDENTIAL, options: { mandatoryPointers: ['/issuer'] } }, result: { verifiableCredential: BBS_2023_CREDENTIAL } },
+  'vcapi.issue': {
+    input: { credential: UNSIGNED_CREDENTIAL, options: { mandatoryPointers: ['/issuer'], credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } } },
+    result: {
+      verifiableCredential: {
+        ...BBS_2023_CREDENTIAL,
+        credentialStatus: { id: `${STATUS_LIST_URL}#94567`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '94567', statusListCredential: STATUS_LIST_URL },
+      },
+    },
+  },
+  'status.list': { input: { id: 'revocation-1' }, result: STATUS_LIST_CREDENTIAL },
+  'status.update': {
+    input: { credentialId: `${STATUS_LIST_URL}#94567`, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, status: true },
+    result: { message: 'revoked', id: `${STATUS_LIST_URL}#94567`, statusPurpose: 'revocation', statusListIndex: '94567', statusListCredential: STATUS_LIST_URL, set: true, changed: true },
+  },
   'vcapi.derive': {
     input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { selectivePointers: ['/credentialSubject/name'] } },
     result: { verifiableCredential: { ...BBS_2023_CREDENTIAL, credentialSubject: { id: 'did:example:alice', name: 'Alice Example' } } },

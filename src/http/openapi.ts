@@ -9,20 +9,18 @@ import { VERSION } from '../version.js';
 import { OPERATION_EXAMPLES } from './examples.js';
 import { REQUEST_ID_PATTERN } from './requestId.js';
 import { MAX_KEY_LENGTH } from './idempotentRequests.js';
-import { pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
+import { isOpenPath, pathParameters, requestSchema, type HttpRoute, type Role } from './route.js';
 import { INDEX_ROUTE, OPENAPI_ROUTE, openApiPath, operationIdOf, serviceIndex, serviceIndexSchema, type ServiceRoute } from './serviceRoutes.js';
 
 export interface OpenApiOptions {
   /** Where the role listens (its base URL); undefined on a wildcard address: the document then names its own origin ('/'). */
   serverUrl?: string | undefined;
-  /** VC_API_TOKEN is set: every route but /healthz needs the bearer token. */
+  /** VC_API_TOKEN is set: every route but the open ones (route.ts OPEN_PATH_PATTERNS) needs the bearer token. */
   authRequired: boolean;
 }
 
 type Json = Record<string, unknown>;
 
-/** The paths a request reaches without a token (auth.ts OPEN_PATHS). */
-const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);
 
 const errorSchema: Json = {
   type: 'object',
@@ -146,11 +144,11 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
   };
   /** The answers every route may give besides its own: 401 behind the token, 500, and the rest. */
   const commonErrors = (path: string): Json => ({
-    ...(options.authRequired && !OPEN_PATHS.has(path) ? { 401: use('Unauthorized') } : {}),
+    ...(options.authRequired && !isOpenPath(path) ? { 401: use('Unauthorized') } : {}),
     500: use('InternalError'),
     default: use('Error'),
   });
-  const security = (path: string): Json => (options.authRequired && OPEN_PATHS.has(path) ? { security: [] } : {});
+  const security = (path: string): Json => (options.authRequired && isOpenPath(path) ? { security: [] } : {});
 
   const paths: Record<string, Json> = {};
   const addOperation = (path: string, method: string, operation: Json): void => {
@@ -182,7 +180,7 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
       'invalid_input',
       `${route.method === 'GET' ? 'query string' : 'request body'}${firstField === undefined ? '' : `: field ${firstField}`}: invalid value`,
     );
-    if (options.authRequired && !OPEN_PATHS.has(route.path)) responses[401] = use('Unauthorized');
+    if (options.authRequired && !isOpenPath(route.path)) responses[401] = use('Unauthorized');
     if (pathParameters(route).length > 0) responses[404] = use('NotFound');
     if (route.method === 'POST') {
       responses[413] = use('PayloadTooLarge');

@@ -42,6 +42,21 @@ export interface HttpRoute {
   negativeStatus?: number;
 }
 
+/**
+ * The paths a request reaches without the bearer token (VC_API_TOKEN): readiness, which load
+ * balancers probe, and the W3C status lists, which are published for every verifier.
+ */
+export const OPEN_PATH_PATTERNS: readonly string[] = ['/healthz', '/status-lists/:id'];
+
+/** True when `path` (a request path, a route's pattern or its OpenAPI form) is open without the token. */
+export function isOpenPath(path: string): boolean {
+  const segments = path.split('/');
+  return OPEN_PATH_PATTERNS.some((pattern) => {
+    const expected = pattern.split('/');
+    return expected.length === segments.length && expected.every((segment, i) => (segment.startsWith(':') ? segments[i] !== '' : segment === segments[i]));
+  });
+}
+
 /** Declares a route (one line per route in src/http/routes.ts). */
 export function route(role: Role, method: HttpRoute['method'], path: string, operation: AnyOperation, options: Omit<HttpRoute, 'role' | 'method' | 'path' | 'operation'> = {}): HttpRoute {
   return { role, method, path, operation, ...options };

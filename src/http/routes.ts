@@ -1,7 +1,7 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { chain, circuits, pbq, sd, system, vcapi } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, status, system, vcapi } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 // `idempotent`: the routes that issue a credential or send a transaction take an Idempotency-Key.
@@ -21,6 +21,9 @@ export const ROUTES: readonly HttpRoute[] = [
   // The W3C VC-API routes of bbs-2023 (what the W3C conformance suite drives).
   route('issuer', 'POST', '/credentials/issue', vcapi.vcapiIssue, { status: 201, pooled: true }),
   route('issuer', 'GET', '/bbs-key', sd.sdIssuerKey, { omit: ['showSecret'] }),
+  // W3C Bitstring Status Lists: the signed lists (open without VC_API_TOKEN: every verifier reads them), and the VC-API status change.
+  route('issuer', 'GET', '/status-lists/:id', status.statusList),
+  route('issuer', 'POST', '/credentials/status', status.statusUpdate, { pooled: true }),
   route('issuer', 'POST', '/node', pbq.rhsSaveNodes, { bodyField: 'nodes' }),
   route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
   // Holder.
@@ -33,6 +36,7 @@ export const ROUTES: readonly HttpRoute[] = [
   route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201, idempotent: true }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
   route('verifier', 'POST', '/nonce', sd.sdNonce),
-  route('verifier', 'POST', '/verify-vc', sd.sdVerify, { pooled: true }),
+  // A status list given in the body would be the holder's choice of list (an old one, before the revocation).
+  route('verifier', 'POST', '/verify-vc', sd.sdVerify, { omit: ['statusList'], pooled: true }),
   route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422, pooled: true }),
 ];

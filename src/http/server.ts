@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
 import { announceServedRhs } from '../core/pbq/rhsService.js';
+import { announceServedIssuer } from '../core/status/issuerStatusLists.js';
 import { InputError, describeError } from '../errors.js';
 import { requestIdOf } from './requestId.js';
 import { DEFAULT_PORTS, ROLES, type HttpRoute, type Role } from './route.js';
@@ -47,6 +48,11 @@ export interface RunningServer {
    * own address), and whether others can reach it (not on a wildcard address).
    */
   rhs?: { url: string; reachable: boolean } | undefined;
+  /**
+   * With the issuer role and VC_ISSUER_URL unset: the base URL its new status lists are named
+   * under (its own address), and whether others can reach it (not on a wildcard address).
+   */
+  statusLists?: { url: string; reachable: boolean } | undefined;
   /** The BBS+ worker threads running (VC_WORKERS; 0: BBS+ runs on the main thread, or the server is closed). */
   readonly workers: number;
   /** Stops accepting, waits for in-flight requests, stops the worker threads, then resolves. */
@@ -131,9 +137,12 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   }
   // Credentials name the RHS where this issuer actually listens (RHS_URL, when set, wins).
   const rhs = urls.issuer === undefined ? undefined : announceServedRhs(ctx, urls.issuer, host);
+  // Status lists are named under where the issuer listens, unless VC_ISSUER_URL says otherwise.
+  const statusLists = urls.issuer === undefined ? undefined : announceServedIssuer(ctx, urls.issuer, host);
   return {
     urls,
     rhs,
+    statusLists,
     get workers() {
       return workers.size;
     },

@@ -16,6 +16,14 @@ describe('parseConfig', () => {
     expect(config.home).toBe('/tmp/home');
   });
 
+  it('takes VC_ISSUER_URL, the base URL status lists are named under, in one normal form', () => {
+    expect(parseConfig({}, '/h').issuer.publicUrl).toBeUndefined();
+    expect(parseConfig({ VC_ISSUER_URL: 'HTTPS://Issuer.Example/vc/' }, '/h').issuer.publicUrl).toBe('https://issuer.example/vc');
+    for (const value of ['issuer.example', 'ftp://issuer.example', 'http:/issuer.example']) {
+      expect(() => parseConfig({ VC_ISSUER_URL: value }, '/h'), value).toThrow(/VC_ISSUER_URL=\(hidden\): expected a URL such as https:\/\/host\/path/);
+    }
+  });
+
   it('normalises valid values', () => {
     const config = parseConfig(
       {

@@ -75,13 +75,17 @@ describe.each(ROLES.flatMap((role) => OPTIONS.map((options) => ({ role, options 
     }
   });
 
-  it('applies the bearer scheme exactly when a token is required, /healthz open', () => {
+  it('applies the bearer scheme exactly when a token is required, /healthz and the status lists open', () => {
+    const open = ['/healthz', '/status-lists/{id}'];
     if (options.authRequired) {
       expect(doc.security).toEqual([{ bearer: [] }]);
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-      expect(doc.paths['/healthz'].get.security).toEqual([]);
-      expect(doc.paths['/healthz'].get.responses['401']).toBeUndefined();
-      for (const { path, operation } of operations.filter((entry) => entry.path !== '/healthz')) {
+      for (const path of open.filter((candidate) => doc.paths[candidate] !== undefined)) {
+        expect(doc.paths[path].get.security, path).toEqual([]);
+        expect(doc.paths[path].get.responses['401'], path).toBeUndefined();
+      }
+      if (role === 'issuer') expect(doc.paths['/status-lists/{id}'].get.security).toEqual([]);
+      for (const { path, operation } of operations.filter((entry) => !open.includes(entry.path))) {
         expect(operation.security, path).toBeUndefined();
         expect(deref(doc, operation.responses['401']).content['application/json'].example.error.code, path).toBe('unauthorized');
       }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { MAX_NONCE_TTL_SECONDS } from '../sd/nonce.js';
+import { STATUS_PURPOSES } from '../../status/bitstringStatusList.js';
 import {
   BbsCredentialSchema,
   CredentialSubjectSchema,
@@ -15,6 +16,11 @@ import {
 } from '../sd/sdSchemas.js';
 
 const sd = () => import('../sd/index.js');
+
+/** A status list credential given to a verifier (its checks come later: a failed one is a result). */
+const StatusListCredentialSchema = z.record(z.string(), z.unknown());
+/** The most status lists one verification may be given. */
+const MAX_GIVEN_STATUS_LISTS = 8;
 
 export const sdIssue = defineOperation({
   name: 'sd.issue',
@@ -50,6 +56,12 @@ export const sdIssueBbs2023 = defineOperation({
       .max(100)
       .describe('JSON Pointers always disclosed, e.g. /issuer (default: the issuer and the validity fields)')
       .optional(),
+    status: z
+      .array(z.enum(STATUS_PURPOSES))
+      .min(1)
+      .max(STATUS_PURPOSES.length)
+      .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072) for revocation, suspension or both')
+      .optional(),
   }),
   result: BbsCredentialSchema,
   mutates: true,
@@ -61,6 +73,7 @@ export const sdIssueBbs2023 = defineOperation({
       holder: input.holder,
       expirationDate: input.expirationDate,
       mandatoryPointers: input.mandatoryPointers,
+      status: input.status,
       names: call.names,
     });
   },
@@ -145,9 +158,18 @@ export const sdVerify = defineOperation({
   input: z.strictObject({
     vc: z.record(z.string(), z.unknown()).describe('the derived credential (spec 2.5)'),
     requireNonce: z.boolean().describe('refuse proofs whose nonce this verifier did not issue (always on with VC_REQUIRE_NONCE=true)').optional(),
+    statusList: z
+      .union([StatusListCredentialSchema, z.array(StatusListCredentialSchema).min(1).max(MAX_GIVEN_STATUS_LISTS)])
+      .describe('the signed status list credential(s) the credential\'s credentialStatus names (from `vc issuer status-list`), checked like any other')
+      .optional(),
   }),
   result: VerifyResultSchema,
   mutates: false,
-  run: async (ctx, input) => (await sd()).verifySelectiveDisclosure(ctx, { vc: input.vc, requireNonce: input.requireNonce === true }),
+  run: async (ctx, input) =>
+    (await sd()).verifySelectiveDisclosure(ctx, {
+      vc: input.vc,
+      requireNonce: input.requireNonce === true,
+      statusLists: input.statusList === undefined ? undefined : Array.isArray(input.statusList) ? input.statusList : [input.statusList],
+    }),
   failure: (result) => (result.verified ? undefined : result.message),
 });

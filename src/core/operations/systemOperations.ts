@@ -37,7 +37,7 @@ export const configShow = defineOperation({
       ...config,
       chain: { ...config.chain, rpcUrl: maskUrl(config.chain.rpcUrl), walletKey: mask(config.chain.walletKey) },
       rhsUrl: maskUrl(config.rhsUrl),
-      issuer: { ...config.issuer, blsSeedPhrase: mask(config.issuer.blsSeedPhrase) },
+      issuer: { ...config.issuer, blsSeedPhrase: mask(config.issuer.blsSeedPhrase), publicUrl: maskUrl(config.issuer.publicUrl) },
       server: { ...config.server, apiToken: mask(config.server.apiToken) },
     };
   },

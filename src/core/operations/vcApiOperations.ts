@@ -8,22 +8,49 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
+import { STATUS_PURPOSES } from '../../status/bitstringStatusList.js';
 
 const bbs2023 = () => import('../sd/vcApiCredentials.js');
 
 const Pointers = z.array(z.string()).max(200);
 const Credential = z.record(z.string(), z.unknown());
 
+/** A status list entry asked for at issuance (VC-API: the entry's type and purpose; the issuer assigns the rest). */
+const StatusRequest = z.strictObject({
+  type: z.literal('BitstringStatusListEntry').describe('the status type; BitstringStatusListEntry is the one vc assigns'),
+  statusPurpose: z.enum(STATUS_PURPOSES).describe('revocation or suspension'),
+});
+
 export const vcapiIssue = defineOperation({
   name: 'vcapi.issue',
-  summary: 'VC-API: sign the given credential with a bbs-2023 base proof (VC 2.0, or 1.1 with the data-integrity context appended)',
+  summary: 'VC-API: sign the given credential with a bbs-2023 base proof (VC 2.0, or 1.1 with the data-integrity context appended), with a status list entry when asked',
   input: z.strictObject({
     credential: Credential.describe('the credential to sign; issuer, when given, must be this issuer\'s bbs-2023 DID'),
-    options: z.looseObject({ mandatoryPointers: Pointers.describe('JSON Pointers always disclosed (default: issuer and validity fields)').optional() }).optional(),
+    options: z
+      .looseObject({
+        mandatoryPointers: Pointers.describe('JSON Pointers always disclosed (default: issuer and validity fields)').optional(),
+        credentialStatus: z
+          .union([StatusRequest, z.array(StatusRequest).min(1).max(STATUS_PURPOSES.length)])
+          .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
+          .optional(),
+        credentialId: z.string().min(1).max(500).describe('an id to change the credential\'s status by (POST /credentials/status), when the credential has no id').optional(),
+      })
+      .optional(),
   }),
   result: z.object({ verifiableCredential: Credential }),
-  mutates: false,
-  run: async (ctx, input, call) => (await bbs2023()).vcApiIssue(ctx, { credential: input.credential, mandatoryPointers: input.options?.mandatoryPointers, names: call.names }),
+  // A status list index is claimed in a store transaction (a new list under the wallet's lock):
+  // issuances run side by side, as without a status.
+  mutates: 'coalesced',
+  run: async (ctx, input, call) => {
+    const status = input.options?.credentialStatus;
+    return (await bbs2023()).vcApiIssue(ctx, {
+      credential: input.credential,
+      mandatoryPointers: input.options?.mandatoryPointers,
+      status: status === undefined ? undefined : (Array.isArray(status) ? status : [status]).map((entry) => entry.statusPurpose),
+      credentialId: input.options?.credentialId,
+      names: call.names,
+    });
+  },
 });
 
 export const vcapiDerive = defineOperation({

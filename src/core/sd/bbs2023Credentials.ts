@@ -13,6 +13,7 @@ import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import { CREDENTIALS_V1_URL, SD_PASSPORT_V2_CONTEXT_URL } from '../../sd/documentLoader.js';
 import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, isKnownContext } from '../../sd/suites/bbs2023/bbs2023Loader.js';
+import { STATUS_LIST_V1_CONTEXT_URL } from '../../status/bitstringStatusList.js';
 import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023Error, type Bbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
@@ -162,6 +163,19 @@ export function defaultMandatoryPointers(credential: Record<string, unknown>): s
   return ['/issuer', '/validFrom', '/validUntil', '/issuanceDate', '/expirationDate', '/credentialStatus'].filter((pointer) => resolvePointer(credential, pointer));
 }
 
+/** A status list entry for a credential being signed: how many entries, and the assignment (after every check passed). */
+export interface Bbs2023StatusAssignment {
+  entries: number;
+  /** Assigns the entries for a credential of `issuer` and returns its credentialStatus. */
+  assign(issuer: string): Promise<unknown>;
+}
+
+/** A stand-in of `entries` status entries, of their shape, for counting a credential's cost before they are assigned. */
+function statusPlaceholder(entries: number): unknown {
+  const entry = { id: '', type: '', statusPurpose: '', statusListIndex: '', statusListCredential: '' };
+  return entries === 1 ? entry : Array.from({ length: entries }, () => ({ ...entry }));
+}
+
 /**
  * Signs a credential with the issuer's bbs-2023 key after the checks every later step makes
  * (contexts, keywords, shape, terms JSON-LD would drop), so a credential issued here can be kept,
@@ -170,18 +184,19 @@ export function defaultMandatoryPointers(credential: Record<string, unknown>): s
 export async function signBbs2023Credential(
   ctx: Context,
   unsigned: JsonLdDocument,
-  options: { mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer | undefined; base?: string } = {},
+  options: { mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer | undefined; base?: string; status?: Bbs2023StatusAssignment | undefined } = {},
 ): Promise<{ credential: JsonLdDocument; key: Bbs2023Key }> {
   const names = options.names ?? plainFieldNames;
   const base = options.base ?? 'credential';
   const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
-  // The cost first, from the JSON alone: a credential too large to sign is refused in milliseconds.
-  const cost = checkBbs2023Cost(unsigned, 'base');
+  // The cost first, from the JSON alone: a credential too large to sign is refused in milliseconds
+  // (counted with the status entries it will carry, so that no later step refuses what is signed).
+  const cost = checkBbs2023Cost(options.status === undefined ? unsigned : { ...unsigned, credentialStatus: statusPlaceholder(options.status.entries) }, 'base');
   if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
   const key = await loadIssuerBbs2023Key(ctx);
   if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
   if (unsigned.credentialStatus !== undefined) {
-    throw refuse('credentialStatus', 'credential status is not supported with bbs-2023 yet (no verifier could check it); leave it out');
+    throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
   }
   const contexts = checkBbs2023Contexts(unsigned);
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
@@ -195,16 +210,18 @@ export async function signBbs2023Credential(
   const undefinedTerm = await engine.findUndefinedTerms2023(unsigned);
   if (undefinedTerm !== undefined) throw refuse('', undefinedTerm);
   const given = options.mandatoryPointers === undefined ? [] : checkPointers(options.mandatoryPointers, 'mandatoryPointers', names);
-  // The issuer and the validity fields are always disclosed, whatever the caller lists: a holder
-  // who could hide validUntil would present an expired credential as valid, and without the
-  // issuer (or a VC 1.1 issuanceDate) no disclosure verifies at all.
-  const pointers = [...new Set([...defaultMandatoryPointers(unsigned), ...given])];
-  const missing = pointers.find((pointer) => !resolvePointer(unsigned, pointer));
-  if (missing !== undefined) throw new UnprocessableError(`${names('mandatoryPointers')}: ${missing} selects nothing in the credential`, { field: 'mandatoryPointers' });
+  const missingGiven = given.find((pointer) => !resolvePointer(unsigned, pointer));
+  if (missingGiven !== undefined) throw new UnprocessableError(`${names('mandatoryPointers')}: ${missingGiven} selects nothing in the credential`, { field: 'mandatoryPointers' });
+  // Every check passed: only now is a status list index assigned (and the list created, once).
+  const document = options.status === undefined ? unsigned : { ...unsigned, credentialStatus: await options.status.assign(key.did) };
+  // The issuer, the validity fields and the status are always disclosed, whatever the caller
+  // lists: a holder who could hide validUntil or the status would present an expired or revoked
+  // credential as valid, and without the issuer (or a VC 1.1 issuanceDate) no disclosure verifies.
+  const pointers = [...new Set([...defaultMandatoryPointers(document), ...given])];
   const now = ctx.now();
   const progress = ctx.progress.start('signing with bbs-2023');
   try {
-    const credential = await engine.signBbs2023(unsigned, bbs2023KeyMaterial(key), pointers, now);
+    const credential = await engine.signBbs2023(document, bbs2023KeyMaterial(key), pointers, now);
     progress.succeed('signed (DataIntegrityProof, bbs-2023)');
     return { credential, key };
   } catch (error) {
@@ -215,12 +232,17 @@ export async function signBbs2023Credential(
   }
 }
 
-/** The credential as the VC-API issuer receives it, completed: VC 1.1 gets the data-integrity context (and an issuanceDate when it has none). */
-export function completeForBbs2023(credential: Record<string, unknown>, now: Date): JsonLdDocument {
+/**
+ * The credential as the VC-API issuer receives it, completed: VC 1.1 gets the data-integrity
+ * context (and an issuanceDate when it has none), and the Bitstring Status List context when it is
+ * to carry a status (VC 2.0's base context defines those terms).
+ */
+export function completeForBbs2023(credential: Record<string, unknown>, now: Date, options: { status?: boolean } = {}): JsonLdDocument {
   const completed = structuredClone(credential);
   if (vcVersion(completed) === 1) {
     const contexts = Array.isArray(completed['@context']) ? [...(completed['@context'] as unknown[])] : [completed['@context']];
     if (!contexts.includes(DATA_INTEGRITY_V2_URL)) contexts.push(DATA_INTEGRITY_V2_URL);
+    if (options.status === true && !contexts.includes(STATUS_LIST_V1_CONTEXT_URL)) contexts.push(STATUS_LIST_V1_CONTEXT_URL);
     completed['@context'] = contexts;
     if (completed.issuanceDate === undefined) completed.issuanceDate = now.toISOString();
   }

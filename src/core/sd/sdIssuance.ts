@@ -22,7 +22,9 @@ import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './sdSchemas.js';
 import { storeHolderCredential } from './sdRecords.js';
 import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023Credentials.js';
-import { loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { BBS_2023, loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import type { StatusPurpose } from '../../status/bitstringStatusList.js';
+import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
 
 export interface IssueSelectiveDisclosureOptions {
   /** Credential type (default PassportCredential); it must be defined by a bundled context. */
@@ -39,6 +41,8 @@ export interface IssueSelectiveDisclosureOptions {
   store?: boolean | undefined;
   /** bbs-2023 only: JSON Pointers always disclosed (default: the issuer and the validity fields). */
   mandatoryPointers?: readonly string[] | undefined;
+  /** bbs-2023 only: give the credential a W3C Bitstring Status List entry of each purpose. */
+  status?: readonly StatusPurpose[] | undefined;
 }
 
 /** The contexts every BBS+ credential of ours carries, in order. */
@@ -157,7 +161,8 @@ export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, op
   if (keyword !== undefined) {
     throw new InputError(`${names('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
   }
-  const { credential } = await signBbs2023Credential(ctx, unsigned, { mandatoryPointers: options.mandatoryPointers, names, base: 'credentialSubject' });
+  const status = options.status === undefined || options.status.length === 0 ? undefined : credentialStatusAssignment(ctx, { purposes: options.status, suite: BBS_2023, names });
+  const { credential } = await signBbs2023Credential(ctx, unsigned, { mandatoryPointers: options.mandatoryPointers, names, base: 'credentialSubject', status });
   parseInput(BbsCredentialSchema, credential, 'signed credential');
   if (options.store !== false) storeHolderCredential(ctx, type, credential as BbsCredential);
   return credential as BbsCredential;

@@ -6,7 +6,10 @@
 import type { Context } from '../../context.js';
 import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { BBS_2023, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import type { StatusPurpose } from '../../status/bitstringStatusList.js';
+import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
+import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import {
   checkBbs2023BaseCredential,
@@ -25,12 +28,24 @@ import { shortId } from '../../sd/didKey.js';
 type Json = Record<string, unknown>;
 
 
-/** POST /credentials/issue: the credential signed, with the issuer filled in when absent. */
-export async function vcApiIssue(ctx: Context, options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer }): Promise<{ verifiableCredential: Json }> {
+/**
+ * POST /credentials/issue: the credential signed, with the issuer filled in when absent, and a
+ * status list entry of each purpose asked for (the credential's status is then changed by its id,
+ * options.credentialId, or its credentialStatus id).
+ */
+export async function vcApiIssue(
+  ctx: Context,
+  options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; status?: readonly StatusPurpose[] | undefined; credentialId?: string | undefined; names?: FieldNamer },
+): Promise<{ verifiableCredential: Json }> {
   const names = options.names ?? plainFieldNames;
-  const completed = completeForBbs2023(options.credential, ctx.now());
+  const completed = completeForBbs2023(options.credential, ctx.now(), { status: options.status !== undefined });
   if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
-  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential' });
+  const credentialId = options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined);
+  const status =
+    options.status === undefined
+      ? undefined
+      : credentialStatusAssignment(ctx, { purposes: options.status, suite: BBS_2023, credentialId, names, credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId' });
+  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential', status });
   return { verifiableCredential: credential };
 }
 
@@ -100,6 +115,10 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(credential, ctx.now())]);
   if (undefinedTerm !== undefined) return failed(undefinedTerm);
   if (!result.verified) return failed(result.reason ?? 'the bbs-2023 proof does not verify');
+  // A credential with a status is verified with it (its list fetched only as src/core/status allows).
+  const status = await checkCredentialStatus(ctx, credential);
+  const checks = status === undefined ? ['proof'] : ['proof', 'status'];
+  if (status?.valid === false) return { verified: false, checks, warnings: [], errors: [{ name: 'StatusError', message: `status: ${status.reason ?? 'the status does not hold'}` }] };
   // This route checks the proof, as the VC-API defines; trust and nonces are POST /verify-vc's.
   // An issuer outside VC_TRUSTED_ISSUERS is said, so a caller of the wrong route still sees it.
   const warnings: VcApiVerifyResult['warnings'] = [];
@@ -108,5 +127,5 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (!trusted.includes('*') && (typeof issuer !== 'string' || !trusted.includes(issuer))) {
     warnings.push({ name: 'UntrustedIssuer', message: `issuer ${shortId(String(issuer), 80)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS); POST /verify-vc would refuse it` });
   }
-  return { verified: true, checks: ['proof'], warnings, errors: [] };
+  return { verified: true, checks, warnings, errors: [] };
 }

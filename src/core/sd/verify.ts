@@ -11,6 +11,7 @@ import { admitTogether, sdEngine } from './sdEngine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
+import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 export type { VerificationCheck } from './documentChecks.js';
@@ -31,6 +32,8 @@ export interface VerifySelectiveDisclosureOptions {
   vc: Record<string, unknown>;
   /** Require the proof's nonce to be one this verifier issued (default false: such a nonce is then merely checked when present); VC_REQUIRE_NONCE=true requires it whatever this says. */
   requireNonce?: boolean | undefined;
+  /** Status list credentials the caller gives for the credential's status entries (see src/core/status). */
+  statusLists?: readonly Record<string, unknown>[] | undefined;
 }
 
 export interface CreateVerifierNonceResult {
@@ -151,7 +154,9 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
     if (!checks.some((check) => check.id === 'proof')) return finish(checks);
     const header = derived.presentationHeader;
     const nonce = header === undefined || header.length === 0 ? undefined : Buffer.from(header).toString('base64');
-    return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkBbs2023Validity(vc, ctx.now()), options);
+    // The status only of a credential whose proof holds (its list is fetched and verified).
+    const status = checks.every((check) => check.valid) ? await checkCredentialStatus(ctx, vc, { statusLists: options.statusLists }) : undefined;
+    return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkBbs2023Validity(vc, ctx.now()), options, status);
   }
   if (proofType !== 'BbsBlsSignatureProof2020') {
     checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020, got ${shortId(JSON.stringify(proofType) ?? 'nothing', 60)}` });
@@ -196,6 +201,7 @@ function finishWithBindings(
   nonce: string | undefined,
   validity: string | undefined,
   options: VerifySelectiveDisclosureOptions,
+  status?: VerificationCheck | undefined,
 ): VerifySelectiveDisclosureResult {
   const issuer = typeof vc.issuer === 'string' ? vc.issuer : typeof record(vc.issuer)?.id === 'string' ? (record(vc.issuer)!.id as string) : undefined;
   checks.push(
@@ -209,6 +215,7 @@ function finishWithBindings(
   );
   checks.push(checkTrust(ctx, verificationMethod));
   checks.push(validity === undefined ? { id: 'validity', valid: true } : { id: 'validity', valid: false, reason: validity });
+  if (status !== undefined) checks.push(status);
 
   // VC_REQUIRE_NONCE requires a nonce of ours for every verification; a caller cannot lift it.
   const inspected = inspectNonce(ctx, nonce, options.requireNonce === true || ctx.config.verifier.requireNonce);

@@ -1,6 +1,6 @@
 /**
  * Bearer authentication (VC_API_TOKEN): every route but /healthz (load balancers probe it without
- * a token) needs `Authorization: Bearer <token>`; otherwise 401 with `WWW-Authenticate: Bearer`
+ * a token) and GET /status-lists/:id (W3C status lists are published for every verifier) needs `Authorization: Bearer <token>`; otherwise 401 with `WWW-Authenticate: Bearer`
  * and our JSON error. @fastify/bearer-auth reads the header; the comparison is ours, in constant
  * time whatever the presented token's length.
  */
@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import fastifyBearerAuth from '@fastify/bearer-auth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../errorReplies.js';
+import { isOpenPath } from '../route.js';
 import { rootPlugin } from './rootPlugin.js';
 
 function sha256(value: string): Buffer {
@@ -20,8 +21,6 @@ export function tokenMatches(presented: string | undefined, expected: string): b
   return timingSafeEqual(sha256(presented), sha256(expected));
 }
 
-/** The paths open without a token. */
-const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);
 
 export const auth = rootPlugin<{ token: string | undefined }>('vc-auth', async (app, { token }) => {
   if (token === undefined) return;
@@ -35,7 +34,7 @@ export const auth = rootPlugin<{ token: string | undefined }>('vc-auth', async (
       verify(request, reply, (error) => resolve(error === undefined));
     });
   app.addHook('onRequest', async (request, reply) => {
-    if (OPEN_PATHS.has(request.url.split('?')[0] ?? '')) return undefined;
+    if (isOpenPath(request.url.split('?')[0] ?? '')) return undefined;
     if (await authorised(request, reply)) return undefined;
     reply.header('WWW-Authenticate', 'Bearer');
     return sendError(reply, 401, 'unauthorized', 'missing or invalid bearer token');

@@ -1,8 +1,9 @@
 /**
  * The static document loader of bbs-2023 (W3C Data Integrity BBS, VC Data Model 2.0). It serves
  * what the 2020 loader serves (fixtures/contexts/), the W3C contexts a Data Integrity credential
- * names (credentials v2, data-integrity v1/v2, multikey v1, and the VDL context of the W3C test
- * suite's driver's licence), read from the npm packages that publish them, and BLS12-381 G2
+ * names (credentials v2, data-integrity v1/v2, multikey v1, the Bitstring Status List v1 context
+ * a VC 1.1 credential with a status list entry names, and the VDL context of the W3C test suite's
+ * driver's licence), read from the npm packages that publish them, and BLS12-381 G2
  * did:key identifiers resolved as Multikey verification methods. Nothing is ever fetched: an
  * unknown URL is an UnknownDocumentError naming it.
  */
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { UnprocessableError } from '../../../errors.js';
 import { UnknownDocumentError, createStaticDocumentLoader, isBundledDocument, type DocumentLoader, type RemoteDocument } from '../../documentLoader.js';
 import { isBlsDidKeyUrl, shortId } from '../../didKey.js';
+import { STATUS_LIST_V1_CONTEXT_URL } from '../../../status/bitstringStatusList.js';
 
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2';
 export const DATA_INTEGRITY_V1_URL = 'https://w3id.org/security/data-integrity/v1';
@@ -27,6 +29,7 @@ export const PACKAGED_DOCUMENTS: Readonly<Record<string, readonly [string, strin
   [DATA_INTEGRITY_V2_URL]: ['@digitalbazaar/data-integrity-context', 'data-integrity-v2.jsonld'],
   [MULTIKEY_V1_URL]: ['@digitalbazaar/multikey-context', 'multikey-v1.jsonld'],
   [VDL_V1_URL]: ['@digitalbazaar/vdl-context', 'vdl-v1.jsonld'],
+  [STATUS_LIST_V1_CONTEXT_URL]: ['@digitalbazaar/vc-bitstring-status-list-context', 'vc-bitstring-status-list-v1.jsonld'],
 };
 
 /** True for a URL either loader serves from the package itself (no I/O beyond it). */

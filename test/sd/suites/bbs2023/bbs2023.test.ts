@@ -304,7 +304,7 @@ describe('the VC-API operations', () => {
     ['another issuer', (c: Json) => ((c.issuer = 'did:example:mallory'), c), /expected this issuer's bbs-2023 DID/],
     ['a mandatory pointer to nothing', (c: Json) => c, /selects nothing/],
     ['a credential that already has a proof', (c: Json) => ((c.proof = { type: 'DataIntegrityProof' }), c), /already has a proof/],
-    ['a credentialStatus', (c: Json) => ((c.credentialStatus = { id: 'https://status.example/1', type: 'BitstringStatusListEntry' }), c), /credential status is not supported/],
+    ['a credentialStatus', (c: Json) => ((c.credentialStatus = { id: 'https://status.example/1', type: 'BitstringStatusListEntry' }), c), /credential\.credentialStatus: the issuer assigns the status list entry itself/],
   ])('issue refuses %s with a 4xx error naming it', async (name, mutate, reason) => {
     const pointers = name === 'a mandatory pointer to nothing' ? ['/credentialSubject/nothing'] : undefined;
     const error = await vcApiIssue(ctx, { credential: mutate(licence()), mandatoryPointers: pointers }).then(

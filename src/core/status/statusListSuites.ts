@@ -1,0 +1,84 @@
+/**
+ * The cryptosuites status lists are signed and checked with: the one place where the status list
+ * code (src/status, src/core/status) meets a suite. A list is signed by the issuer of the
+ * credentials it is about, with that issuer's key (the specification's validation and Digital
+ * Bazaar's checkStatus both require the two issuers to be the same), so each suite that issues
+ * credentials with a status brings a signer here, and each suite a verifier accepts brings a
+ * proof check. Today: bbs-2023.
+ *
+ * bbs-2023 lists carry a derived proof that discloses everything: the specification verifies
+ * only derived bbs-2023 proofs (a base proof is the issuer's secret material for deriving), so a
+ * verifier with any bbs-2023 implementation (Digital Bazaar's checkStatus among them) can check the
+ * list as served. A list given with a base proof (another issuer's) is checked too: vc verifies a
+ * base proof by deriving a disclosure of everything and verifying that.
+ */
+import type { Context } from '../../context.js';
+import { shortId } from '../../sd/didKey.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
+import { BBS_2023, bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { checkBbs2023Contexts, checkBbs2023Shape } from '../sd/bbs2023Credentials.js';
+import { findEmbeddedKeyword } from '../sd/documentChecks.js';
+import { checkBbs2023Cost } from '../sd/sdCost.js';
+import { sdEngine } from '../sd/sdEngine.js';
+
+/** Signs status list credentials as one issuer. */
+export interface StatusListSigner {
+  /** The cryptosuite of the proofs it makes. */
+  suite: string;
+  /** The DID it signs as (the lists' issuer). */
+  issuer: string;
+  /** The list credential signed (as it is served). */
+  sign(unsigned: JsonLdDocument): Promise<JsonLdDocument>;
+}
+
+/** The issuer's bbs-2023 signer of status lists: a base proof, then a derived proof disclosing everything. */
+export async function bbs2023StatusListSigner(ctx: Context): Promise<StatusListSigner> {
+  const key = await loadIssuerBbs2023Key(ctx);
+  return {
+    suite: BBS_2023,
+    issuer: key.did,
+    sign: async (unsigned) => {
+      const engine = await sdEngine(ctx);
+      const base = await engine.signBbs2023(unsigned, bbs2023KeyMaterial(key), ['/issuer', '/validFrom'], ctx.now());
+      const everything = Object.keys(base)
+        .filter((member) => member !== 'proof' && member !== '@context')
+        .map((member) => `/${member}`);
+      return engine.deriveBbs2023(base, everything, new Uint8Array());
+    },
+  };
+}
+
+/** The signer of a suite for re-signing a stored list: it must still be the list's issuer. */
+export async function statusListSigner(ctx: Context, suite: string): Promise<StatusListSigner> {
+  if (suite === BBS_2023) return bbs2023StatusListSigner(ctx);
+  throw new Error(`no status list signer for the cryptosuite ${suite}`);
+}
+
+/**
+ * Whether a status list credential's proof holds (its issuer controls the key, its validity dates
+ * hold), with the checks any credential of that suite gets before the proof (contexts, shape,
+ * cost), or why not. A suite vc does not verify is a reason, not an error.
+ */
+export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument): Promise<{ verified: true } | { verified: false; reason: string }> {
+  const proof = list.proof;
+  const cryptosuite = typeof proof === 'object' && proof !== null && !Array.isArray(proof) ? (proof as Record<string, unknown>).cryptosuite : undefined;
+  if (cryptosuite !== BBS_2023) {
+    if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return { verified: false, reason: 'it has no proof object' };
+    const type = (proof as Record<string, unknown>).type;
+    const named = `${shortId(JSON.stringify(type) ?? 'no type', 40)}${cryptosuite === undefined ? '' : `, cryptosuite ${shortId(JSON.stringify(cryptosuite), 40)}`}`;
+    return { verified: false, reason: `its proof (${named}) is not of a suite vc checks status lists with (${BBS_2023})` };
+  }
+  const header = proofHeader(list);
+  if ('problem' in header) return { verified: false, reason: `its proof cannot be checked: ${header.problem}` };
+  const cost = checkBbs2023Cost(list, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
+  if (cost !== undefined) return { verified: false, reason: cost.replace(/^the credential/, 'it') };
+  const contexts = checkBbs2023Contexts(list);
+  if (!contexts.valid) return { verified: false, reason: contexts.reason ?? 'unsupported @context' };
+  const keyword = findEmbeddedKeyword(list);
+  if (keyword !== undefined) return { verified: false, reason: `${keyword}: a JSON-LD keyword inside it is not accepted` };
+  const shape = checkBbs2023Shape(list);
+  if (shape !== undefined) return { verified: false, reason: shape };
+  const result = await (await sdEngine(ctx)).verifyBbs2023(list, ctx.now());
+  if (!result.verified) return { verified: false, reason: `its bbs-2023 proof does not verify: ${result.reason ?? 'the proof does not match'}` };
+  return { verified: true };
+}

@@ -1,0 +1,309 @@
+/**
+ * W3C Bitstring Status Lists in process (src/core/status): the indexes of credentials issued with
+ * a status are distinct and carry no trace of the order of issuance; revoke, suspend and unsuspend
+ * are seen by the verifier; a list that does not verify (a tampered bit), has another purpose,
+ * another issuer or too few entries is refused with a reason; a list vc does not have and may not
+ * fetch leaves the credential unverified; and a kill between claiming an index and signing the
+ * credential (or between re-signing a list and storing it) neither hands an index out twice nor
+ * loses a list.
+ */
+import path from 'node:path';
+import { createList } from '@digitalbazaar/vc-bitstring-status-list';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { deriveSelectiveDisclosure, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { issueBbs2023SelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
+import { changeCredentialStatus, readStatusListCredential } from '../../../src/core/status/issuerStatusLists.js';
+import { bbs2023StatusListSigner } from '../../../src/core/status/statusListSuites.js';
+import { STATUS_ENTRIES_NAMESPACE, STATUS_LISTS_NAMESPACE, type StoredStatusEntry, type StoredStatusList } from '../../../src/core/status/statusRecords.js';
+import { STATUS_CRASH_POINTS } from '../../../src/faults.js';
+import { MIN_STATUS_LIST_LENGTH, unsignedStatusListCredential } from '../../../src/status/bitstringStatusList.js';
+import { WalletStore } from '../../../src/store/store.js';
+import { runVc, tempDir } from '../../helpers.js';
+
+type Json = Record<string, unknown>;
+type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
+
+const ISSUER_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+const OTHER_PHRASE = 'letter advice cage absurd amount doctor acoustic avoid letter advice cage above';
+/** Not the loopback: a verifier in another home may not fetch the lists, it must be given them. */
+const ISSUER_URL = 'https://issuer.test.example';
+
+const tmp = tempDir('vc-status-lists-');
+let issuer: Context;
+let verifier: Context;
+
+beforeAll(() => {
+  issuer = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL }, path.join(tmp.dir, 'issuer')) });
+  verifier = new Context({ config: parseConfig({ VC_ISSUER_URL: ISSUER_URL }, path.join(tmp.dir, 'verifier')) });
+});
+afterAll(async () => {
+  await issuer.close();
+  await verifier.close();
+  tmp.cleanup();
+});
+
+async function issue(status: Array<'revocation' | 'suspension'>, holder = 'did:example:alice'): Promise<Json> {
+  return (await issueBbs2023SelectiveDisclosureCredential(issuer, { holder, status, store: false })) as Json;
+}
+
+async function disclose(credential: Json): Promise<Json> {
+  return (await deriveSelectiveDisclosure(issuer, { type: 'PassportCredential', keys: ['nationality'], credential })).vc;
+}
+
+function statusCheck(result: { checks: Array<{ id: string; valid: boolean; reason?: string }> }): { valid: boolean; reason?: string } | undefined {
+  const check = result.checks.find((candidate) => candidate.id === 'status');
+  return check === undefined ? undefined : { valid: check.valid, ...(check.reason === undefined ? {} : { reason: check.reason }) };
+}
+
+function entries(credential: Json): Entry[] {
+  const status = credential.credentialStatus as Entry | Entry[];
+  return Array.isArray(status) ? status : [status];
+}
+
+/** Spearman's rank correlation of two equally long lists of distinct numbers. */
+function spearman(a: number[], b: number[]): number {
+  const ranks = (values: number[]): number[] => {
+    const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
+    const rank: number[] = [];
+    order.forEach((item, position) => (rank[item.index] = position));
+    return rank;
+  };
+  const ra = ranks(a);
+  const rb = ranks(b);
+  const n = a.length;
+  const d2 = ra.reduce((sum, r, i) => sum + (r - rb[i]!) ** 2, 0);
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+describe('the indexes of issued credentials', () => {
+  it('are distinct, in one list of 131,072 entries, and not in the order of issuance (50 credentials)', async () => {
+    const indexes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const [entry] = entries(await issue(['revocation'], `did:example:holder-${i}`));
+      expect(entry).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListCredential: `${ISSUER_URL}/status-lists/revocation-1` });
+      expect(entry!.id).toBe(`${entry!.statusListCredential}#${entry!.statusListIndex}`);
+      indexes.push(Number(entry!.statusListIndex));
+    }
+    expect(new Set(indexes).size).toBe(50);
+    for (const index of indexes) expect(index >= 0 && index < MIN_STATUS_LIST_LENGTH).toBe(true);
+    // Neither sorted nor correlated with the order: |rho| above 0.6 has a chance of about 3e-5 for random indexes.
+    expect(indexes).not.toEqual([...indexes].sort((a, b) => a - b));
+    expect(indexes).not.toEqual([...indexes].sort((a, b) => b - a));
+    expect(Math.abs(spearman(indexes, indexes.map((_, i) => i)))).toBeLessThan(0.6);
+    // Spread over the list, not packed at its start: the largest is past the first quarter (chance 0.25^50 otherwise).
+    expect(Math.max(...indexes)).toBeGreaterThan(MIN_STATUS_LIST_LENGTH / 4);
+    const list = issuer.store.get<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')!;
+    expect(list).toMatchObject({ length: MIN_STATUS_LIST_LENGTH, assigned: 50, purpose: 'revocation', url: `${ISSUER_URL}/status-lists/revocation-1` });
+    expect(issuer.store.list(STATUS_ENTRIES_NAMESPACE, 'revocation-1#')).toHaveLength(50);
+  }, 120_000);
+});
+
+describe('revoke, suspend and unsuspend, seen by the verifier', () => {
+  let credential: Json;
+  let disclosed: Json;
+  const verify = async (ctx: Context, statusLists?: Json[]) => verifySelectiveDisclosure(ctx, { vc: disclosed, statusLists });
+  const currentLists = (): Json[] => entries(credential).map((entry) => readStatusListCredential(issuer, entry.statusListCredential.split('/').pop()!));
+
+  beforeAll(async () => {
+    credential = await issue(['revocation', 'suspension']);
+    disclosed = await disclose(credential);
+  });
+
+  it('discloses the status always, and verifies it, in the issuer\'s wallet and elsewhere with the lists given', async () => {
+    expect(disclosed.credentialStatus).toEqual(credential.credentialStatus);
+    expect(statusCheck(await verify(issuer))).toEqual({ valid: true });
+    expect((await verify(verifier, currentLists())).verified).toBe(true);
+  });
+
+  it('suspend, then unsuspend, then revoke (for good)', async () => {
+    const [revocation, suspension] = entries(credential) as [Entry, Entry];
+    const suspended = await changeCredentialStatus(issuer, { id: suspension.id, purpose: 'suspension', set: true });
+    expect(suspended).toMatchObject({ message: 'suspended', set: true, changed: true, statusListIndex: suspension.statusListIndex });
+    const refused = await verify(issuer);
+    expect(refused.verified).toBe(false);
+    expect(statusCheck(refused)).toEqual({ valid: false, reason: `suspended: index ${suspension.statusListIndex} of status list ${suspension.statusListCredential} is set (suspension)` });
+    expect(statusCheck(await verify(verifier, currentLists()))?.reason).toMatch(/^suspended/);
+
+    // Either of its ids names the credential; the same change twice re-signs nothing.
+    const again = await changeCredentialStatus(issuer, { id: revocation.id, purpose: 'suspension', set: true });
+    expect(again).toMatchObject({ message: 'already suspended', changed: false });
+    const unsuspended = await changeCredentialStatus(issuer, { id: suspension.id, purpose: 'suspension', set: false });
+    expect(unsuspended).toMatchObject({ message: 'unsuspended', set: false, changed: true });
+    expect((await verify(issuer)).verified).toBe(true);
+    expect((await verify(verifier, currentLists())).verified).toBe(true);
+
+    const before = readStatusListCredential(issuer, 'revocation-1');
+    await changeCredentialStatus(issuer, { id: revocation.id, purpose: 'revocation', set: true });
+    expect(statusCheck(await verify(issuer))?.reason).toBe(`revoked: index ${revocation.statusListIndex} of status list ${revocation.statusListCredential} is set (revocation)`);
+    expect(statusCheck(await verify(verifier, currentLists()))?.reason).toMatch(/^revoked/);
+    // The list before the revocation still verifies: an old list given shows the old state (its validFrom tells when).
+    expect((await verify(verifier, [before, currentLists()[1]!])).verified).toBe(true);
+    await expect(changeCredentialStatus(issuer, { id: revocation.id, purpose: 'revocation', set: false })).rejects.toMatchObject({ httpStatus: 422, message: expect.stringMatching(/a revocation cannot be undone/) });
+  });
+
+  it('refuses unknown ids and purposes the credential has no entry for', async () => {
+    await expect(changeCredentialStatus(issuer, { id: 'urn:uuid:nope', purpose: 'revocation', set: true })).rejects.toMatchObject({ httpStatus: 404, field: 'id' });
+    const revocable = await issue(['revocation']);
+    await expect(changeCredentialStatus(issuer, { id: entries(revocable)[0]!.id, purpose: 'suspension', set: true })).rejects.toMatchObject({
+      httpStatus: 422,
+      message: 'id: the credential has revocation status entry, no suspension entry (issue with --status suspension to suspend it)',
+    });
+  });
+});
+
+describe('the VC-API issuer and verifier', () => {
+  it('a VC 1.1 credential gets the Bitstring Status List context with its entry; its credentialId revokes it; the verifier sees it', async () => {
+    const { vcApiDerive, vcApiIssue, vcApiVerify } = await import('../../../src/core/sd/vcApiCredentials.js');
+    const credential = {
+      '@context': ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/vdl/v1'],
+      type: ['VerifiableCredential', 'Iso18013DriversLicenseCredential'],
+      issuanceDate: '2024-01-01T00:00:00Z',
+      credentialSubject: { id: 'did:example:bob', type: 'LicensedDriver', driversLicense: { type: 'Iso18013DriversLicense', document_number: '542426814' } },
+    };
+    const { verifiableCredential: signed } = await vcApiIssue(issuer, { credential, status: ['revocation'], credentialId: 'urn:example:licence-1' });
+    expect(signed['@context']).toEqual([...credential['@context'], 'https://w3id.org/security/data-integrity/v2', 'https://www.w3.org/ns/credentials/status/v1']);
+    expect(signed.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' });
+    const { verifiableCredential: derived } = await vcApiDerive(issuer, { credential: signed, selectivePointers: ['/credentialSubject/driversLicense/document_number'] });
+    expect(derived.credentialStatus).toEqual(signed.credentialStatus);
+    expect(await vcApiVerify(issuer, { credential: derived })).toEqual({ verified: true, checks: ['proof', 'status'], warnings: [], errors: [] });
+    await changeCredentialStatus(issuer, { id: 'urn:example:licence-1', purpose: 'revocation', set: true });
+    const refused = await vcApiVerify(issuer, { credential: derived });
+    expect(refused).toMatchObject({ verified: false, checks: ['proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: revoked: index \d+ of status list/) }] });
+    // Without a status, the VC-API verifier answers as before.
+    const { verifiableCredential: plain } = await vcApiIssue(issuer, { credential });
+    expect(plain.credentialStatus).toBeUndefined();
+    expect(plain['@context']).not.toContain('https://www.w3.org/ns/credentials/status/v1');
+    expect((await vcApiVerify(issuer, { credential: plain })).checks).toEqual(['proof']);
+    await expect(vcApiIssue(issuer, { credential, status: ['revocation'], credentialId: 'urn:example:licence-1' })).rejects.toMatchObject({ httpStatus: 409, field: 'options.credentialId' });
+  });
+});
+
+describe('a status list that cannot be trusted is refused with a reason', () => {
+  let credential: Json;
+  let disclosed: Json;
+  let entry: Entry;
+  const verifyWith = async (list: Json) => verifySelectiveDisclosure(verifier, { vc: disclosed, statusLists: [list] });
+
+  beforeAll(async () => {
+    credential = await issue(['suspension']);
+    disclosed = await disclose(credential);
+    entry = entries(credential)[0]!;
+  });
+
+  /** A list at the entry's URL, signed by `ctx`'s issuer key, with the given purpose and length. */
+  async function signedList(ctx: Context, statusPurpose: 'revocation' | 'suspension', length: number, set: number[] = []): Promise<Json> {
+    const list = await createList({ length });
+    for (const index of set) list.setStatus(index, true);
+    const signer = await bbs2023StatusListSigner(ctx);
+    return signer.sign(await unsignedStatusListCredential({ url: entry.statusListCredential, issuer: signer.issuer, statusPurpose, list, validFrom: new Date() }));
+  }
+
+  it('a list nobody gave and vc may not fetch: the credential is not verified', async () => {
+    const result = await verifySelectiveDisclosure(verifier, { vc: disclosed });
+    expect(result.verified).toBe(false);
+    expect(statusCheck(result)?.reason).toBe(
+      `status list ${entry.statusListCredential}: not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`) or verify in the issuer's wallet; ` +
+        `vc fetches status lists only from the issuer service on this machine (VC_ISSUER_URL on 127.0.0.1, localhost or ::1, now ${ISSUER_URL})`,
+    );
+  });
+
+  it('a tampered bit: the proof of the list does not verify', async () => {
+    await changeCredentialStatus(issuer, { id: entry.id, purpose: 'suspension', set: true });
+    const served = readStatusListCredential(issuer, entry.statusListCredential.split('/').pop()!);
+    expect(statusCheck(await verifyWith(served))?.reason).toMatch(/^suspended/);
+    // Clear the bit in the signed list: the holder's forgery of an unsuspended list.
+    const unsuspended = await createList({ length: MIN_STATUS_LIST_LENGTH });
+    const tampered = structuredClone(served);
+    (tampered.credentialSubject as Json).encodedList = await unsuspended.encode();
+    const result = await verifyWith(tampered);
+    expect(result.verified).toBe(false);
+    expect(statusCheck(result)?.reason).toMatch(new RegExp(`^status list ${entry.statusListCredential}: the list \\(given\\) does not verify: its bbs-2023 proof does not verify: the bbs-2023 proof does not match`));
+    await changeCredentialStatus(issuer, { id: entry.id, purpose: 'suspension', set: false });
+  });
+
+  it('another purpose, too few entries, another issuer, a proof vc cannot check', async () => {
+    expect((await verifyWith(await signedList(issuer, 'suspension', MIN_STATUS_LIST_LENGTH))).verified).toBe(true);
+    const revocation = await verifyWith(await signedList(issuer, 'revocation', MIN_STATUS_LIST_LENGTH));
+    expect(statusCheck(revocation)?.reason).toBe(`status list ${entry.statusListCredential} (given) is refused: its statusPurpose is "revocation", not the credential's "suspension"`);
+    const short = await verifyWith(await signedList(issuer, 'suspension', 16_384));
+    expect(statusCheck(short)?.reason).toBe(`status list ${entry.statusListCredential} (given) is refused: it has 16384 entries, fewer than the 131072 (16 KB) a Bitstring Status List must have for group privacy`);
+    const other = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE }, path.join(tmp.dir, 'other')) });
+    try {
+      const foreign = await verifyWith(await signedList(other, 'suspension', MIN_STATUS_LIST_LENGTH));
+      expect(statusCheck(foreign)?.reason).toMatch(new RegExp(`^status list ${entry.statusListCredential} \\(given\\) is issued by did:key:zUC7\\S+, not by the credential's issuer ${credential.issuer as string}$`));
+    } finally {
+      await other.close();
+    }
+    const { proof: _proof, ...unsigned } = await signedList(issuer, 'suspension', MIN_STATUS_LIST_LENGTH);
+    expect(statusCheck(await verifyWith(unsigned))?.reason).toMatch(/does not verify: it has no proof object/);
+    const ed25519 = { ...unsigned, proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', proofValue: 'z3' } };
+    expect(statusCheck(await verifyWith(ed25519))?.reason).toMatch(/its proof \("DataIntegrityProof", cryptosuite "eddsa-rdfc-2022"\) is not of a suite vc checks status lists with \(bbs-2023\)/);
+  });
+
+  it('a status of a type or purpose vc does not check: not verified', async () => {
+    // The verifier's checks before the status (the proof) are those of vc; these documents fail there first, so the status check is called directly.
+    const { checkCredentialStatus } = await import('../../../src/core/status/credentialStatusCheck.js');
+    expect(await checkCredentialStatus(verifier, { credentialStatus: { type: 'StatusList2021Entry', statusPurpose: 'revocation' } })).toEqual({
+      id: 'status',
+      valid: false,
+      reason: 'credentialStatus of type "StatusList2021Entry" cannot be checked (vc checks BitstringStatusListEntry)',
+    });
+    expect(await checkCredentialStatus(verifier, { credentialStatus: { ...entry, statusPurpose: 'message' } })).toEqual({ id: 'status', valid: false, reason: 'statusPurpose "message" is not one vc checks (revocation, suspension)' });
+    expect(await checkCredentialStatus(verifier, {})).toBeUndefined();
+  });
+});
+
+describe('a kill at each status crash point', () => {
+  const home = path.join(tmp.dir, 'crash');
+  const env = { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL };
+  const vc = (args: string[], extra: Record<string, string> = {}) => runVc(['--json', ...args], { home, env: { ...env, ...extra } });
+  const read = <T>(ns: string, key?: string): T => {
+    const store = WalletStore.open(home);
+    try {
+      return (key === undefined ? store.list(ns) : store.get(ns, key)) as T;
+    } finally {
+      store.close();
+    }
+  };
+  const killedAt = new Set<string>();
+
+  it('status:assigned (index claimed, credential not signed): the index is never handed out again, the list is kept', () => {
+    const crashed = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation'], { VC_CRASH_AT: 'status:assigned' });
+    expect(crashed.signal).toBe('SIGKILL');
+    killedAt.add('status:assigned');
+    expect(crashed.stdout).toBe('');
+    const claimed = read<Array<{ value: StoredStatusEntry }>>(STATUS_ENTRIES_NAMESPACE);
+    expect(claimed).toHaveLength(1);
+    const list = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
+    expect(list).toMatchObject({ assigned: 1, version: 1 });
+    const issued = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation']);
+    expect(issued.status, issued.stderr).toBe(0);
+    const status = issued.json<{ credentialStatus: Entry }>().credentialStatus;
+    expect(status.statusListCredential).toBe(`${ISSUER_URL}/status-lists/revocation-1`);
+    expect(Number(status.statusListIndex)).not.toBe(claimed[0]!.value.index);
+    expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ assigned: 2 });
+    const served = vc(['issuer', 'status-list', '--id', 'revocation-1']);
+    expect(served.status, served.stderr).toBe(0);
+    expect(served.json()).toEqual(list.credential);
+  });
+
+  it('status:list-signed (list re-signed, not stored): nothing changed, and the revocation completes when run again', () => {
+    const [{ value: entry }] = read<Array<{ value: StoredStatusEntry }>>(STATUS_ENTRIES_NAMESPACE).filter((record) => record.value.index !== undefined).slice(-1) as [{ value: StoredStatusEntry }];
+    const before = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
+    const crashed = vc(['issuer', 'revoke', '--id', entry.statusId], { VC_CRASH_AT: 'status:list-signed' });
+    expect(crashed.signal).toBe('SIGKILL');
+    killedAt.add('status:list-signed');
+    expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toEqual(before);
+    expect(read<StoredStatusEntry>(STATUS_ENTRIES_NAMESPACE, `revocation-1#${entry.index}`).set).toBe(false);
+    const revoked = vc(['issuer', 'revoke', '--id', entry.statusId]);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, set: true });
+    expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ version: before.version + 1, assigned: before.assigned });
+  });
+
+  it('covers every status crash point of src/faults.ts', () => {
+    expect([...killedAt].sort()).toEqual([...STATUS_CRASH_POINTS].sort());
+  });
+});
