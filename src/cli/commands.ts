@@ -318,6 +318,7 @@ credentialSubject.id a credential names.`,
   {
     path: 'verifier verify',
     operation: sd.sdVerify,
+    description: 'verify a credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential), or with --vp a presentation: verified is false with the reason when any check fails',
     alternatives: [{ field: 'verifiablePresentation', operation: vp.vpVerify, variant: '' }],
     // --credential as for every other command that reads a credential (formerly --vc).
     flags: { vc: 'credential', verifiablePresentation: 'vp' },

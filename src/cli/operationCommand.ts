@@ -398,7 +398,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       seen.add(info.flag);
       const takenBy = choices.filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
       // A flag of the command's own operation alone (no variants) needs no prefix.
-      const ownOnly = takenBy.length === 1 && takenBy[0] === '';
+      const ownOnly = (takenBy.length === 1 && takenBy[0] === '') || alternatives.some((alternative) => alternative.operation === operation && flagOf(command, alternative.field) === info.flag);
       const prefix = choices.length > 1 && takenBy.length < choices.length && !ownOnly ? `${takenBy.filter((key) => key !== '').join(', ') || label}: ` : '';
       // With several operations, a field one of them requires is checked by that one's schema.
       cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));

@@ -171,9 +171,9 @@ export const sdNonce = defineOperation({
 
 export const sdVerify = defineOperation({
   name: 'sd.verify',
-  summary: 'verify a selectively disclosed credential: verified is false with the reason when any check fails',
+  summary: 'verify a presented credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential, by the suite its proof names): verified is false with the reason when any check fails',
   input: z.strictObject({
-    vc: z.record(z.string(), z.unknown()).describe('the derived credential (spec 2.5)'),
+    vc: z.record(z.string(), z.unknown()).describe('the credential: a derived disclosure (spec 2.5) or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential'),
     requireNonce: z.boolean().describe('refuse proofs whose nonce this verifier did not issue (always on with VC_REQUIRE_NONCE=true)').optional(),
   }),
   result: VerifyResultSchema,
