@@ -14,7 +14,7 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { createVerifierNonce } from '../../../src/core/sd/verify.js';
 import { issueRdfcCredential } from '../../../src/core/sd/rdfcCredentials.js';
-import { issueBbs2023SelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
+import { issueBbs2023SelectiveDisclosureCredential, issueSelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
 import { deriveSelectiveDisclosure } from '../../../src/core/sd/disclose.js';
 import { createHolderPresentation, describeHolderKey, vcApiProve, vcApiVerifyPresentation, verifyPresentation } from '../../../src/core/sd/presentations.js';
 import { tempDir } from '../../helpers.js';
@@ -83,6 +83,16 @@ describe('present and verify', () => {
     // Digital Bazaar's verifier (vc.verify, used directly) accepts the presentation and the eddsa credential inside.
     const theirs = await digitalBazaarVerifyPresentation(await present([credential], challenge), challenge, DOMAIN);
     expect(theirs.verified, String(theirs.error)).toBe(true);
+  });
+
+  it('a BbsBlsSignatureProof2020 disclosure (VC 1.1) inside the VC 2.0 presentation verifies too', async () => {
+    await issueSelectiveDisclosureCredential(ctx, { holder });
+    const disclosure2020 = (await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['id', 'name'] })).vc;
+    expect((disclosure2020.proof as Json).type).toBe('BbsBlsSignatureProof2020');
+    const vp = await present([disclosure2020], 'c-2020');
+    const result = await verifyPresentation(ctx, { presentation: vp, challenge: 'c-2020', domain: DOMAIN });
+    expect(result.credentials[0]?.checks.filter((check) => !check.valid)).toEqual([]);
+    expect(result.verified).toBe(true);
   });
 
   it('signed with the holder\'s P-256 or P-384 key (ecdsa-rdfc-2019) too, which also has to be the subject', async () => {

@@ -147,7 +147,8 @@ describe('refusals, each with its reason', () => {
     try {
       const result = await verifySelectiveDisclosure(later, { vc: issued['P-256']! });
       expect(result.verified).toBe(false);
-      expect(result.message).toMatch(/validUntil|after/);
+      expect(result.checks.find((check) => check.id === 'validity')?.reason).toMatch(/^validUntil 2099-01-01T00:00:00.000Z has passed/);
+      expect(result.checks.find((check) => check.id === 'proof')?.reason).toMatch(/is after "validUntil"/);
     } finally {
       await later.close();
     }
@@ -156,6 +157,20 @@ describe('refusals, each with its reason', () => {
     const result = await verify(withStatus);
     expect(result.verified).toBe(false);
     expect(result.checks.find((check) => check.id === 'status')?.reason).toMatch(/does not check credential status yet/);
+  });
+
+  it('an issuer outside VC_TRUSTED_ISSUERS is refused by the verifier (a warning on the VC-API route)', async () => {
+    const picky = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: 'did:example:trusted' }, path.join(tmp.dir, 'picky')) });
+    try {
+      const result = await verifySelectiveDisclosure(picky, { vc: issued.Ed25519! });
+      expect(result.verified).toBe(false);
+      expect(result.checks.find((check) => !check.valid)).toEqual({ id: 'trusted-issuer', valid: false, reason: `issuer key ${String(issued.Ed25519!.issuer)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS)` });
+      const api = await vcApiVerify(picky, { credential: issued.Ed25519! });
+      expect(api.verified).toBe(true);
+      expect(api.warnings[0]?.name).toBe('UntrustedIssuer');
+    } finally {
+      await picky.close();
+    }
   });
 
   it('with VC_REQUIRE_NONCE, a bare credential (no nonce) must come in a presentation', async () => {
