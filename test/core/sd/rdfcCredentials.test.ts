@@ -142,6 +142,34 @@ describe('refusals, each with its reason', () => {
     expect((await verify(badKey)).message).toMatch(/verificationMethod: did:key:z6MkBAD is not a did:key of an Ed25519, P-256 or P-384 key/);
   });
 
+  it('a did:key whose P-256 point is not on the curve, or whose Ed25519 key is garbage: a reason, not a crash', async () => {
+    const { rdfcDidKeyOf } = await import('../../../src/sd/suites/rdfc/rdfcDidKey.js');
+    const { ECDH } = await import('node:crypto');
+    // An x with no point on P-256 (about half of them): found by asking node:crypto to decompress.
+    let x = Buffer.alloc(32, 1);
+    for (let i = 0; ; i++) {
+      x = Buffer.alloc(32, i);
+      try {
+        ECDH.convertKey(Buffer.concat([Buffer.from([2]), x]), 'prime256v1', undefined, undefined, 'uncompressed');
+      } catch {
+        break;
+      }
+    }
+    for (const [keyType, publicKey, suite] of [['P-256', Uint8Array.from([2, ...x]), 'ecdsa-rdfc-2019'], ['Ed25519', new Uint8Array(32).fill(0xff), 'eddsa-rdfc-2022']] as const) {
+      const bad = rdfcDidKeyOf(keyType, publicKey);
+      const forged = structuredClone(issued[keyType === 'Ed25519' ? 'Ed25519' : 'P-256']!);
+      forged.issuer = bad.did;
+      Object.assign(forged.proof as Json, { verificationMethod: bad.verificationMethod, cryptosuite: suite });
+      const result = await verify(forged);
+      expect(result.verified, keyType).toBe(false);
+      expect(result.checks.find((check) => check.id === 'proof')?.reason, keyType).toMatch(
+        keyType === 'P-256' ? "the ecdsa-rdfc-2019 proof's key cannot be used: the did:key does not hold a point of its curve" : /the eddsa-rdfc-2022 signature does not match/,
+      );
+      const api = await vcApiVerify(ctx, { credential: forged });
+      expect(api.verified).toBe(false);
+    }
+  });
+
   it('an expired credential and one with a status (not checked yet) are refused', async () => {
     const later = new Context({ config: ctx.config, now: () => new Date('2100-01-01T00:00:00Z') });
     try {

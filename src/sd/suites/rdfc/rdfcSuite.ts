@@ -203,6 +203,8 @@ function linkReason(link: unknown, cryptosuite: string): string | undefined {
   if (link.cause !== undefined) return undefined;
   const message = (link.message.split('\n')[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
   if (/invalid signature|signature.*(invalid|not verified)|verification failed|did not verify/i.test(message)) return mismatch(cryptosuite);
+  // WebCrypto / OpenSSL refusing the key itself (a P-256 or P-384 "point" that is not on its curve).
+  if (/decode error|invalid key ?data|point is not on curve|DataError/i.test(message) || link.name === 'DataError') return `the ${cryptosuite} proof's key cannot be used: the did:key does not hold a point of its curve`;
   if (message.length > 0 && message.length < 240) return `the ${cryptosuite} proof could not be checked: ${message}`;
   return mismatch(cryptosuite);
 }
