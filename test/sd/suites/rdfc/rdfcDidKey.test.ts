@@ -39,8 +39,8 @@ describe('base58btc', () => {
 });
 
 describe('Ed25519 did:key', () => {
-  it('is what @digitalbazaar/ed25519-multikey makes, for a seed of every byte value and 300 random ones', async () => {
-    const seeds = [...Array.from({ length: 256 }, (_, value) => new Uint8Array(32).fill(value)), ...Array.from({ length: 300 }, () => new Uint8Array(randomBytes(32)))];
+  it('is what @digitalbazaar/ed25519-multikey makes, for a seed of every byte value and 100 random ones', async () => {
+    const seeds = [...Array.from({ length: 256 }, (_, value) => new Uint8Array(32).fill(value)), ...Array.from({ length: 100 }, () => new Uint8Array(randomBytes(32)))];
     for (const seed of seeds) {
       const theirs = await Ed25519Multikey.generate({ seed });
       const { publicKeyMultibase } = await theirs.export({ publicKey: true });
