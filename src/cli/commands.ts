@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, pbq, sd, status, system } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, status, system, vp } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -13,6 +13,13 @@ import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
+
+/** The summary of a W3C credential issued (BBS+ ones are kept by the holder, the others are not). */
+function issuedSummary(result: { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }): string {
+  const suite = result.proof?.cryptosuite ?? 'BbsBlsSignature2020';
+  const kept = suite === 'BbsBlsSignature2020' || suite === 'bbs-2023' ? 'kept by the holder' : 'give it to the holder (vc holder present)';
+  return `issued ${String((result.type as string[] | undefined)?.at(-1))} (${suite}) by ${short(result.issuer)}; ${kept}`;
+}
 
 /** A summary function over a result of a known shape. */
 function summary<R>(render: (result: R, input: Record<string, unknown>) => string | undefined): (result: never, input: Record<string, unknown>) => string | undefined {
@@ -92,12 +99,12 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   },
   'issuer did': { description: "the issuer's iden3 DID" },
   holder: {
-    description: 'hold credentials: create the holder DID, prove a query on chain, disclose selected fields',
-    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json',
+    description: 'hold credentials: create the holder DID, prove a query on chain, disclose selected fields, present credentials',
+    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json',
   },
   'holder did': { description: "the holder's iden3 DID" },
   verifier: {
-    description: 'verify: create on-chain credential requests, check selectively disclosed credentials',
+    description: 'verify: create on-chain credential requests, check credentials and presentations',
     help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --credential disclosed.json",
   },
   chain: {
@@ -118,14 +125,16 @@ export const COMMANDS: readonly CliCommand[] = [
     operation: pbq.pbqIssue,
     variants: {
       option: 'format',
-      description: 'credential format: iden3 (proof by query), bbs (selective disclosure, BbsBlsSignature2020) or bbs-2023 (selective disclosure, W3C Data Integrity on VC 2.0)',
-      choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue, 'bbs-2023': sd.sdIssueBbs2023 },
+      description:
+        'credential format: iden3 (proof by query), bbs (selective disclosure, BbsBlsSignature2020), bbs-2023 (selective disclosure, W3C Data Integrity on VC 2.0), or eddsa-rdfc-2022 / ecdsa-rdfc-2019 (W3C Data Integrity on VC 2.0, no selective disclosure)',
+      choices: { iden3: pbq.pbqIssue, bbs: sd.sdIssue, 'bbs-2023': sd.sdIssueBbs2023, 'eddsa-rdfc-2022': sd.sdIssueEddsaRdfc2022, 'ecdsa-rdfc-2019': sd.sdIssueEcdsaRdfc2019 },
       default: 'iden3',
     },
     alternatives: [{ field: 'batch', operation: pbq.pbqIssueBatch, variant: 'iden3' }],
     jsonLines: ['batch'],
     lines: (result: { credentials?: unknown[] }) => (Array.isArray(result.credentials) ? result.credentials : undefined),
-    description: 'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch) or BBS+ (--format bbs or bbs-2023, for selective disclosure)',
+    description:
+      'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch), BBS+ (--format bbs or bbs-2023, for selective disclosure) or W3C Data Integrity without selective disclosure (--format eddsa-rdfc-2022 or ecdsa-rdfc-2019)',
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
     aliases: { context: ['context'] },
     summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
@@ -133,7 +142,7 @@ export const COMMANDS: readonly CliCommand[] = [
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
-            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}; kept by the holder`
+            ? issuedSummary(result as { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } })
             : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:
@@ -143,6 +152,8 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
   $ vc issuer issue --format bbs-2023 --status revocation -o revocable.json   # with a W3C status list entry
+  $ vc issuer issue --format eddsa-rdfc-2022 --holder "$(vc holder did-key --json | jq -r .did)" -o vc.json
+  $ vc issuer issue --format ecdsa-rdfc-2019 --curve P-384 -o vc-p384.json
 
 --batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
 POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
@@ -155,6 +166,9 @@ after a run that wrote its output, it issues again.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
+An eddsa-rdfc-2022 (Ed25519) or ecdsa-rdfc-2019 (P-256, or P-384 with --curve) credential is signed
+with that suite's key of the same phrase (\`vc issuer bbs-key\` lists them all) and kept by no one:
+the holder presents it whole (\`vc holder present --credential FILE\`).
 Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
 
 --status (bbs-2023): a W3C Bitstring Status List entry of each purpose given (revocation,
@@ -174,10 +188,12 @@ same context by its URL.`,
     summary: summary<{ did: string; seedSource: string }>((result) => `BBS+ issuer key ${short(result.did)} (seed from ${result.seedSource})`),
     help: `Examples:
   $ vc issuer bbs-key                      # did, verificationMethod, publicKeyBase58, seedSource
+  $ vc issuer bbs-key --json | jq -r .eddsaRdfc2022.did
   $ vc issuer bbs-key --show-secret -o key-backup.json
 
-The key derives from IDP_BLS_SIGN_SEED_PHRASE; without it, a 12-word phrase is generated once and
-kept in the wallet store (0600). Add the did to the verifier's VC_TRUSTED_ISSUERS to trust it.`,
+Every key derives from IDP_BLS_SIGN_SEED_PHRASE; without it, a 12-word phrase is generated once and
+kept in the wallet store (0600): the BBS+ key (did), and bbs2023, eddsaRdfc2022 and ecdsaRdfc2019
+(P-256, P-384), one did:key each. Add a did to the verifier's VC_TRUSTED_ISSUERS to trust it.`,
   },
   {
     path: 'issuer did create',
@@ -294,6 +310,39 @@ and submitted", as POST /generate-selective-disclosure-vc answers).`,
     help: 'Examples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
   },
   {
+    path: 'holder did-key',
+    operation: vp.vpHolderKey,
+    summary: summary<{ did: string; keyType: string }>((result) => `the holder's ${result.keyType} did:key ${result.did}`),
+    help: `Examples:
+  $ vc holder did-key                              # created on first use, kept in the wallet (0600)
+  $ vc issuer issue --format eddsa-rdfc-2022 --holder "$(vc holder did-key --json | jq -r .did)" -o vc.json
+
+The did:key that signs this holder's presentations: have credentials issued to it (it is their
+credentialSubject.id), since a verifier accepts a credential that names its subject only from that
+subject. --key-type P-256 or P-384 gives the holder's ECDSA key instead (ecdsa-rdfc-2019).`,
+  },
+  {
+    path: 'holder present',
+    operation: vp.vpPresent,
+    flags: { credentials: 'credential <files>' },
+    fileLists: ['credentials'],
+    // The output of \`vc holder disclose\` ({message, vc}) and of the VC-API ({verifiableCredential}).
+    unwrap: { credentials: ['vc', 'verifiableCredential'] },
+    summary: summary<{ holder?: string; verifiableCredential?: unknown[] }>(
+      (result) => `signed a presentation of ${result.verifiableCredential?.length ?? 0} credential${result.verifiableCredential?.length === 1 ? '' : 's'} as ${String(result.holder)}; nothing was sent: give it to the verifier (vc verifier verify --vp FILE)`,
+    ),
+    help: `Examples:
+  $ vc holder present --credential vc.json --challenge "$(vc verifier nonce --json | jq -r .nonce)" --domain verifier.example -o vp.json
+  $ vc holder present --credential disclosed.json,vc.json --challenge c-123 --domain verifier.example
+
+--credential takes one or more files (comma-separated): derived disclosures (the output of
+\`vc holder disclose\`, bbs-2023 or BbsBlsSignatureProof2020) or whole eddsa-rdfc-2022 /
+ecdsa-rdfc-2019 credentials. The presentation (VC 2.0) is signed with the holder's did:key
+(\`vc holder did-key\`; proof purpose authentication) for the verifier's challenge and domain. A
+credential whose subject is someone else is refused: the verifier checks that the signer is the
+credentialSubject.id a credential names.`,
+  },
+  {
     path: 'verifier request',
     operation: pbq.pbqRequest,
     flags: { context: 'context-url <url>' },
@@ -328,15 +377,18 @@ and submitted", as POST /generate-selective-disclosure-vc answers).`,
   {
     path: 'verifier verify',
     operation: sd.sdVerify,
+    description: 'verify a credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential), or with --vp a presentation: verified is false with the reason when any check fails',
+    alternatives: [{ field: 'verifiablePresentation', operation: vp.vpVerify, variant: '' }],
     // --credential as for every other command that reads a credential (formerly --vc).
-    flags: { vc: 'credential' },
+    flags: { vc: 'credential', verifiablePresentation: 'vp' },
     aliases: { vc: ['vc'] },
-    unwrap: { vc: 'vc' },
+    unwrap: { vc: 'vc', verifiablePresentation: 'verifiablePresentation' },
     summary: summary<{ message: string }>((result) => result.message),
     help: `Examples:
   $ vc verifier verify --credential disclosed.json
   $ VC_TRUSTED_ISSUERS=did:key:zUC7... vc verifier verify --credential disclosed.json --require-nonce
   $ vc verifier verify --credential disclosed.json --status-list revocation-1.json
+  $ vc verifier verify --vp vp.json --challenge "$CHALLENGE" --domain verifier.example
 
 --credential takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
 Exit code 1 when not verified. Checks: the derived proof, bundled contexts only, every field
@@ -351,7 +403,18 @@ on this machine (VC_ISSUER_URL, or http://127.0.0.1:3000, when on 127.0.0.1, loc
 vc never fetches from any other address). The list must verify (signed by the credential's
 issuer), have the entry's purpose and at least 131,072 entries; a revoked or suspended credential,
 or one whose list is missing or refused, is not verified. A list given by file is the state when
-it was signed (its validFrom): give a current one.`,
+it was signed (its validFrom): give a current one.
+
+The suite is the one the proof names: bbs-2023 or BbsBlsSignatureProof2020 disclosures,
+eddsa-rdfc-2022 or ecdsa-rdfc-2019 credentials (any issuer's did:key, resolved offline; they carry
+no nonce, so with --require-nonce they must come in a presentation).
+
+--vp FILE verifies a presentation (\`vc holder present\`, or a VC-API {verifiablePresentation}): its
+proof (the holder's did:key, proof purpose authentication), the --challenge and --domain you gave
+the holder, every credential inside (each as above, nonce aside), and the holder binding (a
+credential that names its subject must be presented by that subject). A challenge issued by
+\`vc verifier nonce\` is used up by a successful verification: the same presentation is refused
+the second time; --require-nonce refuses any other challenge.`,
   },
   {
     path: 'chain up',

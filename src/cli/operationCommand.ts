@@ -16,7 +16,7 @@ import { readJsonFile, readJsonLinesFile } from './io.js';
 import type { CliRuntime } from './runtime.js';
 
 /** How the command line gives one input field. */
-export type FlagKind = 'switch' | 'integer' | 'text' | 'list' | 'file';
+export type FlagKind = 'switch' | 'integer' | 'text' | 'list' | 'file' | 'files';
 
 export interface FlagInfo {
   field: string;
@@ -50,6 +50,8 @@ export interface CliCommand {
   label?: string;
   /** File fields read as JSON Lines (a list, one value per line; errors name the line). */
   jsonLines?: readonly string[];
+  /** List fields given as comma-separated JSON files (one value per file; errors name the file). */
+  fileLists?: readonly string[];
   /** The result as JSON Lines (one compact value per line, also with --json) when this returns a list. */
   lines?: (result: never) => unknown[] | undefined;
   /** The command's description when it is not the operation's summary. */
@@ -62,8 +64,11 @@ export interface CliCommand {
    * flag as it was typed.
    */
   aliases?: Readonly<Record<string, readonly string[]>>;
-  /** File fields whose document may be a wrapper: use its `key` member when it has one and no proof. */
-  unwrap?: Readonly<Record<string, string>>;
+  /**
+   * File fields whose document may be a wrapper: use its `key` member (the first of the keys given
+   * that it has) when it has no proof. For a list of files, each file's document.
+   */
+  unwrap?: Readonly<Record<string, string | readonly string[]>>;
   /** Fields the command line does not offer. */
   omit?: readonly string[];
   /** A one-line human summary of the result (on stderr). */
@@ -130,14 +135,14 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 /** The flags of an operation's input fields on a command. */
-export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases'>, operation: AnyOperation): FlagInfo[] {
+export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' | 'fileLists'>, operation: AnyOperation): FlagInfo[] {
   const input = operation.input;
   if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
   return Object.entries(input.shape as Record<string, z.ZodType>)
     .filter(([field]) => !(command.omit ?? []).includes(field))
     .map(([field, schema]) => {
       const { node, optional, defaultValue, description } = unwrapField(schema);
-      const { kind, choices } = kindOf(node);
+      const { kind, choices } = command.fileLists?.includes(field) === true ? { kind: 'files' as const, choices: undefined } : kindOf(node);
       const [flag, argument] = (command.flags?.[field] ?? kebab(field)).split(' ');
       const aliases = command.aliases?.[field];
       return {
@@ -157,6 +162,7 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases'>,
 function placeholder(info: FlagInfo): string {
   if (info.argument !== undefined) return `<${info.argument}>`;
   if (info.kind === 'file') return '<file>';
+  if (info.kind === 'files') return '<files>';
   if (info.kind === 'list') return '<list>';
   if (info.kind === 'integer') return '<n>';
   return `<${info.flag.split('-').pop()}>`;
@@ -179,12 +185,12 @@ function commaList(value: string): string[] {
 }
 
 function optionFor(info: FlagInfo, prefix = ''): Option {
-  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
+  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'files' ? ' (JSON files, comma-separated)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
   const option = new Option(info.kind === 'switch' ? `--${info.flag}` : `--${info.flag} ${placeholder(info)}`, description);
   if (info.choices !== undefined) option.choices(info.choices);
   if (info.kind === 'integer') option.argParser(integerArgument(info.flag));
-  if (info.kind === 'list') option.argParser(commaList);
-  if (info.defaultValue !== undefined && info.kind !== 'file') option.default(info.defaultValue);
+  if (info.kind === 'list' || info.kind === 'files') option.argParser(commaList);
+  if (info.defaultValue !== undefined && info.kind !== 'file' && info.kind !== 'files') option.default(info.defaultValue);
   // A required field without a default must be given (commander says so, exit 2).
   if (info.required && info.defaultValue === undefined) option.makeOptionMandatory();
   return option;
@@ -194,16 +200,27 @@ function optionFor(info: FlagInfo, prefix = ''): Option {
  * How this command names input fields: the flag (with the file it read), then the path inside
  * the file, e.g. `--subject alice.json: field birthDate`, `--keys`.
  */
-function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map<string, number[]>): FieldNamer {
+function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map<string, number[]>, fileLists: Map<string, string[]> = new Map()): FieldNamer {
   return (path) => {
     if (path === '') return 'options';
     const found = flagOfField(flags, path);
     if (found === undefined) return path;
     const { info } = found;
+    const listed = fileOfList(fileLists, info, found.rest);
+    if (listed !== undefined) return listed.rest === '' ? `--${info.flag} ${listed.file}` : `--${info.flag} ${listed.file}: field ${listed.rest}`;
     const { line, rest } = lineOf(lines, info, found.rest);
     const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}` : `--${info.flag}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
+}
+
+/** In a list of files, the file of a path's list index (`[1].proof` is the second file, field `proof`). */
+function fileOfList(fileLists: Map<string, string[]>, info: FlagInfo, rest: string): { file: string; rest: string } | undefined {
+  const files = fileLists.get(info.field);
+  const index = /^\[(\d+)\]\.?/.exec(rest);
+  if (files === undefined || index === null) return undefined;
+  const file = files[Number(index[1])];
+  return file === undefined ? undefined : { file, rest: rest.slice(index[0].length) };
 }
 
 /** In a JSON Lines field, the line of a path's list index (`[2].did` is line N, field `did`). */
@@ -240,6 +257,7 @@ function inputFrom(
   files: Map<string, string>,
   lines: Map<string, number[]>,
   typedAliases: ReadonlyMap<string, string> = new Map(),
+  fileLists: Map<string, string[]> = new Map(),
 ): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const info of flags) {
@@ -247,6 +265,21 @@ function inputFrom(
     if (value === undefined) continue;
     if (info.kind === 'switch') {
       if (value === true) input[info.field] = true;
+      continue;
+    }
+    if (info.kind === 'files') {
+      const typed = `--${typedAliases.get(info.flag) ?? info.flag}`;
+      const list = value as string[];
+      if (list.length === 0) throw new InputError(`${typed}: expected one or more JSON files, comma-separated`, { field: info.field });
+      fileLists.set(info.field, list);
+      input[info.field] = list.map((file) => {
+        try {
+          return unwrapDocument(command, info.field, readJsonFile(file, typed));
+        } catch (error) {
+          if (error instanceof InputError) throw new (error.constructor as typeof InputError)(error.message, { field: info.field, cause: error });
+          throw error;
+        }
+      });
       continue;
     }
     if (info.kind !== 'file') {
@@ -270,13 +303,17 @@ function inputFrom(
       if (error instanceof InputError) throw new (error.constructor as typeof InputError)(error.message, { field: info.field, cause: error });
       throw error;
     }
-    const key = command.unwrap?.[info.field];
-    if (key !== undefined && typeof document === 'object' && document !== null && !Array.isArray(document) && key in document && !('proof' in document)) {
-      document = (document as Record<string, unknown>)[key];
-    }
-    input[info.field] = document;
+    input[info.field] = unwrapDocument(command, info.field, document);
   }
   return input;
+}
+
+/** A file's document, or its member named by the command's `unwrap` for the field when it is such a wrapper (CliCommand.unwrap). */
+function unwrapDocument(command: CliCommand, field: string, document: unknown): unknown {
+  const given = command.unwrap?.[field];
+  if (given === undefined || typeof document !== 'object' || document === null || Array.isArray(document) || 'proof' in document) return document;
+  const key = (typeof given === 'string' ? [given] : given).find((candidate) => candidate in document);
+  return key === undefined ? document : (document as Record<string, unknown>)[key];
 }
 
 /**
@@ -351,7 +388,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   // Every operation the command can run, each under the label that chooses it.
   const choices: Array<readonly [string, AnyOperation]> = [
     ...(variants === undefined ? [[command.label ?? '', command.operation] as const] : Object.entries(variants.choices)),
-    ...alternatives.map((alternative) => [`${alternative.variant} with --${flagOf(command, alternative.field)}`, alternative.operation] as const),
+    ...alternatives.map((alternative) => [`${alternative.variant === '' ? '' : `${alternative.variant} `}with --${flagOf(command, alternative.field)}`, alternative.operation] as const),
   ];
   const operations = choices.map(([, operation]) => operation);
   const flagsByOperation = new Map(operations.map((operation) => [operation, flagsOf(command, operation)]));
@@ -366,7 +403,9 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       if (seen.has(info.flag)) continue;
       seen.add(info.flag);
       const takenBy = choices.filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
-      const prefix = choices.length > 1 && takenBy.length < choices.length ? `${takenBy.join(', ') || label}: ` : '';
+      // A flag of the command's own operation alone (no variants) needs no prefix.
+      const ownOnly = (takenBy.length === 1 && takenBy[0] === '') || alternatives.some((alternative) => alternative.operation === operation && flagOf(command, alternative.field) === info.flag);
+      const prefix = choices.length > 1 && takenBy.length < choices.length && !ownOnly ? `${takenBy.filter((key) => key !== '').join(', ') || label}: ` : '';
       // With several operations, a field one of them requires is checked by that one's schema.
       cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));
     }
@@ -390,18 +429,18 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       operation = variants.choices[choice]!;
       chosenBy = `--${variants.option} ${choice}`;
     }
-    // Without variants, an alternative's flag alone chooses it (`vc issuer revoke --id ID`).
+    // Without variants, an alternative's flag alone chooses it (`vc issuer revoke --id ID`, `vc verifier verify --vp FILE`).
     const alternative = alternatives.find((candidate) => (variants === undefined || candidate.variant === choice) && given(flagOf(command, candidate.field)));
     if (alternative !== undefined) {
       operation = alternative.operation;
       chosenBy = `--${flagOf(command, alternative.field)}`;
-    } else if (variants === undefined && alternatives.length > 0) {
-      chosenBy = command.label === undefined ? undefined : `the ${command.label} form`;
+    } else if (variants === undefined && alternatives.length > 0 && command.label !== undefined) {
+      chosenBy = `the ${command.label} form`;
       // Neither form's flags: say both, rather than only what the first form misses.
       const missing = flagsByOperation.get(command.operation)!.filter((info) => info.required && info.defaultValue === undefined && !given(info.flag));
       if (missing.length > 0) {
         const forms = [
-          `${missing.map((info) => `--${info.flag} ${placeholder(info)}`).join(' ')}${command.label === undefined ? '' : ` (${command.label})`}`,
+          `${missing.map((info) => `--${info.flag} ${placeholder(info)}`).join(' ')} (${command.label})`,
           ...alternatives.map((candidate) => {
             const info = flagsOf(command, candidate.operation).find((flag) => flag.field === candidate.field);
             return `--${flagOf(command, candidate.field)}${info === undefined ? '' : ` ${placeholder(info)}`} (${candidate.variant})`;
@@ -410,19 +449,32 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
         throw new InputError(`expected ${forms.join(' or ')}`, { field: missing[0]!.field });
       }
     }
-    if (chosenBy !== undefined) {
+    if (chosenBy !== undefined || alternatives.length > 0) {
       const own = new Set(flagsByOperation.get(operation)!.map((info) => info.flag));
       for (const info of [...flagsByOperation.values()].flat()) {
-        if (!own.has(info.flag) && given(info.flag)) throw new InputError(`--${typedAliases.get(info.flag) ?? info.flag} does not apply to ${chosenBy}`, { field: info.field });
+        if (own.has(info.flag) || !given(info.flag)) continue;
+        const typed = `--${typedAliases.get(info.flag) ?? info.flag}`;
+        if (chosenBy !== undefined) throw new InputError(`${typed} does not apply to ${chosenBy}`, { field: info.field });
+        const takers = alternatives.filter((candidate) => flagsByOperation.get(candidate.operation)!.some((flag) => flag.flag === info.flag)).map((candidate) => `--${flagOf(command, candidate.field)}`);
+        throw new InputError(`${typed} applies only with ${takers.join(' or ')}`, { field: info.field });
       }
     }
     const flags = flagsByOperation.get(operation)!;
+    if (variants === undefined && alternatives.length > 0) {
+      // Its flags are not mandatory to commander (another operation may be chosen): said here as commander would.
+      const missing = flags.find((info) => info.required && info.defaultValue === undefined && !given(info.flag));
+      if (missing !== undefined) {
+        const others = operation === command.operation ? ` (or ${alternatives.map((candidate) => `--${flagOf(command, candidate.field)}`).join(', ')} for the other use)` : '';
+        throw new InputError(`required option '--${missing.flag} ${placeholder(missing)}' not specified${others}`, { field: missing.field });
+      }
+    }
     const named = asTyped(flags);
     rt.renderField = (field) => cliFieldName(named, field, lines);
     const files = new Map<string, string>();
-    const input = inputFrom(command, flags, options, files, lines, typedAliases);
+    const fileLists = new Map<string, string[]>();
+    const input = inputFrom(command, flags, options, files, lines, typedAliases, fileLists);
     const ctx = await rt.ctx();
-    const call = { names: cliFieldNamer(named, files, lines) };
+    const call = { names: cliFieldNamer(named, files, lines, fileLists) };
     const result: unknown = await invokeOperation(ctx, operation, input, call);
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;

@@ -14,12 +14,23 @@ export interface OperationExample {
 /** The bundled contexts of the sample passport (src/iden3/documents.ts, src/sd/contextUrls.ts). */
 const PASSPORT_CONTEXT_URL = 'https://schemas.vc.example/iden3/passport/v1/passport.jsonld';
 const SD_PASSPORT_CONTEXT_URL = 'https://vc.example/contexts/sd-passport/v1';
+const SD_PASSPORT_V2_CONTEXT_URL = 'https://vc.example/contexts/sd-passport/v2';
 
 const HOLDER_DID = 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn';
 const ISSUER_DID = 'did:polygonid:polygon:local:2qFpPHotk6oyaX1fcrpQFT4BMnmg8YszUwxYtaoGoe';
 const BBS_DID = 'did:key:zUC7Ef7qTzVLYV3uCTbvFKExa5KxYJ2kXe3g9zDgkeM2Ds8tPKX4sY7NRVwvw2iQpbdpmUPpBsEvYkBeZVFDAW8g2Zh';
 const BBS_2023_DID = 'did:key:zUC7HJ5zWJnm4T4Yr1Hk7LxK1m6xkMJr6wvgSKTMXmTpQMFPxkFvGxb4pYvAWkVqo5VSwKmNuDm2XXbTSyMFvJNV2cUAXj';
+const EDDSA_DID = 'did:key:z6MkrbMAHAhspFHX3ZdSpfnaDE67UAQbfb6g5aFaCyY7CPzs';
+const ECDSA_P256_DID = 'did:key:zDnaeYZB7LGBxKMqEDqiwguXnhxKBQGro745Z5AZTjduA1DdC';
+const ECDSA_P384_DID = 'did:key:z82Lko55nfaH8RY49q1dPGRA9zCxjEFSbPQvm2WKncmQuHX1j6Djk2kATm42YKKxi3xrWW1';
+const HOLDER_KEY_DID = 'did:key:z6MkvDqGT54cXesYGvABpF1UapVNwjCqRcafi4Px6Thv5T3Z';
 const ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+/** A did:key as the Multikey verification method of its key. */
+function multikey(did: string): { did: string; verificationMethod: string; type: 'Multikey'; publicKeyMultibase: string } {
+  const multibase = did.slice('did:key:'.length);
+  return { did, verificationMethod: `${did}#${multibase}`, type: 'Multikey', publicKeyMultibase: multibase };
+}
 const TX = '0x5f2c4c3b1e0a9d8f7e6d5c4b3a29180716253443526170f8e9dacbbcad9e8f70';
 const STATE = '0x0b6cd8fa8a4fb3dd0b8c5cc38ecc8b1ec5f9e2d5c6b9c2e1a7a3b3b54de2c91a';
 
@@ -110,6 +121,44 @@ const BBS_2023_CREDENTIAL = {
   },
 };
 
+const EDDSA_CREDENTIAL = {
+  '@context': ['https://www.w3.org/ns/credentials/v2', SD_PASSPORT_V2_CONTEXT_URL],
+  id: 'urn:uuid:3c9a1f0e-5b7d-4e2a-8c6f-1d0e9b8a7c65',
+  type: ['VerifiableCredential', 'PassportCredential'],
+  issuer: EDDSA_DID,
+  validFrom: '2025-01-01T00:00:00Z',
+  credentialSubject: { id: HOLDER_KEY_DID, name: 'Alice Example', nationality: 'NLD' },
+  proof: {
+    type: 'DataIntegrityProof',
+    created: '2025-01-01T00:00:00Z',
+    verificationMethod: multikey(EDDSA_DID).verificationMethod,
+    cryptosuite: 'eddsa-rdfc-2022',
+    proofPurpose: 'assertionMethod',
+    proofValue: 'z4gA6zmSuxz4mGFZjDHvM2Hg9rzN5vwJqL8H3jWj4LjtLWtxHsCyd3ETdHoHsusoDFroUpi3krP72h2Kk3FETz9k6',
+  },
+};
+
+const UNSIGNED_PRESENTATION = {
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  type: ['VerifiablePresentation'],
+  holder: HOLDER_KEY_DID,
+  verifiableCredential: [EDDSA_CREDENTIAL],
+};
+
+const PRESENTATION = {
+  ...UNSIGNED_PRESENTATION,
+  proof: {
+    type: 'DataIntegrityProof',
+    created: '2025-01-01T00:05:00Z',
+    verificationMethod: multikey(HOLDER_KEY_DID).verificationMethod,
+    cryptosuite: 'eddsa-rdfc-2022',
+    proofPurpose: 'authentication',
+    challenge: 'AYAAAZQ8dXcA3mfKzH0S2pW6o1e2b3c4d5e6f7a8b9c0d1e2',
+    domain: 'verifier.example',
+    proofValue: 'z4tYGsPZyTiXyoktWQ13ofid1NSnUw5PH2buhvmSyRToHvxBA2dkn2hFh9be6zY282wkHcHojNnEAcVSDn5W8Znp5',
+  },
+};
+
 const UNSIGNED_CREDENTIAL = {
   '@context': BBS_2023_CREDENTIAL['@context'],
   type: BBS_2023_CREDENTIAL.type,
@@ -195,6 +244,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       publicKeyBase58: 'oqpWYKaZD9M1Kbe94BVXpr8WTdFBNZyKv48cziTiQUeuhm7sBhCABMyYG4kcMrseC68YTFFgyhiNeBKjzdKk9MiRWuLv5H4FFujQsQK2KTAtzU8qTBiZqBHMmnLF4PL7Ytu',
       seedSource: 'generated',
       bbs2023: { did: BBS_2023_DID, verificationMethod: BBS_2023_CREDENTIAL.proof.verificationMethod, type: 'Multikey', publicKeyMultibase: BBS_2023_DID.slice('did:key:'.length) },
+      eddsaRdfc2022: multikey(EDDSA_DID),
+      ecdsaRdfc2019: { 'P-256': multikey(ECDSA_P256_DID), 'P-384': multikey(ECDSA_P384_DID) },
     },
   },
   'sd.disclose': {
@@ -236,5 +287,20 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'vcapi.verify': {
     input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { checks: ['proof'] } },
     result: { verified: true, checks: ['proof'], warnings: [], errors: [] },
+  },
+  'vp.holderKey': { input: { keyType: 'Ed25519' }, result: { ...multikey(HOLDER_KEY_DID), keyType: 'Ed25519', cryptosuite: 'eddsa-rdfc-2022' } },
+  'vcapi.prove': {
+    input: { presentation: UNSIGNED_PRESENTATION, options: { challenge: PRESENTATION.proof.challenge, domain: 'verifier.example' } },
+    result: { verifiablePresentation: PRESENTATION },
+  },
+  'vcapi.verifyPresentation': {
+    input: { verifiablePresentation: PRESENTATION, options: { challenge: PRESENTATION.proof.challenge, domain: 'verifier.example' } },
+    result: {
+      verified: true,
+      checks: ['presentation', 'proof-type', 'challenge', 'domain', 'holder', 'proof', 'fresh-challenge'],
+      warnings: [],
+      errors: [],
+      credentialResults: [{ index: 0, verified: true, checks: ['proof-type', 'context', 'shape', 'terms', 'proof', 'issuer', 'trusted-issuer', 'validity', 'holder-binding'], errors: [] }],
+    },
   },
 };

@@ -1,7 +1,7 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { chain, circuits, pbq, sd, status, system, vcapi } from '../core/operations/index.js';
+import { chain, circuits, pbq, sd, status, system, vcapi, vp } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 // `idempotent`: the routes that issue a credential or send a transaction take an Idempotency-Key.
@@ -32,6 +32,9 @@ export const ROUTES: readonly HttpRoute[] = [
   route('holder', 'POST', '/generate-selective-disclosure-vc', sd.sdDisclose, { omit: ['credential'], pooled: true }),
   route('holder', 'POST', '/sd-credentials', sd.sdImport, { pooled: true }),
   route('holder', 'POST', '/credentials/derive', vcapi.vcapiDerive, { status: 201, pooled: true }),
+  // Presentations: the holder's did:key, and a VC-API presentation signed with it.
+  route('holder', 'GET', '/did-key', vp.vpHolderKey),
+  route('holder', 'POST', '/presentations', vcapi.vcapiProve, { status: 201, pooled: true }),
   // Verifier.
   route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201, idempotent: true }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
@@ -39,4 +42,5 @@ export const ROUTES: readonly HttpRoute[] = [
   // A status list given in the body would be the holder's choice of list (an old one, before the revocation).
   route('verifier', 'POST', '/verify-vc', sd.sdVerify, { omit: ['statusList'], pooled: true }),
   route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422, pooled: true }),
+  route('verifier', 'POST', '/presentations/verify', vcapi.vcapiVerifyPresentation, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422, pooled: true }),
 ];

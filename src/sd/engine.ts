@@ -1,7 +1,8 @@
 /**
  * The CPU-heavy BBS+ calls behind one interface: signing, deriving, both verifications (each with
  * its JSON-LD canonicalisation) and the JSON-LD safe-mode expansion, for BbsBlsSignature2020 and
- * for bbs-2023. Selective disclosure
+ * for bbs-2023, and the signing and verification of eddsa-rdfc-2022 and ecdsa-rdfc-2019 (whose
+ * RDF canonicalisation costs as much as the rest). Selective disclosure
  * (src/core/sd) reaches them only through a BbsEngine, so where they run is decided in one
  * place: here, on the calling thread (the commands, and `vc serve` with VC_WORKERS=0), or in the
  * worker threads of `vc serve` (src/sd/worker/bbsWorkerPool.ts, which runs this very engine in each
@@ -26,6 +27,14 @@ import {
   type Bbs2023KeyMaterial,
   type VerifyBbs2023Options,
 } from './suites/bbs2023/bbs2023Suite.js';
+import type { RdfcKeyMaterial } from './suites/rdfc/rdfcKeys.js';
+import { createDataIntegrityDocumentLoader, describeRdfcError, signRdfcCredential, signRdfcPresentation, verifyRdfcCredential, verifyRdfcPresentation } from './suites/rdfc/rdfcSuite.js';
+
+/** What a presentation's proof is bound to: the verifier's challenge, and its domain when it names one. */
+export interface PresentationBinding {
+  challenge: string;
+  domain?: string | undefined;
+}
 
 export interface BbsEngine {
   /** signBbsCredential: the credential signed with `key` (BbsBlsSignature2020), `created` as the proof's time. */
@@ -46,6 +55,14 @@ export interface BbsEngine {
   verifyBbs2023(document: JsonLdDocument, now: Date, options?: VerifyBbs2023Options): Promise<Bbs2023CheckResult>;
   /** findUndefinedJsonLdTerms with the bbs-2023 loader (VC 2.0 and Data Integrity contexts). */
   findUndefinedTerms2023(document: object): Promise<string | undefined>;
+  /** eddsa-rdfc-2022 / ecdsa-rdfc-2019 (the key's suite) signRdfcCredential; a library failure is a DescribedProofError. */
+  signRdfcCredential(credential: JsonLdDocument, key: RdfcKeyMaterial, created: Date): Promise<JsonLdDocument>;
+  /** signRdfcPresentation: the holder's authentication proof bound to the binding; a library failure is a DescribedProofError. */
+  signRdfcPresentation(presentation: JsonLdDocument, key: RdfcKeyMaterial, binding: PresentationBinding, created: Date): Promise<JsonLdDocument>;
+  /** verifyRdfcCredential (the suite the proof names): a failure is a result with vc's reason. */
+  verifyRdfcCredential(document: JsonLdDocument, now: Date): Promise<ProofCheckResult>;
+  /** verifyRdfcPresentation (the presentation's own proof): a failure is a result with vc's reason. */
+  verifyRdfcPresentation(document: JsonLdDocument, binding: PresentationBinding, now: Date): Promise<ProofCheckResult>;
   /**
    * The refusal that `calls` calls (default 1) made now would meet because the engine is
    * saturated (a worker pool whose queue is full), or undefined; lets `vc serve` refuse a request
@@ -55,20 +72,25 @@ export interface BbsEngine {
   overloaded?(calls?: number): OverloadedError | undefined;
 }
 
-/** Runs a bbs-2023 library call; its failure becomes a DescribedProofError that crosses threads as itself. */
-async function described<T>(run: () => Promise<T>): Promise<T> {
+/** Runs a Data Integrity library call; its failure becomes a DescribedProofError (with `describe`'s reason) that crosses threads as itself. */
+async function described<T>(run: () => Promise<T>, describe: (error: unknown) => string = describeBbs2023Error): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (isVcError(error) || error instanceof DescribedProofError) throw error;
-    throw new DescribedProofError(error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error), describeBbs2023Error(error));
+    throw new DescribedProofError(error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error), describe(error));
   }
 }
 
 /** The engine that runs every call on the calling thread, with the given (static) document loader. */
 export function inProcessBbsEngine(documentLoader: DocumentLoader): BbsEngine {
   const loader2023 = createBbs2023DocumentLoader();
+  const dataIntegrityLoader = createDataIntegrityDocumentLoader(loader2023);
   return {
+    signRdfcCredential: (credential, key, created) => described(() => signRdfcCredential(credential, key, dataIntegrityLoader, created), describeRdfcError),
+    signRdfcPresentation: (presentation, key, binding, created) => described(() => signRdfcPresentation(presentation, key, binding, dataIntegrityLoader, created), describeRdfcError),
+    verifyRdfcCredential: (document, now) => verifyRdfcCredential(document, dataIntegrityLoader, now),
+    verifyRdfcPresentation: (document, binding, now) => verifyRdfcPresentation(document, binding, dataIntegrityLoader, now),
     signBbs2023: (credential, key, mandatoryPointers, created) => described(() => signBbs2023(credential, key, mandatoryPointers, loader2023, created)),
     deriveBbs2023: (signed, selectivePointers, presentationHeader) => described(() => deriveBbs2023(signed, selectivePointers, presentationHeader, loader2023)),
     verifyBbs2023: (document, now, options) => verifyBbs2023(document, loader2023, now, options),

@@ -44,7 +44,7 @@ describe('vc completion', () => {
     expect(bashCompletes('--json', 'holder', 'did', '')).toEqual(['create']);
     expect(bashCompletes('verifier', 'verify', '--cr')).toEqual(['--credential']);
     expect(bashCompletes('issuer', 'issue', '--context')).toEqual(['--context-file']);
-    expect(bashCompletes('issuer', 'issue', '--format', '')).toEqual(['iden3', 'bbs', 'bbs-2023']);
+    expect(bashCompletes('issuer', 'issue', '--format', '')).toEqual(['iden3', 'bbs', 'bbs-2023', 'eddsa-rdfc-2022', 'ecdsa-rdfc-2019']);
     // After an option's value, flags again; the global ones too.
     expect(bashCompletes('issuer', 'issue', '--format', 'bbs', '--ho')).toEqual(['--holder', '--home']);
     expect(bashCompletes('completion', '')).toEqual(['bash', 'zsh', 'fish']);

@@ -10,11 +10,12 @@ import * as sd from './sdOperations.js';
 import * as status from './statusOperations.js';
 import * as system from './systemOperations.js';
 import * as vcapi from './vcApiOperations.js';
+import * as vp from './vpOperations.js';
 
-export { chain, circuits, pbq, sd, status, system, vcapi };
+export { chain, circuits, pbq, sd, status, system, vcapi, vp };
 
 /** All operations (each module's exports are its declarations), by module, then by name: the same order under every loader. */
-export const OPERATIONS: readonly AnyOperation[] = [sd, vcapi, status, pbq, chain, circuits, system].flatMap((group) =>
+export const OPERATIONS: readonly AnyOperation[] = [sd, vp, vcapi, status, pbq, chain, circuits, system].flatMap((group) =>
   (Object.values(group) as AnyOperation[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
 );
 

@@ -21,6 +21,7 @@ const sd = () => import('../sd/index.js');
 const StatusListCredentialSchema = z.record(z.string(), z.unknown());
 /** The most status lists one verification may be given. */
 const MAX_GIVEN_STATUS_LISTS = 8;
+const MultikeySchema = z.object({ did: z.string(), verificationMethod: z.string(), type: z.literal('Multikey'), publicKeyMultibase: z.string() });
 
 export const sdIssue = defineOperation({
   name: 'sd.issue',
@@ -79,9 +80,35 @@ export const sdIssueBbs2023 = defineOperation({
   },
 });
 
+export const sdIssueEddsaRdfc2022 = defineOperation({
+  name: 'sd.issueEddsaRdfc2022',
+  summary: 'issue the credential on VC 2.0 with an eddsa-rdfc-2022 DataIntegrityProof (Ed25519, no selective disclosure); the holder presents it whole (vc holder present)',
+  input: sdIssue.input,
+  result: BbsCredentialSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { issueRdfcCredential } = await import('../sd/rdfcCredentials.js');
+    return issueRdfcCredential(ctx, { type: input.type, subject: input.credentialSubject, holder: input.holder, expirationDate: input.expirationDate, names: call.names, keyType: 'Ed25519' });
+  },
+});
+
+export const sdIssueEcdsaRdfc2019 = defineOperation({
+  name: 'sd.issueEcdsaRdfc2019',
+  summary: 'issue the credential on VC 2.0 with an ecdsa-rdfc-2019 DataIntegrityProof (P-256, or P-384; no selective disclosure); the holder presents it whole (vc holder present)',
+  input: sdIssue.input.extend({
+    curve: z.enum(['P-256', 'P-384']).describe("the issuer key's curve (default P-256)").optional(),
+  }),
+  result: BbsCredentialSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { issueRdfcCredential } = await import('../sd/rdfcCredentials.js');
+    return issueRdfcCredential(ctx, { type: input.type, subject: input.credentialSubject, holder: input.holder, expirationDate: input.expirationDate, names: call.names, keyType: input.curve ?? 'P-256' });
+  },
+});
+
 export const sdIssuerKey = defineOperation({
   name: 'sd.issuerKey',
-  summary: "the issuer's BBS+ public key (did:key, BLS12-381 G2); the seed phrase only when asked for",
+  summary: "the issuer's public keys as did:key (BBS+ BLS12-381 G2, bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); the seed phrase only when asked for",
   input: z.strictObject({
     showSecret: z.boolean().describe('also give the BIP39 seed phrase the key derives from (a secret: keep it offline)').optional(),
   }),
@@ -93,6 +120,8 @@ export const sdIssuerKey = defineOperation({
     seedSource: z.string(),
     seedPhrase: z.string().optional(),
     bbs2023: z.object({ did: z.string(), verificationMethod: z.string(), type: z.literal('Multikey'), publicKeyMultibase: z.string() }),
+    eddsaRdfc2022: MultikeySchema.describe('the eddsa-rdfc-2022 key (Ed25519) of the same phrase'),
+    ecdsaRdfc2019: z.object({ 'P-256': MultikeySchema, 'P-384': MultikeySchema }).describe('the ecdsa-rdfc-2019 keys (P-256, P-384) of the same phrase'),
   }),
   mutates: false,
   run: async (ctx, input) => {
@@ -154,9 +183,9 @@ export const sdNonce = defineOperation({
 
 export const sdVerify = defineOperation({
   name: 'sd.verify',
-  summary: 'verify a selectively disclosed credential: verified is false with the reason when any check fails',
+  summary: 'verify a presented credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential, by the suite its proof names): verified is false with the reason when any check fails',
   input: z.strictObject({
-    vc: z.record(z.string(), z.unknown()).describe('the derived credential (spec 2.5)'),
+    vc: z.record(z.string(), z.unknown()).describe('the credential: a derived disclosure (spec 2.5) or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential'),
     requireNonce: z.boolean().describe('refuse proofs whose nonce this verifier did not issue (always on with VC_REQUIRE_NONCE=true)').optional(),
     statusList: z
       .union([StatusListCredentialSchema, z.array(StatusListCredentialSchema).min(1).max(MAX_GIVEN_STATUS_LISTS)])

@@ -1,10 +1,12 @@
 /**
- * The W3C VC-API operations for bbs-2023 (POST /credentials/issue, /credentials/derive,
- * /credentials/verify), with the request and response shapes the VC-API defines, so the W3C
- * conformance suite (vc-di-bbs-test-suite) can drive `vc serve`. They work on any credential
- * (nested subjects, JSON Pointers), where the sd.* operations keep to the spec's flat subjects.
- * Verify checks the proof, its purpose and dates, and the domain and challenge asked for; trust
- * and nonces are the sd.verify operation's (POST /verify-vc).
+ * The W3C VC-API operations (POST /credentials/issue, /credentials/derive, /credentials/verify,
+ * /presentations, /presentations/verify), with the request and response shapes the VC-API
+ * defines, so the W3C conformance suite (vc-di-bbs-test-suite) can drive `vc serve`. They work on
+ * any credential (nested subjects, JSON Pointers), where the sd.* operations keep to the spec's
+ * flat subjects. Credentials are signed with bbs-2023 by default, or eddsa-rdfc-2022 /
+ * ecdsa-rdfc-2019; a verification runs the suite the proof names. Credential verify checks the
+ * proof, its purpose and dates, and the domain and challenge asked for; trust and nonces are the
+ * sd.verify operation's (POST /verify-vc). Presentation verify checks everything vp.verify does.
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
@@ -23,15 +25,17 @@ const StatusRequest = z.strictObject({
 
 export const vcapiIssue = defineOperation({
   name: 'vcapi.issue',
-  summary: 'VC-API: sign the given credential with a bbs-2023 base proof (VC 2.0, or 1.1 with the data-integrity context appended), with a status list entry when asked',
+  summary: 'VC-API: sign the given credential (VC 2.0, or 1.1 with the data-integrity context appended) with a bbs-2023 base proof (with a status list entry when asked), or with eddsa-rdfc-2022 / ecdsa-rdfc-2019 (options.cryptosuite)',
   input: z.strictObject({
-    credential: Credential.describe('the credential to sign; issuer, when given, must be this issuer\'s bbs-2023 DID'),
+    credential: Credential.describe("the credential to sign; issuer, when given, must be this issuer's DID of the suite (see GET /bbs-key)"),
     options: z
       .looseObject({
-        mandatoryPointers: Pointers.describe('JSON Pointers always disclosed (default: issuer and validity fields)').optional(),
+        cryptosuite: z.enum(['bbs-2023', 'eddsa-rdfc-2022', 'ecdsa-rdfc-2019']).describe('the proof\'s cryptosuite (default bbs-2023, the selective-disclosure suite)').optional(),
+        curve: z.enum(['P-256', 'P-384']).describe('ecdsa-rdfc-2019 only: the key\'s curve (default P-256)').optional(),
+        mandatoryPointers: Pointers.describe('bbs-2023 only: JSON Pointers always disclosed (default: issuer and validity fields)').optional(),
         credentialStatus: z
           .union([StatusRequest, z.array(StatusRequest).min(1).max(STATUS_PURPOSES.length)])
-          .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
+          .describe('bbs-2023 only: give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
           .optional(),
         credentialId: z.string().min(1).max(500).describe('an id to change the credential\'s status by (POST /credentials/status), when the credential has no id').optional(),
       })
@@ -48,6 +52,8 @@ export const vcapiIssue = defineOperation({
       mandatoryPointers: input.options?.mandatoryPointers,
       status: status === undefined ? undefined : (Array.isArray(status) ? status : [status]).map((entry) => entry.statusPurpose),
       credentialId: input.options?.credentialId,
+      cryptosuite: input.options?.cryptosuite,
+      curve: input.options?.curve,
       names: call.names,
     });
   },
@@ -85,7 +91,7 @@ const VcApiVerifyResultSchema = z.object({
 
 export const vcapiVerify = defineOperation({
   name: 'vcapi.verify',
-  summary: 'VC-API: verify a credential\'s bbs-2023 proof (base or derived); 200 when it holds, 422 with the reasons when not',
+  summary: 'VC-API: verify a credential\'s proof with the suite it names (bbs-2023 base or derived, eddsa-rdfc-2022, ecdsa-rdfc-2019); 200 when it holds, 422 with the reasons when not',
   input: z.strictObject({
     verifiableCredential: Credential.describe('the credential to verify'),
     options: z
@@ -100,5 +106,46 @@ export const vcapiVerify = defineOperation({
   mutates: false,
   run: async (ctx, input) =>
     (await bbs2023()).vcApiVerify(ctx, { credential: input.verifiableCredential, domain: input.options?.domain, challenge: input.options?.challenge }),
+  failure: (result) => (result.verified ? undefined : (result.errors[0]?.message ?? 'verification failed')),
+});
+
+const presentations = () => import('../sd/presentations.js');
+
+export const vcapiProve = defineOperation({
+  name: 'vcapi.prove',
+  summary: "VC-API: sign the given presentation with the holder's did:key (proof purpose authentication) for the verifier's challenge and domain",
+  input: z.strictObject({
+    presentation: Credential.describe('the unsigned VC 2.0 presentation: @context, type VerifiablePresentation, verifiableCredential (1 to 10 credentials); holder, when given, must be this holder\'s did:key'),
+    options: z.strictObject({
+      challenge: z.string().min(1).max(1024).describe("the verifier's challenge"),
+      domain: z.string().min(1).max(1024).describe("the verifier's domain").optional(),
+      cryptosuite: z.enum(['eddsa-rdfc-2022', 'ecdsa-rdfc-2019']).describe('eddsa-rdfc-2022 (the holder\'s Ed25519 key, default) or ecdsa-rdfc-2019 (its P-256 key)').optional(),
+      type: z.literal('DataIntegrityProof').optional(),
+      proofPurpose: z.literal('authentication', 'a presentation is signed for authentication').optional(),
+      verificationMethod: z.string().max(200).describe("the holder's key (GET /did-key); another is refused").optional(),
+    }),
+  }),
+  result: z.object({ verifiablePresentation: Credential }),
+  mutates: false,
+  run: async (ctx, input, call) => (await presentations()).vcApiProve(ctx, { presentation: input.presentation, options: input.options, names: call.names }),
+});
+
+const VcApiPresentationResultSchema = VcApiVerifyResultSchema.extend({
+  credentialResults: z.array(z.object({ index: z.number().int(), verified: z.boolean(), checks: z.array(z.string()), errors: z.array(z.object({ name: z.string(), message: z.string() })) })),
+});
+
+export const vcapiVerifyPresentation = defineOperation({
+  name: 'vcapi.verifyPresentation',
+  summary: "VC-API: verify a presentation: its proof, the challenge and domain, every credential inside (each with the suite its proof names) and the holder binding; 200 when it holds, 422 with the reasons when not",
+  input: z.strictObject({
+    verifiablePresentation: Credential.describe('the presentation with its proof'),
+    options: z.looseObject({
+      challenge: z.string().min(1).max(1024).describe('the challenge this verifier gave the holder (required: without it any earlier presentation would do)'),
+      domain: z.string().min(1).max(1024).describe('the domain this verifier gave the holder, checked when given').optional(),
+    }),
+  }),
+  result: VcApiPresentationResultSchema,
+  mutates: false,
+  run: async (ctx, input) => (await presentations()).vcApiVerifyPresentation(ctx, { presentation: input.verifiablePresentation, challenge: input.options.challenge, domain: input.options.domain }),
   failure: (result) => (result.verified ? undefined : (result.errors[0]?.message ?? 'verification failed')),
 });

@@ -142,7 +142,7 @@ export function checkPresentedShape(credential: Record<string, unknown>): string
 
 /** One check of a verification: a failed one is a result with its reason, not an exception. */
 export interface VerificationCheck {
-  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'status' | 'nonce';
+  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce' | 'status' | 'holder-binding';
   valid: boolean;
   reason?: string;
 }

@@ -54,7 +54,8 @@ export function samplePassportSubject(): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
 
-function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions): Record<string, unknown> {
+/** The credentialSubject of an issuance: the given one (checked) or the sample passport, with the holder as its id. */
+export function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions): Record<string, unknown> {
   const names = options.names ?? plainFieldNames;
   let subject: Record<string, unknown>;
   if (options.subject !== undefined) {
@@ -79,7 +80,7 @@ function resolveSubject(type: string, options: IssueSelectiveDisclosureOptions):
 }
 
 /** An expiration date as the credential carries it (ISO 8601 UTC), later than the issuance. */
-function checkExpirationDate(value: string, issuedAt: Date, names: FieldNamer): string {
+export function checkExpirationDate(value: string, issuedAt: Date, names: FieldNamer): string {
   const time = Date.parse(value);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(time)) {
     throw new InputError(`${names('expirationDate')}: expected an ISO 8601 date such as 2030-12-31 or 2030-12-31T23:59:59Z, got "${value.slice(0, 40)}"`, { field: 'expirationDate' });

@@ -1,7 +1,8 @@
 /**
- * The W3C VC-API operations on bbs-2023 (see src/core/operations/vcApiOperations.ts): issue a given
- * credential, derive a disclosure by JSON Pointers, verify a proof. Every check of the sd.* flow
- * that does not depend on the spec's flat passport subjects applies here too.
+ * The W3C VC-API operations on credentials (see src/core/operations/vcApiOperations.ts): issue a
+ * given credential (bbs-2023, or eddsa-rdfc-2022 / ecdsa-rdfc-2019), derive a bbs-2023 disclosure
+ * by JSON Pointers, verify a proof with the suite it names. Every check of the sd.* flow that does
+ * not depend on the spec's flat passport subjects applies here too.
  */
 import type { Context } from '../../context.js';
 import { InputError, TooLargeError } from '../../errors.js';
@@ -24,20 +25,48 @@ import {
 import { findEmbeddedKeyword } from './documentChecks.js';
 import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
+import { loadIssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
+import { RDFC_CRYPTOSUITES, isRdfcCryptosuite, type RdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
+import { checkRdfcCredential, signRdfcCredentialChecked } from './rdfcCredentials.js';
 
 type Json = Record<string, unknown>;
 
 
 /**
- * POST /credentials/issue: the credential signed, with the issuer filled in when absent, and a
- * status list entry of each purpose asked for (the credential's status is then changed by its id,
- * options.credentialId, or its credentialStatus id).
+ * POST /credentials/issue: the credential signed with the suite asked for (default bbs-2023), with
+ * the issuer filled in when absent, and (bbs-2023) a status list entry of each purpose asked for
+ * (the credential's status is then changed by its id, options.credentialId, or its credentialStatus id).
  */
 export async function vcApiIssue(
   ctx: Context,
-  options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; status?: readonly StatusPurpose[] | undefined; credentialId?: string | undefined; names?: FieldNamer },
+  options: {
+    credential: Json;
+    mandatoryPointers?: readonly string[] | undefined;
+    status?: readonly StatusPurpose[] | undefined;
+    credentialId?: string | undefined;
+    cryptosuite?: 'bbs-2023' | RdfcCryptosuite | undefined;
+    curve?: 'P-256' | 'P-384' | undefined;
+    names?: FieldNamer;
+  },
 ): Promise<{ verifiableCredential: Json }> {
   const names = options.names ?? plainFieldNames;
+  const cryptosuite = options.cryptosuite ?? 'bbs-2023';
+  if (options.curve !== undefined && cryptosuite !== 'ecdsa-rdfc-2019') {
+    throw new InputError(`${names('options.curve')}: applies to ecdsa-rdfc-2019 only (the cryptosuite is ${cryptosuite})`, { field: 'options.curve' });
+  }
+  if (isRdfcCryptosuite(cryptosuite)) {
+    if (options.mandatoryPointers !== undefined) {
+      throw new InputError(`${names('options.mandatoryPointers')}: applies to bbs-2023 only (${cryptosuite} signs the whole credential, nothing can be left out)`, { field: 'options.mandatoryPointers' });
+    }
+    if (options.status !== undefined) {
+      throw new InputError(`${names('options.credentialStatus')}: status list entries are issued with bbs-2023 only for now (the lists are signed with the issuer's bbs-2023 key)`, { field: 'options.credentialStatus' });
+    }
+    const keyType = cryptosuite === 'eddsa-rdfc-2022' ? 'Ed25519' : (options.curve ?? 'P-256');
+    const completed = completeForBbs2023(options.credential, ctx.now());
+    if (completed.issuer === undefined) completed.issuer = (await loadIssuerRdfcKey(ctx, keyType)).did;
+    const { credential } = await signRdfcCredentialChecked(ctx, completed, { keyType, names, base: 'credential' });
+    return { verifiableCredential: credential };
+  }
   const completed = completeForBbs2023(options.credential, ctx.now(), { status: options.status !== undefined });
   if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
   const credentialId = options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined);
@@ -95,9 +124,18 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   const credential = options.credential;
   const proof = credential.proof;
   if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return failed('the credential has no proof object');
-  const { domain, challenge } = proof as Json;
+  const { domain, challenge, type, cryptosuite } = proof as Json;
   if (options.domain !== undefined && domain !== options.domain) return failed(`proof.domain ${shortId(JSON.stringify(domain) ?? 'absent', 80)} does not match options.domain`);
   if (options.challenge !== undefined && challenge !== options.challenge) return failed(`proof.challenge ${shortId(JSON.stringify(challenge) ?? 'absent', 80)} does not match options.challenge`);
+  // The suite is the one the proof names: an unknown one is refused with the known ones.
+  if (type === 'DataIntegrityProof' && isRdfcCryptosuite(cryptosuite)) {
+    const failedCheck = (await checkRdfcCredential(ctx, credential)).find((check) => !check.valid);
+    if (failedCheck !== undefined) return failed(failedCheck.reason ?? `${failedCheck.id} failed`);
+    return { verified: true, checks: ['proof'], warnings: untrustedIssuerWarnings(ctx, credential), errors: [] };
+  }
+  if (type === 'DataIntegrityProof' && cryptosuite !== 'bbs-2023') {
+    return failed(`cryptosuite ${shortId(JSON.stringify(cryptosuite) ?? 'nothing', 60)} is not supported (supported: bbs-2023, ${RDFC_CRYPTOSUITES.join(', ')})`);
+  }
   const header = proofHeader(credential);
   if ('problem' in header) return failed(header.problem);
   // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
@@ -119,13 +157,16 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   const status = await checkCredentialStatus(ctx, credential);
   const checks = status === undefined ? ['proof'] : ['proof', 'status'];
   if (status?.valid === false) return { verified: false, checks, warnings: [], errors: [{ name: 'StatusError', message: `status: ${status.reason ?? 'the status does not hold'}` }] };
-  // This route checks the proof, as the VC-API defines; trust and nonces are POST /verify-vc's.
-  // An issuer outside VC_TRUSTED_ISSUERS is said, so a caller of the wrong route still sees it.
-  const warnings: VcApiVerifyResult['warnings'] = [];
+  return { verified: true, checks, warnings: untrustedIssuerWarnings(ctx, credential), errors: [] };
+}
+
+/**
+ * This route checks the proof, as the VC-API defines; trust and nonces are POST /verify-vc's. An
+ * issuer outside VC_TRUSTED_ISSUERS is said, so a caller of the wrong route still sees it.
+ */
+function untrustedIssuerWarnings(ctx: Context, credential: Json): VcApiVerifyResult['warnings'] {
   const trusted = ctx.config.verifier.trustedIssuers;
   const issuer = typeof credential.issuer === 'string' ? credential.issuer : (credential.issuer as Json | undefined)?.id;
-  if (!trusted.includes('*') && (typeof issuer !== 'string' || !trusted.includes(issuer))) {
-    warnings.push({ name: 'UntrustedIssuer', message: `issuer ${shortId(String(issuer), 80)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS); POST /verify-vc would refuse it` });
-  }
-  return { verified: true, checks, warnings, errors: [] };
+  if (trusted.includes('*') || (typeof issuer === 'string' && trusted.includes(issuer))) return [];
+  return [{ name: 'UntrustedIssuer', message: `issuer ${shortId(String(issuer), 80)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS); POST /verify-vc would refuse it` }];
 }

@@ -12,6 +12,8 @@ import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
+import { checkRdfcCredential } from './rdfcCredentials.js';
+import { RDFC_CRYPTOSUITES, isRdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 export type { VerificationCheck } from './documentChecks.js';
@@ -133,34 +135,68 @@ function consumeNonce(ctx: Context, issued: IssuedNonce): VerificationCheck | un
 }
 
 /**
- * Verifies a selectively disclosed credential: the derived BBS+ proof over exactly the disclosed
- * statements, contexts and terms that cannot change meaning, an issuer binding and trust, and the
- * verifier's one-time nonce (used up on success, so a replay fails).
+ * What the checks of a presented credential found before its nonce: the checks, and whether the
+ * proof can be bound to a nonce at all (a BBS+ derived proof is, with the nonce it carries; an
+ * eddsa-rdfc-2022 or ecdsa-rdfc-2019 proof is not: its freshness comes from a presentation's
+ * challenge). `complete` is false when a check failed before the proof was checked.
  */
-export async function verifySelectiveDisclosure(ctx: Context, options: VerifySelectiveDisclosureOptions): Promise<VerifySelectiveDisclosureResult> {
-  const vc = options.vc;
+export interface PresentedCredentialChecks {
+  checks: VerificationCheck[];
+  complete: boolean;
+  nonce: { bound: true; value: string | undefined } | { bound: false };
+}
+
+/** The cryptosuites a Data Integrity proof may name here. */
+const DATA_INTEGRITY_SUITES = ['bbs-2023', ...RDFC_CRYPTOSUITES];
+
+/**
+ * Every check of a credential but its nonce, by the suite its proof names: BbsBlsSignatureProof2020
+ * and bbs-2023 (derived proofs: a holder discloses), eddsa-rdfc-2022 and ecdsa-rdfc-2019; then the
+ * issuer binding, trust and validity. An unknown suite is refused with the ones known.
+ */
+export async function checkPresentedCredential(
+  ctx: Context,
+  vc: Record<string, unknown>,
+  options: { statusLists?: readonly Record<string, unknown>[] | undefined } = {},
+): Promise<PresentedCredentialChecks> {
   const checks: VerificationCheck[] = [];
   const proof = record(vc.proof);
   const proofType = proof?.type;
   const verificationMethod = typeof proof?.verificationMethod === 'string' ? proof.verificationMethod : undefined;
+  const incomplete = (): PresentedCredentialChecks => ({ checks, complete: false, nonce: { bound: false } });
 
   if (proof === undefined || verificationMethod === undefined) {
     checks.push({ id: 'proof-type', valid: false, reason: 'the credential has no proof object with a verificationMethod' });
-    return finish(checks);
+    return incomplete();
   }
   if (isDataIntegrityCredential(vc)) {
+    const cryptosuite = proof.cryptosuite;
+    if (isRdfcCryptosuite(cryptosuite)) {
+      checks.push(...(await checkRdfcCredential(ctx, vc)));
+      if (!checks.some((check) => check.id === 'proof')) return incomplete();
+      checks.push(...bindingChecks(ctx, vc, verificationMethod, checkBbs2023Validity(vc, ctx.now())));
+      return { checks, complete: true, nonce: { bound: false } };
+    }
+    if (cryptosuite !== 'bbs-2023') {
+      checks.push({ id: 'proof-type', valid: false, reason: `cryptosuite ${shortId(JSON.stringify(cryptosuite) ?? 'nothing', 60)} is not supported (supported: ${DATA_INTEGRITY_SUITES.join(', ')})` });
+      return incomplete();
+    }
     const derived = await checkDerivedBbs2023(ctx, vc);
     checks.push(...derived.checks);
-    if (!checks.some((check) => check.id === 'proof')) return finish(checks);
+    if (!checks.some((check) => check.id === 'proof')) return incomplete();
     const header = derived.presentationHeader;
     const nonce = header === undefined || header.length === 0 ? undefined : Buffer.from(header).toString('base64');
-    // The status only of a credential whose proof holds (its list is fetched and verified).
-    const status = checks.every((check) => check.valid) ? await checkCredentialStatus(ctx, vc, { statusLists: options.statusLists }) : undefined;
-    return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkBbs2023Validity(vc, ctx.now()), options, status);
+    checks.push(...bindingChecks(ctx, vc, verificationMethod, checkBbs2023Validity(vc, ctx.now())));
+    // The status only of a credential whose other checks hold (its list is fetched and verified).
+    if (checks.every((check) => check.valid)) {
+      const status = await checkCredentialStatus(ctx, vc, { statusLists: options.statusLists });
+      if (status !== undefined) checks.push(status);
+    }
+    return { checks, complete: true, nonce: { bound: true, value: nonce } };
   }
   if (proofType !== 'BbsBlsSignatureProof2020') {
-    checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020, got ${shortId(JSON.stringify(proofType) ?? 'nothing', 60)}` });
-    return finish(checks);
+    checks.push({ id: 'proof-type', valid: false, reason: `expected a derived proof of type BbsBlsSignatureProof2020 or a DataIntegrityProof (${DATA_INTEGRITY_SUITES.join(', ')}), got ${shortId(JSON.stringify(proofType) ?? 'nothing', 60)}` });
+    return incomplete();
   }
   checks.push({ id: 'proof-type', valid: true });
 
@@ -173,7 +209,7 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   // The shape first: JSON-LD work on an unusual shape can take minutes, and some shapes hide data.
   const shape = checkPresentedShape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
-  if (shape !== undefined) return finish(checks);
+  if (shape !== undefined) return incomplete();
   const engine = await sdEngine(ctx);
   // The terms and the proof are checked independently of each other: at once, so that with the
   // worker threads of `vc serve` they run side by side (in process they simply interleave).
@@ -185,26 +221,41 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   }
   checks.push(proofCheck.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: proofCheck.reason ?? 'the BBS+ proof does not verify' });
   const nonce = typeof proof.nonce === 'string' ? proof.nonce : undefined;
-  return finishWithBindings(ctx, vc, checks, verificationMethod, nonce, checkValidityDates(vc, ctx.now()), options);
+  checks.push(...bindingChecks(ctx, vc, verificationMethod, checkValidityDates(vc, ctx.now())));
+  return { checks, complete: true, nonce: { bound: true, value: nonce } };
 }
 
 /**
- * The checks both suites share after the proof: the issuer is the key's controller, the key is
- * trusted, the validity dates hold, and the nonce the proof is bound to is one of ours, unused
- * (used up only when everything else passed, so a failed verification does not burn it).
+ * Verifies a presented credential: the proof over exactly the (disclosed) statements, contexts
+ * and terms that cannot change meaning, an issuer binding and trust, and for a BBS+ disclosure the
+ * verifier's one-time nonce (used up on success, so a replay fails). An eddsa-rdfc-2022 or
+ * ecdsa-rdfc-2019 credential carries no nonce: when nonces are required, it has to come in a
+ * presentation signed with the verifier's challenge.
  */
-function finishWithBindings(
-  ctx: Context,
-  vc: Record<string, unknown>,
-  checks: VerificationCheck[],
-  verificationMethod: string,
-  nonce: string | undefined,
-  validity: string | undefined,
-  options: VerifySelectiveDisclosureOptions,
-  status?: VerificationCheck | undefined,
-): VerifySelectiveDisclosureResult {
+export async function verifySelectiveDisclosure(ctx: Context, options: VerifySelectiveDisclosureOptions): Promise<VerifySelectiveDisclosureResult> {
+  const presented = await checkPresentedCredential(ctx, options.vc, { statusLists: options.statusLists });
+  const checks = presented.checks;
+  if (!presented.complete) return finish(checks);
+  // VC_REQUIRE_NONCE requires a nonce of ours for every verification; a caller cannot lift it.
+  const requireNonce = options.requireNonce === true || ctx.config.verifier.requireNonce;
+  if (!presented.nonce.bound) {
+    if (requireNonce) {
+      const suite = String(record(options.vc.proof)?.cryptosuite);
+      checks.push({ id: 'nonce', valid: false, reason: `a ${suite} proof carries no nonce: present the credential in a presentation signed with this verifier's challenge (vc verifier verify --vp)` });
+    }
+    return finish(checks);
+  }
+  const inspected = inspectNonce(ctx, presented.nonce.value, requireNonce);
+  const othersValid = checks.every((check) => check.valid);
+  const refused = othersValid && inspected.check.valid && inspected.issued !== undefined ? consumeNonce(ctx, inspected.issued) : undefined;
+  checks.push(refused ?? inspected.check);
+  return finish(checks);
+}
+
+/** The checks every suite shares after the proof: the issuer is the key's controller, the key is trusted, the validity dates hold. */
+function bindingChecks(ctx: Context, vc: Record<string, unknown>, verificationMethod: string, validity: string | undefined): VerificationCheck[] {
   const issuer = typeof vc.issuer === 'string' ? vc.issuer : typeof record(vc.issuer)?.id === 'string' ? (record(vc.issuer)!.id as string) : undefined;
-  checks.push(
+  return [
     issuer === controllerOf(verificationMethod)
       ? { id: 'issuer', valid: true }
       : {
@@ -212,17 +263,20 @@ function finishWithBindings(
           valid: false,
           reason: issuer === undefined ? 'the credential names no issuer' : `the proof's key belongs to ${shortId(controllerOf(verificationMethod))}, not to the credential's issuer ${shortId(issuer)}`,
         },
-  );
-  checks.push(checkTrust(ctx, verificationMethod));
-  checks.push(validity === undefined ? { id: 'validity', valid: true } : { id: 'validity', valid: false, reason: validity });
-  if (status !== undefined) checks.push(status);
+    checkTrust(ctx, verificationMethod),
+    validity === undefined ? { id: 'validity', valid: true } : { id: 'validity', valid: false, reason: validity },
+  ];
+}
 
-  // VC_REQUIRE_NONCE requires a nonce of ours for every verification; a caller cannot lift it.
-  const inspected = inspectNonce(ctx, nonce, options.requireNonce === true || ctx.config.verifier.requireNonce);
-  const othersValid = checks.every((check) => check.valid);
-  const refused = othersValid && inspected.check.valid && inspected.issued !== undefined ? consumeNonce(ctx, inspected.issued) : undefined;
-  checks.push(refused ?? inspected.check);
-  return finish(checks);
+/**
+ * The state of a challenge a presentation was signed with, as a nonce of this verifier: one this
+ * verifier issued must be unused and unexpired (it is used up by `useChallenge`); another is
+ * accepted unless `required`.
+ */
+export function inspectChallenge(ctx: Context, challenge: string, required: boolean): { check: VerificationCheck; use: () => VerificationCheck | undefined } {
+  const inspected = inspectNonce(ctx, challenge, required);
+  const issued = inspected.issued;
+  return { check: inspected.check, use: () => (issued === undefined ? undefined : consumeNonce(ctx, issued)) };
 }
 
 function finish(checks: VerificationCheck[]): VerifySelectiveDisclosureResult {

@@ -8,7 +8,8 @@
  *
  * The issuer's key arrives as plain data with each signing call (BlsKeyMaterial) and is kept as a
  * MATTR key pair for the next ones. bbs-2023 runs here too (Digital Bazaar's JavaScript, whose
- * randomness is node:crypto's own), with its key as Bbs2023KeyMaterial.
+ * randomness is node:crypto's own), with its key as Bbs2023KeyMaterial, and so do eddsa-rdfc-2022
+ * and ecdsa-rdfc-2019, with theirs as RdfcKeyMaterial.
  */
 import { threadId } from 'node:worker_threads';
 import { createStaticDocumentLoader } from '../documentLoader.js';
@@ -19,6 +20,8 @@ import { describeProofError } from '../suites/bbs2020/bbs2020Suite.js';
 import { type JsonLdDocument } from '../proofOutcome.js';
 import { serveCalls } from '../../workers/protocol.js';
 import type { Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';
+import type { PresentationBinding } from '../engine.js';
+import type { RdfcKeyMaterial } from '../suites/rdfc/rdfcKeys.js';
 
 /** What a BBS+ worker reports when ready: its randomness self-test passed, and the draws it made. */
 export interface BbsWorkerInfo {
@@ -56,6 +59,10 @@ export const BBS_WORKER_METHODS = {
   deriveBbs2023: (signed: JsonLdDocument, selectivePointers: string[], presentationHeader: Uint8Array) => engine.deriveBbs2023(signed, selectivePointers, presentationHeader),
   verifyBbs2023: (document: JsonLdDocument, now: Date, options?: VerifyBbs2023Options) => engine.verifyBbs2023(document, now, options),
   findUndefinedTerms2023: (document: object) => engine.findUndefinedTerms2023(document),
+  signRdfcCredential: (credential: JsonLdDocument, key: RdfcKeyMaterial, created: Date) => engine.signRdfcCredential(credential, key, created),
+  signRdfcPresentation: (presentation: JsonLdDocument, key: RdfcKeyMaterial, binding: PresentationBinding, created: Date) => engine.signRdfcPresentation(presentation, key, binding, created),
+  verifyRdfcCredential: (document: JsonLdDocument, now: Date) => engine.verifyRdfcCredential(document, now),
+  verifyRdfcPresentation: (document: JsonLdDocument, binding: PresentationBinding, now: Date) => engine.verifyRdfcPresentation(document, binding, now),
 };
 
 serveCalls({

@@ -9,7 +9,8 @@
  */
 import { UnknownDocumentError } from '../documentLoader.js';
 import type { OverloadedError } from '../../errors.js';
-import type { BbsEngine } from '../engine.js';
+import type { BbsEngine, PresentationBinding } from '../engine.js';
+import type { RdfcKeyMaterial } from '../suites/rdfc/rdfcKeys.js';
 import { blsKeyMaterial, type BlsIssuerKey } from '../suites/bbs2020/bbs2020Keys.js';
 import { MalformedProofValueError } from '../suites/bbs2020/proofValue.js';
 import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../proofOutcome.js';
@@ -130,6 +131,22 @@ export class BbsWorkerPool implements BbsEngine {
 
   findUndefinedTerms2023(document: object): Promise<string | undefined> {
     return this.call('findUndefinedTerms2023', document);
+  }
+
+  signRdfcCredential(credential: JsonLdDocument, key: RdfcKeyMaterial, created: Date): Promise<JsonLdDocument> {
+    return this.call('signRdfcCredential', credential, key, created);
+  }
+
+  signRdfcPresentation(presentation: JsonLdDocument, key: RdfcKeyMaterial, binding: PresentationBinding, created: Date): Promise<JsonLdDocument> {
+    return this.call('signRdfcPresentation', presentation, key, binding, created);
+  }
+
+  verifyRdfcCredential(document: JsonLdDocument, now: Date): Promise<ProofCheckResult> {
+    return this.call('verifyRdfcCredential', document, now);
+  }
+
+  verifyRdfcPresentation(document: JsonLdDocument, binding: PresentationBinding, now: Date): Promise<ProofCheckResult> {
+    return this.call('verifyRdfcPresentation', document, binding, now);
   }
 
   /** The refusal `calls` calls made now would meet (no room for them all), or undefined. */

@@ -28,7 +28,7 @@ const OWN_REASONS: RegExp[] = [
   new RegExp(`^${escape(PROOF_UNPROCESSABLE_REASON)}$`),
   /^the credential is not valid JSON-LD: [a-z @]+$/,
   /^the credential has no proof object with a verificationMethod$/,
-  /^expected a derived proof of type BbsBlsSignatureProof2020, got /,
+  /^expected a derived proof of type BbsBlsSignatureProof2020 or a DataIntegrityProof \(bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019\), got /,
   /^the first @context must be https:/,
   /^an inline @context object is not accepted/,
   /^@context \S+ is not a known context/,

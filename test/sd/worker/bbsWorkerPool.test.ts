@@ -212,3 +212,39 @@ describe('the selective-disclosure operations give the same results with the poo
     expect((await verifySelectiveDisclosure(inProcess, { vc })).verified).toBe(true);
   });
 });
+
+describe('eddsa-rdfc-2022 and ecdsa-rdfc-2019 in a worker', () => {
+  it('a credential and a presentation signed in a worker verify in process and the other way round; a refusal has the same reason', async () => {
+    const { rdfcKeyFromSecret } = await import('../../../src/sd/suites/rdfc/rdfcKeys.js');
+    for (const keyType of ['Ed25519', 'P-256'] as const) {
+      const issuer = rdfcKeyFromSecret(keyType, new Uint8Array(32).fill(5));
+      const credential = {
+        '@context': ['https://www.w3.org/ns/credentials/v2', 'https://w3id.org/vdl/v1'],
+        type: ['VerifiableCredential', 'Iso18013DriversLicenseCredential'],
+        issuer: issuer.did,
+        validFrom: '2030-01-01T00:00:00Z',
+        credentialSubject: { id: issuer.did, type: 'LicensedDriver', driversLicense: { type: 'Iso18013DriversLicense', document_number: '1' } },
+      };
+      const inWorker = await pool.signRdfcCredential(credential, issuer.material, CREATED);
+      expect(await local.verifyRdfcCredential(inWorker, NOW)).toEqual({ verified: true });
+      const inProcess = await local.signRdfcCredential(credential, issuer.material, CREATED);
+      expect(await pool.verifyRdfcCredential(inProcess, NOW)).toEqual({ verified: true });
+      const tampered = structuredClone(inProcess);
+      (tampered.credentialSubject as Json).id = 'did:example:mallory';
+      const refusal = await local.verifyRdfcCredential(tampered, NOW);
+      expect(refusal.verified).toBe(false);
+      expect(await pool.verifyRdfcCredential(tampered, NOW)).toEqual(refusal);
+
+      const presentation = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: issuer.did, verifiableCredential: [inProcess] };
+      const binding = { challenge: 'c-worker', domain: 'verifier.example' };
+      const vp = await pool.signRdfcPresentation(presentation, issuer.material, binding, CREATED);
+      expect(await local.verifyRdfcPresentation(vp, binding, NOW)).toEqual({ verified: true });
+      const wrong = await local.verifyRdfcPresentation(vp, { ...binding, challenge: 'other' }, NOW);
+      expect(wrong.verified).toBe(false);
+      expect(await pool.verifyRdfcPresentation(vp, { ...binding, challenge: 'other' }, NOW)).toEqual(wrong);
+      // A library failure while signing crosses as the same outcome (a document JSON-LD cannot expand).
+      const broken = { ...credential, '@context': ['https://www.w3.org/ns/credentials/v2', 'https://unknown.example/ctx'] };
+      expect(await outcome(() => pool.signRdfcCredential(broken, issuer.material, CREATED))).toEqual(await outcome(() => local.signRdfcCredential(broken, issuer.material, CREATED)));
+    }
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Credentials signed with eddsa-rdfc-2022 or ecdsa-rdfc-2019 (no selective disclosure): the
+ * issuer's signing after every check a verifier makes later, and the verifier's checks of such a
+ * credential up to its proof. The document checks are the bbs-2023 ones (contexts, keywords,
+ * shape, terms JSON-LD would drop): the rules of the data model do not depend on the suite.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from '../../context.js';
+import { isVcError, UnprocessableError } from '../../errors.js';
+import { plainFieldNames, parseInput, type FieldNamer } from '../validate.js';
+import { shortId } from '../../sd/didKey.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
+import { loadIssuerRdfcKey, type IssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
+import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
+import { cryptosuiteOfKey, describeRdfcError, rdfcProofForm } from '../../sd/suites/rdfc/rdfcSuite.js';
+import { SD_PASSPORT_SCHEMA_URL } from '../../sd/documentLoader.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Contexts, checkBbs2023Shape } from './bbs2023Credentials.js';
+import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { admitTogether, sdEngine } from './sdEngine.js';
+import { BbsCredentialSchema, PASSPORT_CREDENTIAL_TYPE, type BbsCredential } from './sdSchemas.js';
+import { checkExpirationDate, resolveSubject, type IssueSelectiveDisclosureOptions } from './sdIssuance.js';
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The issuer a credential names (a string, or an object's id). */
+export function issuerOf(credential: Record<string, unknown>): string | undefined {
+  if (typeof credential.issuer === 'string') return credential.issuer;
+  const id = record(credential.issuer)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Signs a credential with the issuer's key of `keyType` after the checks every later step makes
+ * (contexts, keywords, shape, terms JSON-LD would drop); `issuer` must be that key's did:key.
+ */
+export async function signRdfcCredentialChecked(
+  ctx: Context,
+  unsigned: JsonLdDocument,
+  options: { keyType: RdfcKeyType; names?: FieldNamer | undefined; base?: string },
+): Promise<{ credential: JsonLdDocument; key: IssuerRdfcKey }> {
+  const names = options.names ?? plainFieldNames;
+  const base = options.base ?? 'credential';
+  const suite = cryptosuiteOfKey(options.keyType);
+  const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
+  const key = await loadIssuerRdfcKey(ctx, options.keyType);
+  if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
+  if (unsigned.credentialStatus !== undefined) throw refuse('credentialStatus', `credential status is not supported with ${suite} yet (no verifier here could check it); leave it out`);
+  const contexts = checkBbs2023Contexts(unsigned);
+  if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
+  const keyword = findEmbeddedKeyword(unsigned);
+  if (keyword !== undefined) throw refuse(keyword, 'a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)');
+  const shape = checkBbs2023Shape(unsigned);
+  if (shape !== undefined) throw refuse('', shape);
+  const issuer = issuerOf(unsigned);
+  if (issuer !== key.did) throw refuse('issuer', `expected this issuer's ${suite} ${options.keyType} DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(unsigned.issuer) ?? 'nothing', 80)}`);
+  const engine = await sdEngine(ctx);
+  const undefinedTerm = await engine.findUndefinedTerms2023(unsigned);
+  if (undefinedTerm !== undefined) throw refuse('', undefinedTerm);
+  const progress = ctx.progress.start(`signing with ${suite} (${options.keyType})`);
+  try {
+    const credential = await engine.signRdfcCredential(unsigned, key.material, ctx.now());
+    progress.succeed(`signed (DataIntegrityProof, ${suite})`);
+    return { credential, key };
+  } catch (error) {
+    progress.fail();
+    // A fault of the server (a busy or crashed worker) keeps its own status (503, 500).
+    if (isVcError(error) && error.httpStatus >= 500) throw error;
+    throw new UnprocessableError(`${names(base)}: cannot sign it with ${suite}: ${describeRdfcError(error, suite)}`, { field: base, cause: error });
+  }
+}
+
+/**
+ * Issues the passport credential (or another type a bundled context defines) on VC 2.0 with an
+ * eddsa-rdfc-2022 or ecdsa-rdfc-2019 proof under the issuer's did:key of that suite. Nothing is
+ * kept: without selective disclosure the holder presents the credential as it is
+ * (`vc holder present --credential FILE`).
+ */
+export async function issueRdfcCredential(ctx: Context, options: IssueSelectiveDisclosureOptions & { keyType: RdfcKeyType }): Promise<BbsCredential> {
+  const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
+  const names = options.names ?? plainFieldNames;
+  const subject = resolveSubject(type, options);
+  const key = await loadIssuerRdfcKey(ctx, options.keyType);
+  const issuedAt = ctx.now();
+  const unsigned: JsonLdDocument = {
+    '@context': [...BBS_2023_CREDENTIAL_CONTEXTS],
+    // Every presentation of it shows the whole credential anyway: an id links nothing more.
+    id: `urn:uuid:${randomUUID()}`,
+    type: ['VerifiableCredential', type],
+    issuer: key.did,
+    validFrom: new Date(Math.floor(issuedAt.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+    ...(options.expirationDate !== undefined ? { validUntil: checkExpirationDate(options.expirationDate, issuedAt, names) } : {}),
+    ...(type === PASSPORT_CREDENTIAL_TYPE ? { credentialSchema: { id: SD_PASSPORT_SCHEMA_URL, type: 'JsonSchema' } } : {}),
+    credentialSubject: subject,
+  };
+  const keyword = findEmbeddedKeyword(unsigned);
+  if (keyword !== undefined) {
+    throw new UnprocessableError(`${names('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
+  }
+  const { credential } = await signRdfcCredentialChecked(ctx, unsigned, { keyType: options.keyType, names, base: 'credentialSubject' });
+  parseInput(BbsCredentialSchema, credential, 'signed credential');
+  return credential as BbsCredential;
+}
+
+/**
+ * The checks of an eddsa-rdfc-2022 or ecdsa-rdfc-2019 credential up to its proof: the proof's
+ * form (suite, purpose, a did:key of the suite's key type), contexts, shape, terms, status, and the
+ * proof itself (signature, a key the issuer controls, validity dates). The caller adds the issuer
+ * binding, trust and validity checks shared with the other suites.
+ */
+export async function checkRdfcCredential(ctx: Context, vc: Record<string, unknown>): Promise<VerificationCheck[]> {
+  const checks: VerificationCheck[] = [];
+  const form = rdfcProofForm(vc, 'assertionMethod');
+  if ('problem' in form) return [{ id: 'proof-type', valid: false, reason: form.problem }];
+  checks.push({ id: 'proof-type', valid: true });
+  const embedded = findEmbeddedKeyword(vc);
+  const context = embedded === undefined ? checkBbs2023Contexts(vc) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
+  checks.push(context);
+  const shape = checkBbs2023Shape(vc);
+  checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
+  if (shape !== undefined || !context.valid) return checks;
+  // No status list is checked yet: a credential that has a status is refused rather than
+  // accepted unchecked (a revoked credential must not verify).
+  if (vc.credentialStatus !== undefined) {
+    checks.push({ id: 'status', valid: false, reason: 'credentialStatus: this verifier does not check credential status yet, so it cannot accept a credential that has one' });
+  }
+  const engine = await sdEngine(ctx);
+  const { proof: _proof, ...document } = vc;
+  admitTogether(engine, 2);
+  const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyRdfcCredential(vc, ctx.now())]);
+  checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
+  checks.push(result.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: result.reason ?? `the ${form.cryptosuite} proof does not verify` });
+  return checks;
+}
