@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
+import { chain, circuits, documents, pbq, sd, system } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -96,6 +96,10 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   circuits: {
     description: 'build the zero-knowledge circuits (development keys) or fetch the official ones',
     help: 'Examples:\n  $ vc circuits status\n  $ vc circuits build          # compile + development setup, cached per user\n  $ vc circuits fetch --dir ~/circuits && CIRCUITS_PATH=~/circuits vc holder prove-submit ...',
+  },
+  documents: {
+    description: 'JSON-LD contexts and JSON schemas others publish, pinned in the wallet under their URLs (never fetched)',
+    help: 'Examples:\n  $ vc documents add https://example.org/contexts/kyc-v3.jsonld kyc-v3.jsonld\n  $ vc documents list\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
   config: { description: 'show the effective configuration, set the default wallet home', help: 'Examples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work' },
 };
@@ -358,6 +362,45 @@ Examples:
     summary: summary<{ extracted: string[]; dir: string }>((result) => `extracted ${result.extracted.length} files into ${result.dir}; set CIRCUITS_PATH=${result.dir}`),
     warn: (result: { checksum: { verified: boolean }; sha256: string }) => (result.checksum.verified ? undefined : `archive not verified against a published checksum (sha256 ${result.sha256})`),
     help: 'The archive is checked against --sha256, else against URL.sha256 when the server publishes one;\notherwise the result says it is unverified.\n\nExample:\n  $ vc circuits fetch --dir ~/circuits && export CIRCUITS_PATH=~/circuits',
+  },
+  {
+    path: 'documents add',
+    operation: documents.documentsAdd,
+    positional: ['url', 'document'],
+    flags: { url: 'url <url>', document: 'file <file>' },
+    summary: summary<{ url: string; kind: string; sha256: string; added: boolean }>((result) =>
+      result.added ? `pinned the ${result.kind === 'context' ? 'JSON-LD context' : 'JSON schema'} ${result.url} (sha256 ${result.sha256.slice(0, 16)}...)` : `${result.url} was pinned already with this content`,
+    ),
+    // The note names the context a schema needs: a public document's URL, shown whole.
+    warn: (result: { note?: string }) => (result.note === undefined ? undefined : { text: result.note, publicUrls: result.note.match(/https?:\/\/[^\s)]+/g) ?? [] }),
+    help: `Examples:
+  $ vc documents add https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld kyc-v3.json-ld
+  $ vc documents add https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json KYCAgeCredential-v3.json
+
+vc never downloads a document: get FILE from its publisher yourself, check it, and pin it here under
+the URL credentials name it by. Every command that resolves a JSON-LD context or JSON schema (iden3
+issuance, proofs and requests; BBS+ issuance, disclosure and verification) reads the documents
+bundled with vc first, then the pinned ones. The SHA-256 of the stored copy is recorded and checked
+on every read: a copy that changed in the wallet is refused until it is added again. A context is
+checked by processing it as JSON-LD (a context it imports must be known first); a schema must name
+no other URL ($id or $metadata.uris.jsonSchema) than URL.`,
+  },
+  {
+    path: 'documents list',
+    operation: documents.documentsList,
+    summary: summary<{ documents: Array<{ url: string; intact: boolean }> }>((result) => {
+      const changed = result.documents.filter((document) => !document.intact).length;
+      return `${result.documents.length} pinned document${result.documents.length === 1 ? '' : 's'}${changed === 0 ? '' : `, ${changed} changed since added (refused until added again)`}`;
+    }),
+    help: 'Example:\n  $ vc documents list --json | jq -r ".documents[].url"',
+  },
+  {
+    path: 'documents remove',
+    operation: documents.documentsRemove,
+    positional: ['url'],
+    flags: { url: 'url <url>' },
+    summary: summary<{ url: string }>((result) => `unpinned ${result.url}`),
+    help: 'Example:\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
   { path: 'config show', operation: system.configShow, help: 'Example:\n  $ vc config show --json | jq .chain' },
 ];

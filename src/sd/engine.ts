@@ -65,9 +65,11 @@ async function described<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The engine that runs every call on the calling thread, with the given (static) document loader. */
-export function inProcessBbsEngine(documentLoader: DocumentLoader): BbsEngine {
-  const loader2023 = createBbs2023DocumentLoader();
+/**
+ * The engine that runs every call on the calling thread, with the given (static) document loader
+ * and the bbs-2023 one (by default over the bundled documents only).
+ */
+export function inProcessBbsEngine(documentLoader: DocumentLoader, loader2023: DocumentLoader = createBbs2023DocumentLoader()): BbsEngine {
   return {
     signBbs2023: (credential, key, mandatoryPointers, created) => described(() => signBbs2023(credential, key, mandatoryPointers, loader2023, created)),
     deriveBbs2023: (signed, selectivePointers, presentationHeader) => described(() => deriveBbs2023(signed, selectivePointers, presentationHeader, loader2023)),

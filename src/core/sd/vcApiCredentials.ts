@@ -8,6 +8,7 @@ import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
+import { pinnedContexts } from './documentChecks.js';
 import {
   checkBbs2023BaseCredential,
   checkBbs2023Contexts,
@@ -88,7 +89,7 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
   const cost = checkBbs2023Cost(credential, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
   if (cost !== undefined) throw new TooLargeError(`verifiableCredential: ${cost}`, { field: 'verifiableCredential' });
-  const contexts = checkBbs2023Contexts(credential);
+  const contexts = checkBbs2023Contexts(credential, pinnedContexts(ctx));
   if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(credential);
   if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);

@@ -3,10 +3,11 @@
  * credential (spec 2.5) as a list of checks. A failed verification is a result, not an exception.
  */
 import type { Context } from '../../context.js';
-import { InputError } from '../../errors.js';
+import { InputError, UnprocessableError } from '../../errors.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
-import { checkContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { checkContexts, pinnedContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
@@ -29,6 +30,8 @@ export interface VerifySelectiveDisclosureResult {
 export interface VerifySelectiveDisclosureOptions {
   /** The holder's derived credential (spec 2.5 `vc`). */
   vc: Record<string, unknown>;
+  /** How the caller names input fields (`--credential FILE` on the command line). */
+  names?: FieldNamer | undefined;
   /** Require the proof's nonce to be one this verifier issued (default false: such a nonce is then merely checked when present); VC_REQUIRE_NONCE=true requires it whatever this says. */
   requireNonce?: boolean | undefined;
 }
@@ -51,6 +54,25 @@ export function createVerifierNonce(ctx: Context, options: { ttlSeconds?: number
   const expiresAtMs = ctx.now().getTime() + ttlSeconds * 1000;
   const nonce = mintVerifierNonce(verifierNonceSecret(ctx), expiresAtMs);
   return { nonce, expiresAt: new Date(expiresAtMs).toISOString() };
+}
+
+/**
+ * What a document given to the verifier is when it is not a selective-disclosure credential at
+ * all (an iden3 credential, or the issuer's response wrapping one), said so; else undefined.
+ */
+function otherCredentialKind(document: Record<string, unknown>): string | undefined {
+  const inner = record(document.credential);
+  if (document.proof === undefined && inner !== undefined && typeof document.message === 'string') {
+    const wrapped = otherCredentialKind(inner);
+    if (wrapped !== undefined) return `an issuer's response holding ${wrapped}`;
+  }
+  const proofs = Array.isArray(document.proof) ? document.proof : [document.proof];
+  const proofTypes = proofs.map((proof) => record(proof)?.type).filter((type): type is string => typeof type === 'string');
+  const iden3Proof = proofTypes.find((type) => type === 'BJJSignature2021' || type.startsWith('Iden3'));
+  const statusType = record(document.credentialStatus)?.type;
+  if (iden3Proof !== undefined) return `an iden3 credential (proof ${iden3Proof})`;
+  if (typeof statusType === 'string' && statusType.startsWith('Iden3') && document.proof === undefined) return `an iden3 credential without its proofs (status ${statusType})`;
+  return undefined;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -136,6 +158,11 @@ function consumeNonce(ctx: Context, issued: IssuedNonce): VerificationCheck | un
  */
 export async function verifySelectiveDisclosure(ctx: Context, options: VerifySelectiveDisclosureOptions): Promise<VerifySelectiveDisclosureResult> {
   const vc = options.vc;
+  const kind = otherCredentialKind(vc);
+  if (kind !== undefined) {
+    const names = options.names ?? plainFieldNames;
+    throw new UnprocessableError(`${names('vc')}: is ${kind}; \`verifier verify\` takes a derived BBS+ credential (the output of \`vc holder disclose\`)${kind.startsWith('an iden3') ? '; an iden3 credential is proved on chain with `vc holder prove-submit`' : ''}`, { field: 'vc' });
+  }
   const checks: VerificationCheck[] = [];
   const proof = record(vc.proof);
   const proofType = proof?.type;
@@ -162,7 +189,7 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   const embedded = findEmbeddedKeyword(vc);
   const contextCheck: VerificationCheck =
     embedded === undefined
-      ? checkContexts(vc)
+      ? checkContexts(vc, pinnedContexts(ctx))
       : { id: 'context', valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
   checks.push(contextCheck);
   // The shape first: JSON-LD work on an unusual shape can take minutes, and some shapes hide data.
