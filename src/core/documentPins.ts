@@ -6,7 +6,7 @@
  * it is pinned under. A URL vc bundles cannot be pinned (the bundled copy is always read first).
  */
 import type { Context } from '../context.js';
-import { ConflictError, InputError, NotFoundError, TooLargeError, UnprocessableError, describeError, isVcError } from '../errors.js';
+import { ConflictError, InputError, NotFoundError, TooLargeError, UnprocessableError, describeError, isVcError, walkErrorCauses } from '../errors.js';
 import { Iden3Documents, schemaUrlOf } from '../iden3/documents.js';
 import { loadIden3Modules } from '../iden3/modules.js';
 import { createBbs2023DocumentLoader, isKnownContext } from '../sd/suites/bbs2023/bbs2023Loader.js';
@@ -62,8 +62,8 @@ async function knownDocuments(ctx: Context): Promise<{ iden3: Iden3Documents; lo
   return { iden3, loader, isBundled: (url) => isKnownContext(url) || iden3.isBundled(url) };
 }
 
-/** Why a context does not process as JSON-LD with the documents vc has, or undefined. */
-async function contextProblem(url: string, document: Record<string, unknown>, known: DocumentLoader): Promise<string | undefined> {
+/** Why a context does not process as JSON-LD with the documents vc has (with the URLs it names), or undefined. */
+async function contextProblem(url: string, document: Record<string, unknown>, known: DocumentLoader): Promise<{ text: string; urls: string[] } | undefined> {
   const { default: jsonld } = await import('jsonld');
   const loader: DocumentLoader = async (wanted) => (wanted === url ? { contextUrl: null, documentUrl: url, document: structuredClone(document) } : known(wanted));
   try {
@@ -73,11 +73,15 @@ async function contextProblem(url: string, document: Record<string, unknown>, kn
     });
     return undefined;
   } catch (error) {
-    const behind = (error as { details?: { cause?: unknown } }).details?.cause;
-    const missing = (behind as { url?: unknown } | undefined)?.url;
-    if (typeof missing === 'string') return `it imports the context ${missing}, which vc does not have: add that one first (${addDocumentCommand(missing)})`;
-    const ours = [error, behind].find(isVcError);
-    return `not a JSON-LD context vc can process: ${ours === undefined ? describeError(error) : ours.message}`;
+    // The loaders' refusal of a document they lack names it (UnknownDocumentError.url, or publicUrls).
+    const unknown = walkErrorCauses(error, (link) => {
+      const { url: named, publicUrls, code } = link as { url?: unknown; publicUrls?: unknown; code?: unknown };
+      return (typeof named === 'string' || Array.isArray(publicUrls)) && code !== 'pinned_document_changed';
+    }) as { url?: string; publicUrls?: string[] } | undefined;
+    const missing = unknown?.url ?? unknown?.publicUrls?.[0];
+    if (missing !== undefined) return { text: `it imports the context ${missing}, which vc does not have: add that one first (${addDocumentCommand(missing)})`, urls: [missing] };
+    const ours = walkErrorCauses(error, isVcError) as { message: string; publicUrls?: string[] } | undefined;
+    return { text: `not a JSON-LD context vc can process: ${ours === undefined ? describeError(error) : ours.message}`, urls: ours?.publicUrls === undefined ? [] : [...ours.publicUrls] };
   }
 }
 
@@ -100,7 +104,7 @@ export async function addDocument(ctx: Context, options: AddDocumentOptions): Pr
   let note: string | undefined;
   if (kind === 'context') {
     const problem = await contextProblem(url, document, known.loader);
-    if (problem !== undefined) throw new UnprocessableError(`${names('document')}: ${problem}`, { field: 'document', publicUrls: [url] });
+    if (problem !== undefined) throw new UnprocessableError(`${names('document')}: ${problem.text}`, { field: 'document', publicUrls: [url, ...problem.urls] });
   } else {
     const named = schemaUrlOf(document);
     if (named !== undefined && named !== url) {
