@@ -217,18 +217,23 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     path: 'holder disclose',
     operation: sd.sdDisclose,
     flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
-    summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result) => {
+    summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result, input) => {
       const revealed = Object.keys(result.vc.credentialSubject);
+      const asked = Array.isArray(input.selectiveDisclosureKeys) ? (input.selectiveDisclosureKeys as string[]) : [];
+      const absent = asked.filter((key) => !key.startsWith('/') && key !== 'id' && !revealed.includes(key));
       const proof = result.vc.proof?.cryptosuite === undefined ? 'a BbsBlsSignatureProof2020' : `a ${result.vc.proof.cryptosuite} disclosure proof`;
       // The result's message is the spec's text ("... submitted"); the command only derives.
-      return `derived a credential revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}; nothing was sent: give it to the verifier (vc verifier verify --credential FILE)`;
+      const left = absent.length === 0 ? '' : `; not in the credential, left out: ${absent.join(', ')}`;
+      return `derived a credential revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}${left}; nothing was sent: give it to the verifier (vc verifier verify --credential FILE)`;
     }),
     help: `Examples:
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
   $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
-  $ vc holder disclose --type PassportCredential --keys name --credential sd.json
+  $ vc holder disclose --keys name --credential sd.json          # --type: the credential's own
 
-A subject with an id (a DID) is always linked by it. Nothing is sent anywhere: the output is the
+A subject with an id (a DID) is always linked by it. A key close to a field of the credential (a
+typo) is refused with the fields there are; a key like no field is left out (spec 2.5 rule 4),
+and the summary says so. Nothing is sent anywhere: the output is the
 derived credential for the verifier (its message is the spec's text, "proof successfully generated
 and submitted", as POST /generate-selective-disclosure-vc answers).`,
   },
