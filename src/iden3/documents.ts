@@ -20,7 +20,7 @@ import { packageRoot } from '../paths.js';
 import { addDocumentCommand, listPinnedDocuments, readPinnedDocument } from '../store/pinnedDocuments.js';
 import type { WalletStore } from '../store/store.js';
 import type { Sdk } from './modules.js';
-import { contextFieldsOfType, contextTypes, schemaFieldsOf } from './typeFields.js';
+import { contextDefinesType, contextFieldsOfType, contextTypes, schemaFieldsOf } from './typeFields.js';
 
 const DOCUMENTS_NS = 'iden3.documents';
 
@@ -211,7 +211,7 @@ export class Iden3Documents {
     if (typeHint !== undefined && typeHint !== type) {
       throw new UnprocessableError(`${source.type}: ${typeHint} is not the schema's type ${type} ($metadata.type of ${source.schema})`, { field: 'type' });
     }
-    if (contextFieldsOfType(context, type) === undefined && defined.length > 0) {
+    if (!contextDefinesType(context, type) && defined.length > 0) {
       throw new UnprocessableError(`${source.context}: does not define the type ${type}${didYouMean(type, defined)} (it defines ${defined.join(', ')})`, { field: 'context' });
     }
     const info: CredentialTypeInfo = { type, schemaUrl, contextUrl };

@@ -6,14 +6,24 @@
  * fields that exist and the closest one, before any library reports it in its own words.
  */
 
-/** The JSON-LD terms a context gives credentials of `type`; undefined when the context does not define the type. */
+/** True when the context defines the term `type`. */
+export function contextDefinesType(context: unknown, type: string): boolean {
+  return contextDefinitions(context).some((definition) => Object.hasOwn(definition, type));
+}
+
+/**
+ * The JSON-LD terms a context gives credentials of `type`; undefined when they cannot be listed:
+ * the context does not define the type, or a default vocabulary (@vocab) makes any term valid.
+ */
 export function contextFieldsOfType(context: unknown, type: string): string[] | undefined {
   const definitions = contextDefinitions(context);
   const typeTerm = definitions.find((definition) => Object.hasOwn(definition, type))?.[type];
   if (typeTerm === undefined) return undefined;
   const fields = new Set<string>();
   const scoped = typeof typeTerm === 'object' && typeTerm !== null ? (typeTerm as Record<string, unknown>)['@context'] : undefined;
-  for (const definition of [...contextDefinitions({ '@context': scoped }), ...definitions]) {
+  const all = [...contextDefinitions({ '@context': scoped }), ...definitions];
+  if (all.some((definition) => Object.hasOwn(definition, '@vocab'))) return undefined;
+  for (const definition of all) {
     for (const [term, value] of Object.entries(definition)) {
       // Keywords, prefixes (a plain IRI ending in # or /) and other types are not subject fields.
       if (term.startsWith('@') || term === 'id' || term === 'type') continue;

@@ -16,7 +16,7 @@ import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../..
 import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
-import { contextFieldsOfType, contextTypes } from '../../iden3/typeFields.js';
+import { contextDefinesType, contextFieldsOfType, contextTypes } from '../../iden3/typeFields.js';
 import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './pbqSchemas.js';
 
 const REQUESTS_NS = 'iden3.requests';
@@ -191,7 +191,8 @@ function checkQueryField(documents: Iden3Documents, query: { type: string; conte
   const types = contextTypes(contextDocument);
   const fields = contextFieldsOfType(contextDocument, query.type);
   if (fields === undefined) {
-    if (types.length === 0) return; // a context of another shape: the js-sdk judges it
+    // A context of another shape (no type terms, or a default vocabulary): the js-sdk judges it.
+    if (types.length === 0 || contextDefinesType(contextDocument, query.type)) return;
     throw new InputError(`${names('type')}: the context ${query.context} does not define the type ${query.type}${didYouMean(query.type, types)} (it defines ${types.join(', ')})`, {
       field: 'type',
       publicUrls: [query.context],
