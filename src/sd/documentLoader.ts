@@ -45,7 +45,7 @@ export class UnknownDocumentError extends UnprocessableError {
   override readonly code: string = 'unknown_document';
   readonly url: string;
   constructor(url: string) {
-    super(unknownContextMessage(url), { field: '@context' });
+    super(unknownContextMessage(url), { field: '@context', publicUrls: [url] });
     this.url = url;
   }
 }

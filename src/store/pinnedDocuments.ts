@@ -44,7 +44,7 @@ export class PinnedDocumentChangedError extends UnprocessableError {
   ) {
     super(
       `the stored copy of ${url} changed since it was added (sha256 ${recorded.slice(0, 16)}... recorded, ${found === undefined ? 'no copy found' : `${found.slice(0, 16)}... found`}); it is not used: remove it and add it again (vc documents remove ${url}; ${addDocumentCommand(url)})`,
-      { field: '@context' },
+      { field: '@context', publicUrls: [url] },
     );
   }
 }
