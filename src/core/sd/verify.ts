@@ -161,7 +161,7 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   const kind = otherCredentialKind(vc);
   if (kind !== undefined) {
     const names = options.names ?? plainFieldNames;
-    throw new UnprocessableError(`${names('vc')}: is ${kind}; \`verifier verify\` takes a derived BBS+ credential (the output of \`vc holder disclose\`)${kind.startsWith('an iden3') ? '; an iden3 credential is proved on chain with `vc holder prove-submit`' : ''}`, { field: 'vc' });
+    throw new UnprocessableError(`${names('vc')}: is ${kind}; \`verifier verify\` takes a derived BBS+ credential (the output of \`vc holder disclose\`)${kind.includes('an iden3') ? '; an iden3 credential is proved on chain with `vc holder prove-submit`' : ''}`, { field: 'vc' });
   }
   const checks: VerificationCheck[] = [];
   const proof = record(vc.proof);
