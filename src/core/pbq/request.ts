@@ -224,7 +224,11 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   const type = options.type ?? PASSPORT_TYPE;
   const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
   if (context === undefined) {
-    throw new InputError(`no JSON-LD context known for type ${type}: give its URL (${names('context')}), a context the issuer registered`, { field: 'context' });
+    const known = iden3.documents.types().map((t) => t.type);
+    throw new InputError(
+      `no JSON-LD context known for type ${type}${didYouMean(type, known)} (known: ${known.join(', ')}): give its URL (${names('context')}), a context the issuer registered or one pinned with vc documents add`,
+      { field: 'context' },
+    );
   }
   checkQueryField(iden3.documents, { type, context, field }, names);
   const query: CredentialRequest['query'] = {
