@@ -21,6 +21,11 @@ export interface VcErrorOptions {
   field?: string;
   /** The underlying error. */
   cause?: unknown;
+  /**
+   * URLs in the message that name public documents (a JSON-LD context, a JSON schema), shown
+   * whole where other URLs are cut to their origin (redactUrls): the user needs them to act.
+   */
+  publicUrls?: readonly string[];
 }
 
 /** Base class: a short one-line message meant for the user, an exit code and an HTTP status. */
@@ -31,12 +36,15 @@ export class VcError extends Error {
   readonly code: string = 'internal_error';
   readonly details: string | undefined;
   readonly field: string | undefined;
+  /** URLs of public documents the message names (VcErrorOptions.publicUrls). */
+  readonly publicUrls: readonly string[] | undefined;
 
   constructor(message: string, options: VcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.details = options.details;
     this.field = options.field;
+    this.publicUrls = options.publicUrls;
   }
 
   /** This error and its causes (walkErrorCauses): the first for which `fn` is true, or the innermost without `fn`. */
@@ -200,9 +208,11 @@ export function describeError(error: unknown): string {
  * Replaces every URL in a message by its origin: RPC and RHS URLs often carry API keys in their
  * path, query or user info, which must not reach HTTP clients or shared logs.
  */
-export function redactUrls(text: string): string {
-  return text.replace(/\b(https?|wss?):\/\/[^\s"'<>)]+/gi, (match) => {
+export function redactUrls(text: string, publicUrls: readonly string[] = []): string {
+  return text.replace(/\b(https?|wss?):\/\/[^\s"'<>)`]+/gi, (match) => {
     const trailing = /[.,;:]+$/.exec(match)?.[0] ?? '';
+    // A public document's URL (VcErrorOptions.publicUrls) is its name: shown whole.
+    if (publicUrls.includes(match.slice(0, match.length - trailing.length))) return match;
     try {
       const url = new URL(match.slice(0, match.length - trailing.length));
       const hidden = url.pathname.length > 1 || url.search !== '' || url.username !== '' ? '/…' : '';
@@ -211,4 +221,33 @@ export function redactUrls(text: string): string {
       return `(url)${trailing}`;
     }
   });
+}
+
+/**
+ * " (did you mean X?)" when one of `candidates` is close to `word` (same letters but for case, or
+ * at most a third of them edited), else "".
+ */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const lower = word.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = name.toLowerCase() === lower ? 0 : editDistance(lower, name.toLowerCase());
+    if (best === undefined || distance < best.distance) best = { name, distance };
+  }
+  if (best === undefined || best.name === word || best.distance > Math.max(1, Math.floor(word.length / 3))) return '';
+  return ` (did you mean ${best.name}?)`;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions; a swap of neighbours counts one). */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }

@@ -134,9 +134,9 @@ export class Output {
     if (this.chatty) this.writeErr(`${this.c ? this.c.dim(text) : text}\n`);
   }
 
-  /** A warning on stderr (shown even with --json, never with --quiet); URLs show their origin only. */
-  warn(text: string): void {
-    if (!this.quiet) this.writeErr(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${terminalSafe(redactUrls(text))}\n`);
+  /** A warning on stderr (shown even with --json, never with --quiet); URLs show their origin only, but for `publicUrls` (public documents' names). */
+  warn(text: string, publicUrls: readonly string[] = []): void {
+    if (!this.quiet) this.writeErr(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${terminalSafe(redactUrls(text, publicUrls))}\n`);
   }
 
   /** A failed verification: red summary line (the result itself is on stdout). */
@@ -158,10 +158,10 @@ export class Output {
       if (this.json) {
         // One JSON line, the shape of the HTTP error bodies, the field named as this command line names it.
         const field = renderField(vcError.field);
-        this.stderr.write(`${JSON.stringify({ error: { code: vcError.code, message: redactUrls(vcError.message), ...(field === undefined ? {} : { field }) } })}\n`);
+        this.stderr.write(`${JSON.stringify({ error: { code: vcError.code, message: redactUrls(vcError.message, vcError.publicUrls), ...(field === undefined ? {} : { field }) } })}\n`);
         return;
       }
-      this.stderr.write(`${prefix} ${terminalSafe(redactUrls(vcError.message))}\n`);
+      this.stderr.write(`${prefix} ${terminalSafe(redactUrls(vcError.message, vcError.publicUrls))}\n`);
       if (vcError.details && !this.json) this.stderr.write(`  ${terminalSafe(redactUrls(vcError.details))}\n`);
       return;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, InputError, MAX_CAUSE_DEPTH, NetworkError, VcError, asConnectionFailure, isVcError, redactUrls, walkErrorCauses } from '../src/errors.js';
+import { ExitCode, InputError, MAX_CAUSE_DEPTH, NetworkError, VcError, asConnectionFailure, didYouMean, isVcError, redactUrls, walkErrorCauses } from '../src/errors.js';
 
 describe('errors', () => {
   it('carry exit codes and HTTP statuses by kind', () => {
@@ -45,5 +45,26 @@ describe('errors', () => {
     expect(asConnectionFailure(new Error('fetch failed', { cause: refused }))).toBeInstanceOf(NetworkError);
     expect(asConnectionFailure({ error: refused })).toBeInstanceOf(NetworkError);
     expect(asConnectionFailure(new Error('something else'))).toBeUndefined();
+  });
+});
+
+describe('didYouMean', () => {
+  it('offers the closest name for a typo, a transposition or another case; nothing for a word like no name', () => {
+    const fields = ['name', 'nationality', 'birthDate', 'passportNumber'];
+    expect(didYouMean('birthdate', fields)).toBe(' (did you mean birthDate?)');
+    expect(didYouMean('nationalty', fields)).toBe(' (did you mean nationality?)');
+    expect(didYouMean('naem', fields)).toBe(' (did you mean name?)');
+    expect(didYouMean('shoeSize', fields)).toBe('');
+    expect(didYouMean('name', fields)).toBe('');
+    expect(didYouMean('x', [])).toBe('');
+  });
+});
+
+describe('redactUrls with public documents', () => {
+  it('shows the URLs of public documents whole and cuts the others to their origin', () => {
+    const context = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
+    const text = `unknown JSON-LD context ${context}: add it with \`vc documents add ${context} FILE\`; rpc https://rpc.example/v3/secret-key.`;
+    expect(redactUrls(text, [context])).toBe(`unknown JSON-LD context ${context}: add it with \`vc documents add ${context} FILE\`; rpc https://rpc.example/….`);
+    expect(redactUrls(text)).not.toContain('kyc-v3');
   });
 });

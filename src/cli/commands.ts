@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, pbq, sd, status, system, vp } from '../core/operations/index.js';
+import { chain, circuits, documents, pbq, sd, status, system, vp } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -114,6 +114,10 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   circuits: {
     description: 'build the zero-knowledge circuits (development keys) or fetch the official ones',
     help: 'Examples:\n  $ vc circuits status\n  $ vc circuits build          # compile + development setup, cached per user\n  $ vc circuits fetch --dir ~/circuits && CIRCUITS_PATH=~/circuits vc holder prove-submit ...',
+  },
+  documents: {
+    description: 'JSON-LD contexts and JSON schemas others publish, pinned in the wallet under their URLs (never fetched)',
+    help: 'Examples:\n  $ vc documents add https://example.org/contexts/kyc-v3.jsonld kyc-v3.jsonld\n  $ vc documents list\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
   config: { description: 'show the effective configuration, set the default wallet home', help: 'Examples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work' },
 };
@@ -288,18 +292,23 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     path: 'holder disclose',
     operation: sd.sdDisclose,
     flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
-    summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result) => {
+    summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result, input) => {
       const revealed = Object.keys(result.vc.credentialSubject);
+      const asked = Array.isArray(input.selectiveDisclosureKeys) ? (input.selectiveDisclosureKeys as string[]) : [];
+      const absent = asked.filter((key) => !key.startsWith('/') && key !== 'id' && !revealed.includes(key));
       const proof = result.vc.proof?.cryptosuite === undefined ? 'a BbsBlsSignatureProof2020' : `a ${result.vc.proof.cryptosuite} disclosure proof`;
       // The result's message is the spec's text ("... submitted"); the command only derives.
-      return `derived a credential revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}; nothing was sent: give it to the verifier (vc verifier verify --credential FILE)`;
+      const left = absent.length === 0 ? '' : `; not in the credential, left out: ${absent.join(', ')}`;
+      return `derived a credential revealing ${revealed.length} field${revealed.length === 1 ? '' : 's'} (${revealed.join(', ')}) with ${proof}${left}; nothing was sent: give it to the verifier (vc verifier verify --credential FILE)`;
     }),
     help: `Examples:
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
   $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
-  $ vc holder disclose --type PassportCredential --keys name --credential sd.json
+  $ vc holder disclose --keys name --credential sd.json          # --type: the credential's own
 
-A subject with an id (a DID) is always linked by it. Nothing is sent anywhere: the output is the
+A subject with an id (a DID) is always linked by it. A key close to a field of the credential (a
+typo) is refused with the fields there are; a key like no field is left out (spec 2.5 rule 4),
+and the summary says so. Nothing is sent anywhere: the output is the
 derived credential for the verifier (its message is the spec's text, "proof successfully generated
 and submitted", as POST /generate-selective-disclosure-vc answers).`,
   },
@@ -490,6 +499,45 @@ Examples:
     summary: summary<{ extracted: string[]; dir: string }>((result) => `extracted ${result.extracted.length} files into ${result.dir}; set CIRCUITS_PATH=${result.dir}`),
     warn: (result: { checksum: { verified: boolean }; sha256: string }) => (result.checksum.verified ? undefined : `archive not verified against a published checksum (sha256 ${result.sha256})`),
     help: 'The archive is checked against --sha256, else against URL.sha256 when the server publishes one;\notherwise the result says it is unverified.\n\nExample:\n  $ vc circuits fetch --dir ~/circuits && export CIRCUITS_PATH=~/circuits',
+  },
+  {
+    path: 'documents add',
+    operation: documents.documentsAdd,
+    positional: ['url', 'document'],
+    flags: { url: 'url <url>', document: 'file <file>' },
+    summary: summary<{ url: string; kind: string; sha256: string; added: boolean }>((result) =>
+      result.added ? `pinned the ${result.kind === 'context' ? 'JSON-LD context' : 'JSON schema'} ${result.url} (sha256 ${result.sha256.slice(0, 16)}...)` : `${result.url} was pinned already with this content`,
+    ),
+    // The note names the context a schema needs: a public document's URL, shown whole.
+    warn: (result: { note?: string }) => (result.note === undefined ? undefined : { text: result.note, publicUrls: result.note.match(/https?:\/\/[^\s)]+/g) ?? [] }),
+    help: `Examples:
+  $ vc documents add https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld kyc-v3.json-ld
+  $ vc documents add https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json KYCAgeCredential-v3.json
+
+vc never downloads a document: get FILE from its publisher yourself, check it, and pin it here under
+the URL credentials name it by. Every command that resolves a JSON-LD context or JSON schema (iden3
+issuance, proofs and requests; BBS+ issuance, disclosure and verification) reads the documents
+bundled with vc first, then the pinned ones. The SHA-256 of the stored copy is recorded and checked
+on every read: a copy that changed in the wallet is refused until it is added again. A context is
+checked by processing it as JSON-LD (a context it imports must be known first); a schema must name
+no other URL ($id or $metadata.uris.jsonSchema) than URL.`,
+  },
+  {
+    path: 'documents list',
+    operation: documents.documentsList,
+    summary: summary<{ documents: Array<{ url: string; intact: boolean }> }>((result) => {
+      const changed = result.documents.filter((document) => !document.intact).length;
+      return `${result.documents.length} pinned document${result.documents.length === 1 ? '' : 's'}${changed === 0 ? '' : `, ${changed} changed since added (refused until added again)`}`;
+    }),
+    help: 'Example:\n  $ vc documents list --json | jq -r ".documents[].url"',
+  },
+  {
+    path: 'documents remove',
+    operation: documents.documentsRemove,
+    positional: ['url'],
+    flags: { url: 'url <url>' },
+    summary: summary<{ url: string }>((result) => `unpinned ${result.url}`),
+    help: 'Example:\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
   { path: 'config show', operation: system.configShow, help: 'Example:\n  $ vc config show --json | jq .chain' },
 ];

@@ -31,6 +31,8 @@ export interface FlagInfo {
   defaultValue?: unknown;
   /** Former names of the flag, accepted and hidden (CliCommand.aliases). */
   aliases?: readonly string[];
+  /** Given as a positional argument (CliCommand.positional), not as a flag. */
+  positional?: true;
 }
 
 /** One command of the CLI table (src/cli/commands.ts). */
@@ -71,12 +73,18 @@ export interface CliCommand {
   unwrap?: Readonly<Record<string, string | readonly string[]>>;
   /** Fields the command line does not offer. */
   omit?: readonly string[];
+  /**
+   * Fields given as positional arguments, in order (`vc documents add URL FILE`): required ones
+   * as `<name>`, a file field read as JSON like a file flag. Their flag spec (`flags`) names the
+   * argument.
+   */
+  positional?: readonly string[];
   /** A one-line human summary of the result (on stderr). */
   summary?: (result: never, input: Record<string, unknown>) => string | undefined;
   /** The result as text on stdout or in -o FILE instead of JSON (unless --json), e.g. dotenv lines. */
   text?: (result: never) => string;
-  /** A warning about the result (on stderr). */
-  warn?: (result: never) => string | undefined;
+  /** A warning about the result (on stderr); with the URLs of public documents it names, shown whole. */
+  warn?: (result: never) => string | { text: string; publicUrls: readonly string[] } | undefined;
   /** Help text after the options: examples and notes. */
   help?: string;
 }
@@ -135,7 +143,7 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 /** The flags of an operation's input fields on a command. */
-export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' | 'fileLists'>, operation: AnyOperation): FlagInfo[] {
+export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' | 'fileLists' | 'positional'>, operation: AnyOperation): FlagInfo[] {
   const input = operation.input;
   if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
   return Object.entries(input.shape as Record<string, z.ZodType>)
@@ -155,6 +163,7 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' |
         ...(choices === undefined ? {} : { choices }),
         ...(defaultValue === undefined ? {} : { defaultValue }),
         ...(aliases === undefined ? {} : { aliases }),
+        ...(command.positional?.includes(field) === true ? { positional: true as const } : {}),
       };
     });
 }
@@ -209,7 +218,13 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map
     const listed = fileOfList(fileLists, info, found.rest);
     if (listed !== undefined) return listed.rest === '' ? `--${info.flag} ${listed.file}` : `--${info.flag} ${listed.file}: field ${listed.rest}`;
     const { line, rest } = lineOf(lines, info, found.rest);
-    const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}` : `--${info.flag}`;
+    const flag = info.positional === true ? '' : `--${info.flag}`;
+    const where =
+      info.kind === 'file'
+        ? `${flag}${flag === '' ? '' : ' '}${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}`
+        : info.positional === true
+          ? `${(info.argument ?? info.flag).toUpperCase()}`
+          : flag;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
 }
@@ -245,7 +260,7 @@ function cliFieldName(flags: FlagInfo[], field: string | undefined, lines: Map<s
   const found = flagOfField(flags, field);
   if (found === undefined) return field;
   const { line, rest } = lineOf(lines, found.info, found.rest);
-  const where = `--${found.info.flag}${line === undefined ? '' : ` line ${line}`}`;
+  const where = `${found.info.positional === true ? (found.info.argument ?? found.info.flag).toUpperCase() : `--${found.info.flag}`}${line === undefined ? '' : ` line ${line}`}`;
   return rest === '' ? where : `${where} ${rest}`;
 }
 
@@ -288,7 +303,7 @@ function inputFrom(
     }
     const file = String(value);
     files.set(info.field, file);
-    const typed = `--${typedAliases.get(info.flag) ?? info.flag}`;
+    const typed = info.positional === true ? (info.argument ?? info.flag).toUpperCase() : `--${typedAliases.get(info.flag) ?? info.flag}`;
     let document: unknown;
     try {
       if (command.jsonLines?.includes(info.field) === true) {
@@ -398,9 +413,15 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   }
   // Each flag once; a flag only some operations take says which.
   const seen = new Set<string>();
+  for (const field of command.positional ?? []) {
+    const info = flagsByOperation.get(command.operation)!.find((candidate) => candidate.field === field);
+    if (info === undefined) throw new Error(`${command.path}: positional field ${field} is not an input field of ${command.operation.name}`);
+    const name = info.argument ?? info.flag;
+    cmd.argument(info.required ? `<${name}>` : `[${name}]`, `${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}`);
+  }
   for (const [label, operation] of choices) {
     for (const info of flagsByOperation.get(operation)!) {
-      if (seen.has(info.flag)) continue;
+      if (info.positional === true || seen.has(info.flag)) continue;
       seen.add(info.flag);
       const takenBy = choices.filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
       // A flag of the command's own operation alone (no variants) needs no prefix.
@@ -415,7 +436,13 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   // Former flag names are read as the flag they became; errors name them as typed.
   const typedAliases = acceptAliases(cmd, [...flagsByOperation.values()].flat());
   const asTyped = (flags: FlagInfo[]): FlagInfo[] => flags.map((info) => (typedAliases.has(info.flag) ? { ...info, flag: typedAliases.get(info.flag)! } : info));
-  cmd.action(async (options: Record<string, unknown>) => {
+  cmd.action(async (...args: unknown[]) => {
+    // Commander passes the positional arguments first, then the options and the command.
+    const options = { ...(args[(command.positional ?? []).length] as Record<string, unknown>) };
+    (command.positional ?? []).forEach((field, index) => {
+      const info = flagsByOperation.get(command.operation)!.find((candidate) => candidate.field === field)!;
+      if (args[index] !== undefined) options[optionKey(info.flag)] = args[index];
+    });
     let operation = command.operation;
     const lines = new Map<string, number[]>();
     rt.renderField = (field) => cliFieldName(asTyped([...flagsByOperation.values()].flat()), field);
@@ -489,7 +516,8 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     // Only now, with the result in the file (or on stdout), may a re-run do the work again.
     await confirmDelivery(ctx, operation, input, result, call);
     const warning = command.warn?.(result as never);
-    if (warning !== undefined) rt.output.warn(warning);
+    if (typeof warning === 'string') rt.output.warn(warning);
+    else if (warning !== undefined) rt.output.warn(warning.text, warning.publicUrls);
     if (failure !== undefined) {
       rt.output.failure(failure);
       rt.exitCode = 1;

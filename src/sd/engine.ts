@@ -82,9 +82,11 @@ async function described<T>(run: () => Promise<T>, describe: (error: unknown) =>
   }
 }
 
-/** The engine that runs every call on the calling thread, with the given (static) document loader. */
-export function inProcessBbsEngine(documentLoader: DocumentLoader): BbsEngine {
-  const loader2023 = createBbs2023DocumentLoader();
+/**
+ * The engine that runs every call on the calling thread, with the given (static) document loader
+ * and the bbs-2023 one (by default over the bundled documents only).
+ */
+export function inProcessBbsEngine(documentLoader: DocumentLoader, loader2023: DocumentLoader = createBbs2023DocumentLoader()): BbsEngine {
   const dataIntegrityLoader = createDataIntegrityDocumentLoader(loader2023);
   return {
     signRdfcCredential: (credential, key, created) => described(() => signRdfcCredential(credential, key, dataIntegrityLoader, created), describeRdfcError),

@@ -79,6 +79,8 @@ export interface WorkerPoolOptions {
   maxCallsPerWorker?: number | undefined;
   /** The methods whose calls count toward maxCallsPerWorker (default: every call), e.g. those of the leaking library only. */
   recycledBy?: ReadonlySet<string> | undefined;
+  /** Plain data every worker receives as its `workerData` (a wallet home it reads documents from). */
+  workerData?: unknown;
 }
 
 interface Job {
@@ -283,7 +285,7 @@ export class WorkerPool {
 
   /** Starts one worker; resolves once it is ready, rejects if it fails to prepare or exits first. */
   private spawn(): Promise<void> {
-    const worker = new Worker(this.options.entry);
+    const worker = new Worker(this.options.entry, this.options.workerData === undefined ? {} : { workerData: this.options.workerData });
     let markExited: () => void = () => undefined;
     const slot: Slot = { worker, threadId: worker.threadId, ready: false, retiring: false, calls: 0, recycling: false, replaced: false, exited: new Promise<void>((resolve) => (markExited = resolve)) };
     this.slots.push(slot);

@@ -67,6 +67,8 @@ describe('vc completion', () => {
     for (const command of COMMANDS) {
       for (const { operation } of operationsOfCommand(command)) {
         for (const info of flagsOf(command, operation)) {
+          // A positional argument (vc documents add URL FILE) is no flag.
+          if (info.positional === true) continue;
           expect(script, `${shell}: vc ${command.path} --${info.flag}`).toMatch(flagOf(info.flag));
           for (const alias of info.aliases ?? []) {
             // A former name that is no flag of any command is not offered.

@@ -68,7 +68,7 @@ describe('one flag name per concept, the former ones hidden and still accepted',
     for (const flag of ['--context-url', '--context']) {
       const run = runVc(['--json', 'verifier', 'request', '--type', 'Nope', flag, 'https://contexts.example/nope.jsonld'], { home: freshHome() });
       expect(run.status, flag).toBe(2);
-      expect(jsonError(run.stderr).message, flag).toMatch(/https:\/\/contexts\.example\/.*not available offline/);
+      expect(jsonError(run.stderr).message, flag).toMatch(/unknown JSON-LD context https:\/\/contexts\.example\/nope\.jsonld: add it with `vc documents add https:\/\/contexts\.example\/nope\.jsonld FILE`/);
     }
   });
 

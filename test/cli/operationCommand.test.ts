@@ -16,9 +16,17 @@ const freshHome = (): string => path.join(tmp.dir, `home-${++homes}`);
 
 describe('commands built from the operation table', () => {
   it('answers usage errors found by the parser as one JSON line under --json', () => {
-    const missing = runVc(['--json', 'holder', 'disclose', '--keys', 'name'], { home: freshHome() });
+    const missing = runVc(['--json', 'verifier', 'status', '--request', '1'], { home: freshHome() });
     expect(missing.status).toBe(2);
-    expect(jsonError(missing.stderr)).toEqual({ code: 'invalid_input', message: "required option '--type <type>' not specified", field: '--type' });
+    expect(jsonError(missing.stderr)).toEqual({ code: 'invalid_input', message: "required option '--address <address>' not specified", field: '--address' });
+    // --type of holder disclose is needed only without --credential: the operation says so, naming both.
+    const noType = runVc(['--json', 'holder', 'disclose', '--keys', 'name'], { home: freshHome() });
+    expect(noType.status).toBe(2);
+    expect(jsonError(noType.stderr)).toEqual({
+      code: 'invalid_input',
+      message: "--type: missing: give the credential type to disclose from the holder's credentials, or the credential itself (--credential FILE)",
+      field: '--type',
+    });
     const unknown = runVc(['--json', 'verifier', 'nonce', '--bogus'], { home: freshHome() });
     expect(unknown.status).toBe(2);
     expect(jsonError(unknown.stderr)).toMatchObject({ code: 'invalid_input', field: '--bogus' });

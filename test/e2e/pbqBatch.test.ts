@@ -87,8 +87,9 @@ describe('vc issuer issue --batch', () => {
     const refused = vc(['issuer', 'issue', '--batch', file('bad.jsonl'), '-o', file('bad-out.jsonl')]);
     expect(refused.status).toBe(2);
     const error = JSON.parse(refused.stderr.trim().split('\n').at(-1)!) as { error: { message: string; field: string } };
-    expect(error.error.message).toMatch(/^--batch \S+bad\.jsonl line 3: field subject: cannot issue PassportCredential/);
-    expect(error.error.field).toBe('--batch line 3 subject');
+    // The subject's first problem by the type's schema, named by line and field.
+    expect(error.error.message).toMatch(/^--batch \S+bad\.jsonl line 3: field subject\.name: missing: the schema requires it \(string\) \(the JSON schema of PassportCredential\)$/);
+    expect(error.error.field).toBe('--batch line 3 subject.name');
     expect(await stateTransitions()).toEqual(before);
     const listed = vc(['issuer', 'credentials']);
     expect(listed.json<{ credentials: unknown[] }>().credentials).toEqual([]);

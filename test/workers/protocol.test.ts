@@ -78,7 +78,7 @@ describe('errors across threads', () => {
     expect(revived).toBeInstanceOf(DescribedProofError);
     expect(errors.isVcError(revived)).toBe(false);
     expect(describeProofError(revived)).toBe(describeProofError(wrapped));
-    expect(describeProofError(revived)).toMatch(/^document https:\/\/evil\.example\/ctx is not bundled with vc/);
+    expect(describeProofError(revived)).toMatch(/^unknown JSON-LD context https:\/\/evil\.example\/ctx: add it with `vc documents add https:\/\/evil\.example\/ctx FILE`/);
     expect(describeProofError(across(new TypeError('Object.defineProperty called on non-object')))).toBe(PROOF_UNPROCESSABLE_REASON);
   });
 

@@ -59,18 +59,21 @@ export const pbqIssuerDid = defineOperation({
 /** A credential type that is not bundled, registered for this process (`context` with `schema`). */
 const typeRegistration = {
   context: z.unknown().describe('JSON-LD context of a type that is not bundled (with schema)').optional(),
-  schema: z.unknown().describe('iden3 JSON schema (JsonSchema2023 with $metadata) of that type (with context)').optional(),
+  schema: z
+    .unknown()
+    .describe('iden3 JSON schema of that type (with context): its URL in $metadata.uris.jsonSchema (the official format) or $id, its context in $metadata.uris.jsonLdContext, its type in $metadata.type (else give type)')
+    .optional(),
 };
 
 /** Registers the type `context` and `schema` describe, when given; returns its name. */
-async function registeredType(ctx: Context, input: { context?: unknown; schema?: unknown }, call: OperationCall): Promise<string | undefined> {
+async function registeredType(ctx: Context, input: { context?: unknown; schema?: unknown; type?: string | undefined }, call: OperationCall): Promise<string | undefined> {
   if (input.context === undefined && input.schema === undefined) return undefined;
   if (input.context === undefined || input.schema === undefined) {
     const { InputError } = await import('../../errors.js');
     throw new InputError(`${call.names('context')} and ${call.names('schema')} go together (a JSON-LD context and its JSON schema)`, { field: input.context === undefined ? 'context' : 'schema' });
   }
   const { registerCredentialType } = await import('../pbq/pbqIssuance.js');
-  return (await registerCredentialType(ctx, { schema: input.schema, context: input.context, names: call.names })).type;
+  return (await registerCredentialType(ctx, { schema: input.schema, context: input.context, type: input.type, names: call.names })).type;
 }
 
 const issueItemFields = {

@@ -134,12 +134,12 @@ export const sdDisclose = defineOperation({
   name: 'sd.disclose',
   summary: 'derive a credential revealing only the requested credentialSubject fields: a BbsBlsSignatureProof2020 (spec 2.5), or a bbs-2023 disclosure proof from a bbs-2023 credential',
   input: z.strictObject({
-    credentialType: CredentialTypeSchema.describe("credential type to disclose from (the holder's latest of that type)"),
+    credentialType: CredentialTypeSchema.describe("credential type to disclose from (the holder's latest of that type); with credential, its own type by default").optional(),
     selectiveDisclosureKeys: z
       .array(z.string().min(1))
       .min(1, 'expected at least one key to reveal')
       .max(200)
-      .describe('credentialSubject fields to reveal, e.g. id,name,nationality (fields the credential lacks are ignored); for bbs-2023 also JSON Pointers, e.g. /credentialSubject/name'),
+      .describe('credentialSubject fields to reveal, e.g. id,name,nationality (a key like no field of the credential is left out; one close to a field, a typo, is refused); for bbs-2023 also JSON Pointers, e.g. /credentialSubject/name'),
     nonce: z.string().min(1).describe("the verifier's nonce to bind the proof to; random when absent").optional(),
     credential: z.unknown().describe('disclose from this BBS+ (2020 or bbs-2023) credential instead of the stored one').optional(),
   }),
@@ -194,11 +194,12 @@ export const sdVerify = defineOperation({
   }),
   result: VerifyResultSchema,
   mutates: false,
-  run: async (ctx, input) =>
+  run: async (ctx, input, call) =>
     (await sd()).verifySelectiveDisclosure(ctx, {
       vc: input.vc,
       requireNonce: input.requireNonce === true,
       statusLists: input.statusList === undefined ? undefined : Array.isArray(input.statusList) ? input.statusList : [input.statusList],
+      names: call.names,
     }),
   failure: (result) => (result.verified ? undefined : result.message),
 });

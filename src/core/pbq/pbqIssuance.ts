@@ -10,8 +10,9 @@ import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
 import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
-import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, isVcError } from '../../errors.js';
-import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean, isVcError } from '../../errors.js';
+import { PASSPORT_TYPE, type CredentialTypeInfo } from '../../iden3/documents.js';
+import { checkAgainstSchema, contextFieldsOfType, subjectSchemaOf } from '../../iden3/typeFields.js';
 import { samplePassportSubject } from '../sd/sdIssuance.js';
 import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
@@ -62,9 +63,9 @@ async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, un
  * Registers a credential type that is not bundled (a JSON schema with iden3 $metadata and its
  * JSON-LD context) for this process, so it can be issued; returns the type name.
  */
-export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; names?: FieldNamer }): Promise<{ type: string }> {
+export async function registerCredentialType(ctx: Context, options: { schema: unknown; context: unknown; type?: string | undefined; names?: FieldNamer }): Promise<{ type: string }> {
   const names = options.names ?? plainFieldNames;
-  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: names('schema'), context: names('context') });
+  const info = (await getIden3(ctx)).documents.register(options.schema, options.context, { schema: names('schema'), context: names('context'), type: names('type') }, options.type);
   return { type: info.type };
 }
 
@@ -115,7 +116,34 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
   else throw new InputError(`a subject is required for type ${typeName}: give its fields (${names(joinPath(base, 'subject'))})`, { field: joinPath(base, 'subject') });
   delete subject.type;
   subject.id = holder.string();
+  checkSubjectFields(iden3, type, subject, names, joinPath(base, 'subject'));
   return { holder: holder.string(), type, subject, names, base };
+}
+
+/**
+ * Refuses, naming the field and what was expected, a subject the type's documents do not allow: a
+ * field its JSON-LD context does not define (with the closest one), or a value its JSON schema
+ * refuses (type, required field, enumeration, pattern, bounds). The js-sdk would refuse both, but
+ * without saying where ("must be integer", "term is not defined").
+ */
+function checkSubjectFields(iden3: Iden3, type: CredentialTypeInfo, subject: Record<string, unknown>, names: FieldNamer, at: string): void {
+  const fields = iden3.documents.fieldsOf(type.type, type.contextUrl);
+  const context = iden3.documents.document(type.contextUrl);
+  const defined = context === undefined ? undefined : contextFieldsOfType(context, type.type);
+  if (defined !== undefined) {
+    for (const field of Object.keys(subject)) {
+      if (field === 'id' || defined.includes(field)) continue;
+      throw new UnprocessableError(`${names(joinPath(at, field))}: not a field of ${type.type}${didYouMean(field, fields ?? defined)}; its fields: ${(fields ?? defined).join(', ')}`, {
+        field: joinPath(at, field),
+      });
+    }
+  }
+  const node = subjectSchemaOf(iden3.documents.document(type.schemaUrl));
+  const problem = node === undefined ? undefined : checkAgainstSchema(subject, node);
+  if (problem !== undefined) {
+    const field = joinPath(at, problem.path);
+    throw new UnprocessableError(`${names(field)}: ${problem.problem} (the JSON schema of ${type.type})`, { field });
+  }
 }
 
 /**
@@ -140,8 +168,9 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem,
     );
   } catch (error) {
     const field = joinPath(item.base, 'subject');
-    const where = item.base === '' ? '' : `${item.names(field)}: `;
-    throw new UnprocessableError(`${where}cannot issue ${item.type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field, cause: error });
+    const ours = isVcError(error) ? error : undefined;
+    if (ours !== undefined) throw ours;
+    throw new UnprocessableError(`${item.names(field)}: cannot issue ${item.type.type}: ${describeError(error).replace(/^Error create w3c credential /, '')}`, { field, cause: error });
   }
 }
 

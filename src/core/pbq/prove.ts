@@ -14,6 +14,7 @@ import { isRequestProofVerified, requestIdExists } from '../../chain/universalVe
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { requireWalletIdentity } from './identities.js';
+import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
 import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
@@ -118,16 +119,16 @@ export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions,
       if (problem !== undefined) throw new InputError(`${names(path)}: ${problem}`, { field: path });
     }
   }
-  const loader = (await getIden3(ctx)).documents.loader();
+  const documents = (await getIden3(ctx)).documents;
   const contexts: Array<[unknown, string]> = [...credential['@context'].map((url, i): [unknown, string] => [url, `verifiableCredential.@context[${i}]`]), [request.query.context, 'credentialRequest.query.context']];
   for (const [url, field] of contexts) {
+    if (typeof url !== 'string') throw new UnprocessableError(`${names(field)}: expected the URL of a JSON-LD context (an inline context is not accepted)`, { field });
+    // The js-sdk's own core contexts (credentials v1, iden3 proofs) come through its loader.
+    if (documents.document(url) !== undefined) continue;
     try {
-      await loader(String(url));
-    } catch (error) {
-      throw new UnprocessableError(`${names(field)}: unknown JSON-LD context ${String(url)} (vc resolves contexts offline only: the bundled ones and those an issuer registered with a context and schema of its own)`, {
-        field,
-        cause: error,
-      });
+      await documents.loader()(url);
+    } catch {
+      throw unknownDocumentError(url, 'JSON-LD context', field, names(field));
     }
   }
 }

@@ -9,13 +9,14 @@
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../../chain/universalVerifier.js';
-import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
+import { contextDefinesType, contextFieldsOfType, contextTypes } from '../../iden3/typeFields.js';
 import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './pbqSchemas.js';
 
 const REQUESTS_NS = 'iden3.requests';
@@ -180,6 +181,30 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
 }
 
 /**
+ * Refuses, before any library reads the context, a context vc does not have (naming the command
+ * that adds it), a type the context does not define, and a field the type does not have (with
+ * the closest one and the fields it has): the js-sdk would say "term is not defined".
+ */
+function checkQueryField(documents: Iden3Documents, query: { type: string; context: string; field: string }, names: FieldNamer): void {
+  const contextDocument = documents.document(query.context);
+  if (contextDocument === undefined) throw unknownDocumentError(query.context, 'JSON-LD context', 'context', names('context'));
+  const types = contextTypes(contextDocument);
+  const fields = contextFieldsOfType(contextDocument, query.type);
+  if (fields === undefined) {
+    // A context of another shape (no type terms, or a default vocabulary): the js-sdk judges it.
+    if (types.length === 0 || contextDefinesType(contextDocument, query.type)) return;
+    throw new InputError(`${names('type')}: the context ${query.context} does not define the type ${query.type}${didYouMean(query.type, types)} (it defines ${types.join(', ')})`, {
+      field: 'type',
+      publicUrls: [query.context],
+    });
+  }
+  const top = query.field.split('.', 1)[0]!;
+  if (fields.includes(top)) return;
+  const named = documents.fieldsOf(query.type, query.context) ?? fields;
+  throw new InputError(`${names('field')}: ${query.type} has no field ${top}${didYouMean(top, named)}; its fields: ${named.join(', ')}`, { field: 'field' });
+}
+
+/**
  * `vc verifier request`: builds the spec 2.1 request (defaults: PassportCredential, birthDate
  * $lt 20010101, any issuer; the value 20010101 is the default for birthDate only), registers it
  * on the UniversalVerifier and returns it.
@@ -199,8 +224,13 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   const type = options.type ?? PASSPORT_TYPE;
   const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
   if (context === undefined) {
-    throw new InputError(`no JSON-LD context known for type ${type}: give its URL (${names('context')}), a context the issuer registered`, { field: 'context' });
+    const known = iden3.documents.types().map((t) => t.type);
+    throw new InputError(
+      `no JSON-LD context known for type ${type}${didYouMean(type, known)} (known: ${known.join(', ')}): give its URL (${names('context')}), a context the issuer registered or one pinned with vc documents add`,
+      { field: 'context' },
+    );
   }
+  checkQueryField(iden3.documents, { type, context, field }, names);
   const query: CredentialRequest['query'] = {
     allowedIssuers: options.allowedIssuers ?? ['*'],
     type,

@@ -18,7 +18,7 @@ import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023E
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
-import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { findEmbeddedKeyword, noPinnedContexts, pinnedContexts, type PinnedContextCheck, type VerificationCheck } from './documentChecks.js';
 import { checkBbs2023Cost } from './sdCost.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */
@@ -45,14 +45,15 @@ function vcVersion(credential: Record<string, unknown>): 1 | 2 | undefined {
  * The @context of a bbs-2023 credential: VC 2.0 first, or VC 1.1 first with the data-integrity v2
  * context among them (else `cryptosuite` would not expand); bundled URLs only, no inline objects.
  */
-export function checkBbs2023Contexts(credential: Record<string, unknown>): VerificationCheck {
+export function checkBbs2023Contexts(credential: Record<string, unknown>, pinned: PinnedContextCheck = noPinnedContexts): VerificationCheck {
   const contexts = credential['@context'];
   const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
   const version = vcVersion(credential);
   if (version === undefined) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V2_URL} (or ${CREDENTIALS_V1_URL})` };
   for (const entry of list) {
     if (typeof entry !== 'string') return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
-    if (!isKnownContext(entry)) return { id: 'context', valid: false, reason: `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)` };
+    const refused = isKnownContext(entry) ? undefined : pinned(entry);
+    if (refused !== undefined) return { id: 'context', valid: false, reason: refused };
   }
   if (version === 1 && !list.includes(DATA_INTEGRITY_V2_URL)) {
     return { id: 'context', valid: false, reason: `a VC 1.1 credential with a bbs-2023 proof must list ${DATA_INTEGRITY_V2_URL} in its @context` };
@@ -198,7 +199,7 @@ export async function signBbs2023Credential(
   if (unsigned.credentialStatus !== undefined) {
     throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
   }
-  const contexts = checkBbs2023Contexts(unsigned);
+  const contexts = checkBbs2023Contexts(unsigned, pinnedContexts(ctx));
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(unsigned);
   if (keyword !== undefined) throw refuse(keyword, 'a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)');
@@ -272,7 +273,7 @@ export async function checkBbs2023BaseCredential(ctx: Context, credential: JsonL
   if (header.kind !== 'base') throw refuse('proof', 'this is a derived (disclosed) proof; a holder discloses from the issuer\'s base proof');
   const cost = checkBbs2023Cost(credential, 'base');
   if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
-  const contexts = checkBbs2023Contexts(credential);
+  const contexts = checkBbs2023Contexts(credential, pinnedContexts(ctx));
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(credential);
   if (keyword !== undefined) throw refuse(keyword, `${keyword}: a JSON-LD keyword inside the credential is not accepted`);
@@ -317,7 +318,7 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   if (cost !== undefined) throw new TooLargeError(`vc: ${cost}`, { field: 'vc' });
   checks.push({ id: 'proof-type', valid: true });
   const embedded = findEmbeddedKeyword(vc);
-  const context = embedded === undefined ? checkBbs2023Contexts(vc) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
+  const context = embedded === undefined ? checkBbs2023Contexts(vc, pinnedContexts(ctx)) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
   checks.push(context);
   const shape = checkBbs2023Shape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });

@@ -4,11 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { InputError, NotFoundError, UnprocessableError, isVcError } from '../../errors.js';
+import { InputError, NotFoundError, UnprocessableError, didYouMean, isVcError } from '../../errors.js';
 import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
 import { describeProofError } from '../../sd/suites/bbs2020/bbs2020Suite.js';
 import { type JsonLdDocument } from '../../sd/proofOutcome.js';
-import { checkContexts, checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
+import { checkContexts, pinnedContexts, checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './sdSchemas.js';
 import { readHolderCredential, storeHolderCredential } from './sdRecords.js';
@@ -24,11 +24,16 @@ const KEPT_CREDENTIAL_FIELDS = ['issuer', 'issuanceDate', 'expirationDate', 'cre
 const BLANK_NODE_ID_PREFIX = 'urn:bnid:';
 
 export interface DeriveSelectiveDisclosureOptions {
-  /** Credential type to disclose from (the holder's stored credential of that type). */
-  type: string;
   /**
-   * credentialSubject fields to reveal; `id` included when asked. Keys the credential lacks are
-   * ignored. For a bbs-2023 credential, an entry starting with `/` is a JSON Pointer into it.
+   * Credential type to disclose from (the holder's stored credential of that type); with
+   * `credential`, optional (the credential's own type) and else checked against it.
+   */
+  type?: string | undefined;
+  /**
+   * credentialSubject fields to reveal; `id` included when asked (and when the subject has one).
+   * A key close to a field the subject has (a typo) is refused, naming it; another key the
+   * credential lacks is left out (spec 2.5 rule 4). For a bbs-2023 credential, an entry starting with
+   * `/` is a JSON Pointer into it.
    */
   keys: readonly string[];
   /** Verifier nonce (base64) to bind the proof to; a random one when absent. */
@@ -57,8 +62,22 @@ function decodeNonce(nonce: string, names: FieldNamer): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions): BbsCredential {
+/** The type a credential is disclosed as: its first type besides VerifiableCredential. */
+function ownType(credential: BbsCredential): string | undefined {
+  return typesOf(credential).find((t) => t !== 'VerifiableCredential');
+}
+
+function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions): { credential: BbsCredential; type: string } {
   const names = options.names ?? plainFieldNames;
+  if (options.type === undefined && options.credential === undefined) {
+    throw new InputError(`${names('credentialType')}: missing: give the credential type to disclose from the holder's credentials, or the credential itself (${names('credential')})`, { field: 'credentialType' });
+  }
+  if (options.type === undefined) {
+    const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
+    const type = ownType(credential);
+    if (type === undefined) throw new UnprocessableError(`${names('credential.type')}: lists no credential type besides VerifiableCredential`, { field: 'credential.type' });
+    return { credential, type };
+  }
   const type = parseInput(CredentialTypeSchema, options.type, names, 'credentialType');
   if (options.credential === undefined) {
     const stored = readHolderCredential(ctx, type);
@@ -67,21 +86,44 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
         field: 'credentialType',
       });
     }
-    return stored;
+    return { credential: stored, type };
   }
   const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
   if (!typesOf(credential).includes(type)) {
     throw new UnprocessableError(`${names('credential.type')}: is a ${typesOf(credential).join('/')} credential, not ${type}`, { field: 'credential.type' });
   }
-  return credential;
+  return { credential, type };
+}
+
+/**
+ * Refuses the keys (not JSON Pointers) that name no field of the credential's subject but are
+ * close to one (a typo, `nationalty`), with that field and the fields there are: a typo would
+ * otherwise disclose less than meant. A key like no field at all is left out of the disclosure,
+ * as spec 2.5 rule 4 has it ("only the requested keys that exist in the credential").
+ */
+function checkDisclosureKeys(credential: BbsCredential, keys: readonly string[], names: FieldNamer): void {
+  const subject = credential.credentialSubject as Record<string, unknown>;
+  const fields = Object.keys(subject);
+  // `id` links the subject when it has one, and asks for nothing when it has none (a blank node).
+  const typos = [...new Set(keys)]
+    .filter((key) => !key.startsWith('/') && key !== 'id' && !Object.hasOwn(subject, key))
+    .map((key) => ({ key, hint: didYouMean(key, fields) }))
+    .filter(({ hint }) => hint !== '');
+  if (typos.length === 0) return;
+  throw new UnprocessableError(
+    `${names('selectiveDisclosureKeys')}: the credential has no subject field ${typos.map(({ key, hint }) => `${key}${hint}`).join(', ')}; its fields: ${fields.join(', ')}`,
+    { field: 'selectiveDisclosureKeys' },
+  );
 }
 
 /**
  * Derives the spec 2.5 response: a credential revealing only the requested subject fields that
  * exist, with a BbsBlsSignatureProof2020 that carries the nonce.
  */
-export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
-  const credential = loadCredential(ctx, options);
+export async function deriveSelectiveDisclosure(ctx: Context, given: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
+  const { credential, type } = loadCredential(ctx, given);
+  const options = { ...given, type };
+  checkDisclosureKeys(credential, options.keys, options.names ?? plainFieldNames);
   if (isDataIntegrityCredential(credential)) return deriveBbs2023Disclosure(ctx, credential, options);
   // A stored credential passed these checks when it was issued or imported; a file has not yet.
   if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.names ?? plainFieldNames, 'credential');
@@ -139,7 +181,7 @@ export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSel
 }
 
 /** deriveSelectiveDisclosure for a credential with a bbs-2023 proof: the keys become JSON Pointers, the nonce the presentation header. */
-async function deriveBbs2023Disclosure(ctx: Context, credential: BbsCredential, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
+async function deriveBbs2023Disclosure(ctx: Context, credential: BbsCredential, options: DeriveSelectiveDisclosureOptions & { type: string }): Promise<DeriveSelectiveDisclosureResult> {
   const names = options.names ?? plainFieldNames;
   if (options.credential !== undefined) await checkBbs2023BaseCredential(ctx, credential as JsonLdDocument, names, 'credential');
   const raw = options.keys.filter((key) => key.startsWith('/'));
@@ -171,7 +213,7 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
   }
   const keyword = findEmbeddedKeyword(credential);
   if (keyword !== undefined) throw refuse(keyword, `${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
-  const contexts = checkContexts(credential);
+  const contexts = checkContexts(credential, pinnedContexts(ctx));
   if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
   const presented = checkPresentedShape(credential);
   if (presented !== undefined) throw refuse(presented.split(':', 1)[0]!, presented);
@@ -195,7 +237,7 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
 export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; names?: FieldNamer }): Promise<StoreSelectiveDisclosureCredentialResult> {
   const names = options.names ?? plainFieldNames;
   const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
-  const type = typesOf(credential).find((t) => t !== 'VerifiableCredential');
+  const type = ownType(credential);
   if (type === undefined) throw new UnprocessableError(`${names('credential.type')}: lists no credential type besides VerifiableCredential`, { field: 'credential.type' });
   await checkDisclosableCredential(ctx, credential, names, 'credential');
   storeHolderCredential(ctx, type, options.credential as BbsCredential);

@@ -4,8 +4,10 @@
  * of a credential subject that selective disclosure can handle. Shared by issuance, import,
  * disclosure and verification, so a credential vc accepts at one step is never refused later.
  */
+import type { Context } from '../../context.js';
 import { CREDENTIALS_V1_URL, isBundledDocument } from '../../sd/documentLoader.js';
 import { shortId } from '../../sd/didKey.js';
+import { PinnedDocumentChangedError, addDocumentCommand, readPinnedDocument } from '../../store/pinnedDocuments.js';
 
 /** How far in the future an issuanceDate may lie, for clocks that differ a little. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -147,8 +149,34 @@ export interface VerificationCheck {
   reason?: string;
 }
 
-/** The @context list: credentials v1 first, bundled URLs only, no inline objects. */
-export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
+/**
+ * Whether a context URL that is not bundled may be used: undefined when the wallet has it pinned
+ * (and its stored copy is intact), else why not.
+ */
+export type PinnedContextCheck = (url: string) => string | undefined;
+
+/** Why `url` is not a known context, with the command that pins it. */
+export function unknownContextReason(url: string): string {
+  return `@context ${shortId(url, 300)} is not a known context: add it with \`${addDocumentCommand(shortId(url, 300))}\` (remote contexts are never fetched)`;
+}
+
+/** No pinned documents: every context that is not bundled is unknown. */
+export const noPinnedContexts: PinnedContextCheck = unknownContextReason;
+
+/** The check of the wallet's pinned contexts (each use reads the stored copy and checks its hash). */
+export function pinnedContexts(ctx: Context): PinnedContextCheck {
+  return (url) => {
+    try {
+      return readPinnedDocument(ctx.store, url) === undefined ? unknownContextReason(url) : undefined;
+    } catch (error) {
+      if (error instanceof PinnedDocumentChangedError) return error.message;
+      throw error;
+    }
+  };
+}
+
+/** The @context list: credentials v1 first, bundled or pinned URLs only, no inline objects. */
+export function checkContexts(vc: Record<string, unknown>, pinned: PinnedContextCheck = noPinnedContexts): VerificationCheck {
   const contexts = vc['@context'];
   const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
   if (list[0] !== CREDENTIALS_V1_URL) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V1_URL}` };
@@ -156,7 +184,8 @@ export function checkContexts(vc: Record<string, unknown>): VerificationCheck {
     if (typeof entry !== 'string') {
       return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
     }
-    if (!isBundledDocument(entry)) return { id: 'context', valid: false, reason: `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)` };
+    const refused = isBundledDocument(entry) ? undefined : pinned(entry);
+    if (refused !== undefined) return { id: 'context', valid: false, reason: refused };
   }
   return { id: 'context', valid: true };
 }

@@ -31,7 +31,7 @@ export async function startSelectiveDisclosureWorkers(ctx: Context, options: { s
   const size = options.size ?? ctx.config.server.workers;
   if (size === 0) return { size: 0, close: async () => undefined };
   const { BbsWorkerPool } = await import('../../sd/worker/bbsWorkerPool.js');
-  const pool = await BbsWorkerPool.start({ size, log: options.log });
+  const pool = await BbsWorkerPool.start({ size, log: options.log, home: ctx.config.home });
   const uninstall = installBbsEngine(ctx, pool);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {

@@ -7,13 +7,13 @@
  */
 import { ServiceKey, type Context } from '../../context.js';
 import { inProcessBbsEngine, type BbsEngine } from '../../sd/engine.js';
-import { sdDocumentLoader } from './sdDocumentLoader.js';
+import { sdDocumentLoader, sdDocumentLoader2023 } from './sdDocumentLoader.js';
 
 const ENGINE_KEY = new ServiceKey<BbsEngine>('bbs.engine');
 
 /** The BBS+ engine of `ctx`: the installed one, else an in-process engine created on first use. */
 export function sdEngine(ctx: Context): Promise<BbsEngine> {
-  return ctx.lazy(ENGINE_KEY, async () => inProcessBbsEngine(await sdDocumentLoader(ctx)));
+  return ctx.lazy(ENGINE_KEY, async () => inProcessBbsEngine(await sdDocumentLoader(ctx), await sdDocumentLoader2023(ctx)));
 }
 
 /**

@@ -12,6 +12,7 @@ import type { StatusPurpose } from '../../status/bitstringStatusList.js';
 import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
+import { pinnedContexts } from './documentChecks.js';
 import {
   checkBbs2023BaseCredential,
   checkBbs2023Contexts,
@@ -141,7 +142,7 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
   const cost = checkBbs2023Cost(credential, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
   if (cost !== undefined) throw new TooLargeError(`verifiableCredential: ${cost}`, { field: 'verifiableCredential' });
-  const contexts = checkBbs2023Contexts(credential);
+  const contexts = checkBbs2023Contexts(credential, pinnedContexts(ctx));
   if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
   const keyword = findEmbeddedKeyword(credential);
   if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);

@@ -3,10 +3,11 @@
  * credential (spec 2.5) as a list of checks. A failed verification is a result, not an exception.
  */
 import type { Context } from '../../context.js';
-import { InputError } from '../../errors.js';
+import { InputError, UnprocessableError } from '../../errors.js';
+import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
-import { checkContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
+import { checkContexts, pinnedContexts, checkPresentedShape, checkValidityDates, findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
@@ -32,6 +33,8 @@ export interface VerifySelectiveDisclosureResult {
 export interface VerifySelectiveDisclosureOptions {
   /** The holder's derived credential (spec 2.5 `vc`). */
   vc: Record<string, unknown>;
+  /** How the caller names input fields (`--credential FILE` on the command line). */
+  names?: FieldNamer | undefined;
   /** Require the proof's nonce to be one this verifier issued (default false: such a nonce is then merely checked when present); VC_REQUIRE_NONCE=true requires it whatever this says. */
   requireNonce?: boolean | undefined;
   /** Status list credentials the caller gives for the credential's status entries (see src/core/status). */
@@ -56,6 +59,25 @@ export function createVerifierNonce(ctx: Context, options: { ttlSeconds?: number
   const expiresAtMs = ctx.now().getTime() + ttlSeconds * 1000;
   const nonce = mintVerifierNonce(verifierNonceSecret(ctx), expiresAtMs);
   return { nonce, expiresAt: new Date(expiresAtMs).toISOString() };
+}
+
+/**
+ * What a document given to the verifier is when it is not a selective-disclosure credential at
+ * all (an iden3 credential, or the issuer's response wrapping one), said so; else undefined.
+ */
+function otherCredentialKind(document: Record<string, unknown>): string | undefined {
+  const inner = record(document.credential);
+  if (document.proof === undefined && inner !== undefined && typeof document.message === 'string') {
+    const wrapped = otherCredentialKind(inner);
+    if (wrapped !== undefined) return `an issuer's response holding ${wrapped}`;
+  }
+  const proofs = Array.isArray(document.proof) ? document.proof : [document.proof];
+  const proofTypes = proofs.map((proof) => record(proof)?.type).filter((type): type is string => typeof type === 'string');
+  const iden3Proof = proofTypes.find((type) => type === 'BJJSignature2021' || type.startsWith('Iden3'));
+  const statusType = record(document.credentialStatus)?.type;
+  if (iden3Proof !== undefined) return `an iden3 credential (proof ${iden3Proof})`;
+  if (typeof statusType === 'string' && statusType.startsWith('Iden3') && document.proof === undefined) return `an iden3 credential without its proofs (status ${statusType})`;
+  return undefined;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -203,7 +225,7 @@ export async function checkPresentedCredential(
   const embedded = findEmbeddedKeyword(vc);
   const contextCheck: VerificationCheck =
     embedded === undefined
-      ? checkContexts(vc)
+      ? checkContexts(vc, pinnedContexts(ctx))
       : { id: 'context', valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
   checks.push(contextCheck);
   // The shape first: JSON-LD work on an unusual shape can take minutes, and some shapes hide data.
@@ -233,6 +255,14 @@ export async function checkPresentedCredential(
  * presentation signed with the verifier's challenge.
  */
 export async function verifySelectiveDisclosure(ctx: Context, options: VerifySelectiveDisclosureOptions): Promise<VerifySelectiveDisclosureResult> {
+  const kind = otherCredentialKind(options.vc);
+  if (kind !== undefined) {
+    const names = options.names ?? plainFieldNames;
+    throw new UnprocessableError(
+      `${names('vc')}: is ${kind}; \`verifier verify\` takes a W3C credential (a BBS+ disclosure from \`vc holder disclose\`, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential)${kind.includes('an iden3') ? '; an iden3 credential is proved on chain with `vc holder prove-submit`' : ''}`,
+      { field: 'vc' },
+    );
+  }
   const presented = await checkPresentedCredential(ctx, options.vc, { statusLists: options.statusLists });
   const checks = presented.checks;
   if (!presented.complete) return finish(checks);

@@ -6,13 +6,20 @@
  * self-tests it. That happens before the worker says it is ready, so no call is ever served by
  * a worker whose randomness was not proven; a failed self-test is the worker's `failed` answer.
  *
+ * Documents the user pinned in the wallet (`vc documents add`) are read from the wallet home the
+ * pool names in workerData, at each use (so a document pinned while the server runs is seen), with
+ * the same hash check as on the main thread.
+ *
  * The issuer's key arrives as plain data with each signing call (BlsKeyMaterial) and is kept as a
  * MATTR key pair for the next ones. bbs-2023 runs here too (Digital Bazaar's JavaScript, whose
  * randomness is node:crypto's own), with its key as Bbs2023KeyMaterial, and so do eddsa-rdfc-2022
  * and ecdsa-rdfc-2019, with theirs as RdfcKeyMaterial.
  */
-import { threadId } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { createStaticDocumentLoader } from '../documentLoader.js';
+import { createBbs2023DocumentLoader } from '../suites/bbs2023/bbs2023Loader.js';
+import { WalletStore } from '../../store/store.js';
+import { readPinnedDocument, type PinnedLookup } from '../../store/pinnedDocuments.js';
 import { inProcessBbsEngine } from '../engine.js';
 import { blsKeyFromMaterial, type BlsIssuerKey, type BlsKeyMaterial } from '../suites/bbs2020/bbs2020Keys.js';
 import { bbsLibraries, bbsRandomnessStats, type BbsRandomnessStats } from '../library.js';
@@ -30,7 +37,21 @@ export interface BbsWorkerInfo {
   randomness: BbsRandomnessStats;
 }
 
-const engine = inProcessBbsEngine(createStaticDocumentLoader());
+/** What the pool gives each worker. */
+export interface BbsWorkerData {
+  /** The wallet home whose pinned documents the loaders read. */
+  home: string;
+}
+
+/** The pinned documents of the pool's wallet home, the store opened on first need. */
+function pinnedOfHome(home: string | undefined): PinnedLookup | undefined {
+  if (home === undefined) return undefined;
+  let store: WalletStore | undefined;
+  return (url) => readPinnedDocument((store ??= WalletStore.open(home)), url);
+}
+
+const pinned = pinnedOfHome((workerData as Partial<BbsWorkerData> | null)?.home);
+const engine = inProcessBbsEngine(createStaticDocumentLoader(pinned), createBbs2023DocumentLoader(pinned));
 
 /** Key pairs built from the material of earlier calls (an issuer has one key; a few at most). */
 const keys = new Map<string, Promise<BlsIssuerKey>>();

@@ -8,13 +8,14 @@
  * call, every BBS_CALLS_PER_WORKER calls of MATTR's WebAssembly: the memory it leaks goes with them.
  */
 import { UnknownDocumentError } from '../documentLoader.js';
+import { PinnedDocumentChangedError } from '../../store/pinnedDocuments.js';
 import type { OverloadedError } from '../../errors.js';
 import type { BbsEngine, PresentationBinding } from '../engine.js';
 import type { RdfcKeyMaterial } from '../suites/rdfc/rdfcKeys.js';
 import { blsKeyMaterial, type BlsIssuerKey } from '../suites/bbs2020/bbs2020Keys.js';
 import { MalformedProofValueError } from '../suites/bbs2020/proofValue.js';
 import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../proofOutcome.js';
-import type { BBS_WORKER_METHODS, BbsWorkerInfo } from './bbsWorker.js';
+import type { BBS_WORKER_METHODS, BbsWorkerData, BbsWorkerInfo } from './bbsWorker.js';
 import { WorkerPool, defaultWorkerCount, workerEntry } from '../../workers/pool.js';
 import type { Bbs2023CheckResult, Bbs2023KeyMaterial, VerifyBbs2023Options } from '../suites/bbs2023/bbs2023Suite.js';
 
@@ -46,6 +47,8 @@ export interface BbsWorkerPoolOptions {
   entry?: URL | undefined;
   /** Receives a line per worker that failed and was replaced. */
   log?: ((message: string) => void) | undefined;
+  /** The wallet home whose pinned documents the workers' loaders read after the bundled ones (none: bundled only). */
+  home?: string | undefined;
 }
 
 /** A BbsEngine whose calls run in worker threads. */
@@ -60,10 +63,11 @@ export class BbsWorkerPool implements BbsEngine {
       size: options.size ?? defaultWorkerCount(),
       queueLimit: options.queueLimit,
       callTimeoutMs: options.callTimeoutMs,
-      errorClasses: [UnknownDocumentError, MalformedProofValueError, DescribedProofError],
+      errorClasses: [UnknownDocumentError, PinnedDocumentChangedError, MalformedProofValueError, DescribedProofError],
       log: options.log,
       maxCallsPerWorker: options.maxCallsPerWorker ?? BBS_CALLS_PER_WORKER,
       recycledBy: RECYCLED_BY,
+      ...(options.home === undefined ? {} : { workerData: { home: options.home } satisfies BbsWorkerData }),
     });
     return new BbsWorkerPool(pool);
   }

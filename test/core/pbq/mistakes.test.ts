@@ -9,7 +9,7 @@
  * One real credential is issued in beforeAll; the mistakes are variations of it and of a real
  * registered request, so each refusal is the first thing that can go wrong.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
@@ -18,7 +18,7 @@ import { checkProofInputs } from '../../../src/core/pbq/prove.js';
 import { createCredentialRequest, universalVerifierAbi } from '../../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/pbqSchemas.js';
 import { InputError, UnprocessableError, VerificationError } from '../../../src/errors.js';
-import { runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../../helpers.js';
+import { ROOT, runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -141,10 +141,12 @@ describe('a credential naming an unknown JSON-LD context', () => {
     expect(res.body.error?.message).toContain(`unknown JSON-LD context ${UNKNOWN}`);
   });
 
-  it('CLI: exit 2 naming the context (the CLI shows URLs by their origin)', () => {
+  it('CLI: exit 2 naming the context whole (a public document, not a secret endpoint) and the command that adds it', () => {
     const run = vc(['holder', 'prove-submit', '--credential', file('unknown-context.json', withUnknown()), '--request', file('request.json', request)]);
     expect(run.status).toBe(2);
-    expect(oneLine(run.stderr)).toMatch(new RegExp(`^--credential \\S+unknown-context\\.json: field @context\\[${index()}\\]: unknown JSON-LD context https://contexts\\.unknown\\.example`));
+    expect(oneLine(run.stderr)).toBe(
+      `--credential ${path.join(tmp.dir, 'unknown-context.json')}: field @context[${index()}]: unknown JSON-LD context ${UNKNOWN}: add it with \`vc documents add ${UNKNOWN} FILE\` (vc never fetches documents from the network)`,
+    );
   });
 
   it('an unknown context in the request file is named too', async () => {
@@ -243,5 +245,67 @@ describe('operator and value shapes at request creation', () => {
     } finally {
       await ctx.close();
     }
+  });
+});
+
+describe('messages that name the input and what was expected (issue 26)', () => {
+  const SAMPLE = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'subjects', 'passport.json'), 'utf8')) as Json;
+  const holderDid = (): string => String((credential.credentialSubject as Json).id);
+  const issue = (subject: unknown, name: string, extra: string[] = []) => vc(['issuer', 'issue', '--holder', holderDid(), '--subject', file(name, subject), ...extra]);
+
+  it('--subject with a value of the wrong type: the file, the field and what the schema expects', () => {
+    const run = issue({ ...SAMPLE, birthDate: '1990-01-01' }, 'bad-birthdate.json');
+    expect(run.status).toBe(2);
+    expect(oneLine(run.stderr)).toBe(`--subject ${path.join(tmp.dir, 'bad-birthdate.json')}: field birthDate: expected an integer, got a string ("1990-01-01") (the JSON schema of PassportCredential)`);
+    expect(JSON.parse(run.stderr).error.field).toBe('--subject birthDate');
+  });
+
+  it('--subject {} : the first required field, named', () => {
+    const run = issue({}, 'empty.json');
+    expect(run.status).toBe(2);
+    expect(oneLine(run.stderr)).toBe(`--subject ${path.join(tmp.dir, 'empty.json')}: field name: missing: the schema requires it (string) (the JSON schema of PassportCredential)`);
+  });
+
+  it('--subject with a misspelt field: did you mean, and the fields of the type', () => {
+    const { birthDate, ...rest } = SAMPLE;
+    const run = issue({ ...rest, birthdate: birthDate }, 'misspelt.json');
+    expect(run.status).toBe(2);
+    expect(oneLine(run.stderr)).toBe(
+      `--subject ${path.join(tmp.dir, 'misspelt.json')}: field birthdate: not a field of PassportCredential (did you mean birthDate?); its fields: birthDate, customerReference, expiryDate, name, nationality, passportNumber, publicAddress`,
+    );
+  });
+
+  it('--schema in the official iden3 format ($metadata.uris.jsonSchema, no $id) is accepted; its missing $metadata.type is asked for as --type', () => {
+    const official = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
+    const register = ['--context-file', path.join(official, 'kyc-v3.json-ld'), '--schema', path.join(official, 'KYCAgeCredential-v3.json')];
+    const noType = issue({ birthday: 19960424, documentType: 2 }, 'kyc.json', register);
+    expect(noType.status).toBe(2);
+    expect(oneLine(noType.stderr)).toMatch(/^--schema \S+KYCAgeCredential-v3\.json: field \$metadata\.type is missing .*give the type with --type \(the context defines KYCAgeCredential, KYCCountryOfResidenceCredential\)$/);
+    // With --type the schema registers, and the subject is checked against it (nothing issued here).
+    const checked = issue({ birthday: '1996-04-24', documentType: 2 }, 'kyc-bad.json', [...register, '--type', 'KYCAgeCredential']);
+    expect(checked.status).toBe(2);
+    expect(oneLine(checked.stderr)).toBe(`--subject ${path.join(tmp.dir, 'kyc-bad.json')}: field birthday: expected an integer, got a string ("1996-04-24") (the JSON schema of KYCAgeCredential)`);
+  });
+
+  it('vc verifier request --field birthdate: did you mean birthDate, before anything is registered', async () => {
+    const before = await registeredRequests();
+    const run = vc(['verifier', 'request', '--field', 'birthdate', '--value', '20010101']);
+    expect(run.status).toBe(2);
+    expect(oneLine(run.stderr)).toBe('--field: PassportCredential has no field birthdate (did you mean birthDate?); its fields: birthDate, customerReference, expiryDate, name, nationality, passportNumber, publicAddress');
+    expect(await registeredRequests()).toBe(before);
+  });
+
+  it('an iden3 credential given to vc verifier verify is named as such (bare, or the issuer\'s response)', async () => {
+    const bare = vc(['verifier', 'verify', '--credential', file('passport.json', credential)]);
+    expect(bare.status).toBe(2);
+    expect(oneLine(bare.stderr)).toBe(
+      `--credential ${path.join(tmp.dir, 'passport.json')}: is an iden3 credential (proof BJJSignature2021); \`verifier verify\` takes a derived BBS+ credential (the output of \`vc holder disclose\`); an iden3 credential is proved on chain with \`vc holder prove-submit\``,
+    );
+    const wrapped = vc(['verifier', 'verify', '--credential', file('passport-response.json', { message: 'credential successfully generated', credential })]);
+    expect(wrapped.status).toBe(2);
+    expect(oneLine(wrapped.stderr)).toMatch(/: is an issuer's response holding an iden3 credential \(proof BJJSignature2021\); `verifier verify` takes a derived BBS\+ credential/);
+    const res = await call(`${urls.verifier}/verify-vc`, { vc: credential });
+    expect(res.status).toBe(422);
+    expect(res.body.error?.message).toMatch(/^request body: field vc: is an iden3 credential/);
   });
 });

@@ -113,3 +113,26 @@ describe('holder import (vc holder import-sd, POST /sd-credentials)', () => {
     expect(error.message).toMatch(/^--credential c\.json: credentialSubject\.nationality: a nested object/);
   });
 });
+
+describe('disclosure keys and type (issue 26)', () => {
+  it('a key close to a field (a typo) is refused with that field and the fields there are; one like no field is left out (spec 2.5 rule 4)', async () => {
+    const credential = await issueSelectiveDisclosureCredential(ctx, { subject, holder: 'did:example:alice', store: false });
+    const names = (field: string): string => (field === 'selectiveDisclosureKeys' ? '--keys' : field);
+    const error = await refusal(deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name', 'nationalty'], credential, names }));
+    expect(error).toBeInstanceOf(UnprocessableError);
+    expect(error.message).toBe('--keys: the credential has no subject field nationalty (did you mean nationality?); its fields: name, passportNumber, nationality, birthDate, customerReference, expiryDate, publicAddress, id');
+    const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name', 'shoeSize'], credential });
+    expect(vc.credentialSubject).toEqual({ id: 'did:example:alice', name: 'Alice' });
+  });
+
+  it('with a credential, the type is its own; without either, the type is asked for', async () => {
+    const credential = await issueSelectiveDisclosureCredential(ctx, { subject, store: false });
+    const { vc } = await deriveSelectiveDisclosure(ctx, { keys: ['nationality'], credential });
+    expect(vc.type).toEqual(['VerifiableCredential', 'PassportCredential']);
+    expect(vc.credentialSubject).toEqual({ nationality: 'NLD' });
+    const names = (field: string): string => ({ credentialType: '--type', credential: '--credential FILE' })[field] ?? field;
+    const missing = await refusal(deriveSelectiveDisclosure(ctx, { keys: ['name'], names }));
+    expect(missing).toBeInstanceOf(InputError);
+    expect(missing.message).toBe("--type: missing: give the credential type to disclose from the holder's credentials, or the credential itself (--credential FILE)");
+  });
+});

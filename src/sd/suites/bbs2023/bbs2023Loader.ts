@@ -3,9 +3,10 @@
  * what the 2020 loader serves (fixtures/contexts/), the W3C contexts a Data Integrity credential
  * names (credentials v2, data-integrity v1/v2, multikey v1, the Bitstring Status List v1 context
  * a VC 1.1 credential with a status list entry names, and the VDL context of the W3C test suite's
- * driver's licence), read from the npm packages that publish them, and BLS12-381 G2
- * did:key identifiers resolved as Multikey verification methods. Nothing is ever fetched: an
- * unknown URL is an UnknownDocumentError naming it.
+ * driver's licence), read from the npm packages that publish them, then the documents the user
+ * pinned in the wallet, and BLS12-381 G2 did:key identifiers resolved as Multikey verification
+ * methods. Nothing is ever fetched: an unknown URL is an UnknownDocumentError naming it and the
+ * command that pins it.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import { UnprocessableError } from '../../../errors.js';
 import { UnknownDocumentError, createStaticDocumentLoader, isBundledDocument, type DocumentLoader, type RemoteDocument } from '../../documentLoader.js';
 import { isBlsDidKeyUrl, shortId } from '../../didKey.js';
 import { STATUS_LIST_V1_CONTEXT_URL } from '../../../status/bitstringStatusList.js';
+import type { PinnedLookup } from '../../../store/pinnedDocuments.js';
 
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2';
 export const DATA_INTEGRITY_V1_URL = 'https://w3id.org/security/data-integrity/v1';
@@ -84,8 +86,8 @@ export function resolveMultikeyDidKey(url: string): Record<string, unknown> {
  * The bbs-2023 loader. Parsed contexts are cached per loader; every call returns a fresh copy, so
  * no caller can alter what the next one sees.
  */
-export function createBbs2023DocumentLoader(): DocumentLoader {
-  const fixtures = createStaticDocumentLoader();
+export function createBbs2023DocumentLoader(pinned?: PinnedLookup): DocumentLoader {
+  const fixtures = createStaticDocumentLoader(pinned);
   const cache = new Map<string, string>();
   return async (url: string): Promise<RemoteDocument> => {
     const packaged = Object.hasOwn(PACKAGED_DOCUMENTS, url) ? PACKAGED_DOCUMENTS[url] : undefined;
@@ -99,6 +101,8 @@ export function createBbs2023DocumentLoader(): DocumentLoader {
     }
     if (isBlsDidKeyUrl(url)) return { contextUrl: null, documentUrl: url, document: resolveMultikeyDidKey(url) };
     if (isBundledDocument(url)) return fixtures(url);
+    const found = pinned?.(url);
+    if (found !== undefined) return { contextUrl: null, documentUrl: url, document: found };
     throw new UnknownDocumentError(url);
   };
 }
