@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, pbq, sd, system } from '../core/operations/index.js';
+import { chain, circuits, holder, pbq, sd, system, wallet } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -13,6 +13,7 @@ import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
+import { registerWalletCommands } from './wallet.js';
 
 /** A summary function over a result of a known shape. */
 function summary<R>(render: (result: R, input: Record<string, unknown>) => string | undefined): (result: never, input: Record<string, unknown>) => string | undefined {
@@ -85,6 +86,10 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
     help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json',
   },
   'holder did': { description: "the holder's iden3 DID" },
+  'holder credentials': {
+    description: "the holder's credential store: every kind (iden3, BBS+ 2020, bbs-2023), several per type, each by its id",
+    help: 'Examples:\n  $ vc holder credentials list --type PassportCredential\n  $ vc holder credentials import passport.json\n  $ vc holder credentials show urn:uuid:6f1c...\n  $ vc holder credentials export -o held.json\n  $ vc holder credentials delete urn:uuid:6f1c...',
+  },
   verifier: {
     description: 'verify: create on-chain credential requests, check selectively disclosed credentials',
     help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --credential disclosed.json",
@@ -98,6 +103,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
     help: 'Examples:\n  $ vc circuits status\n  $ vc circuits build          # compile + development setup, cached per user\n  $ vc circuits fetch --dir ~/circuits && CIRCUITS_PATH=~/circuits vc holder prove-submit ...',
   },
   config: { description: 'show the effective configuration, set the default wallet home', help: 'Examples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work' },
+  wallet: { description: 'back up the whole wallet home (keys included) to a file, and restore it', help: 'Examples:\n  $ vc wallet export -o vc-wallet.backup\n  $ vc --home ~/wallets/restored wallet import vc-wallet.backup' },
 };
 
 /** The commands backed by an operation. */
@@ -122,7 +128,7 @@ export const COMMANDS: readonly CliCommand[] = [
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
-            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}; kept by the holder`
+            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}`
             : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:
@@ -142,7 +148,9 @@ written, or once another command completed it) gives that batch instead of issui
 after a run that wrote its output, it issues again.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
-own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
+own phrase) and issued under that key's did:key. A credential for this wallet's holder (--holder
+one of its DIDs, or no --holder) is kept in the holder's store for \`vc holder disclose\`, as is an
+iden3 credential for one of its DIDs; a credential for another holder never is.
 Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
 
 A type that is not bundled: --context-file FILE (its JSON-LD context document) with --schema FILE
@@ -198,21 +206,25 @@ already existed and was returned; the spec's message says "did successfully crea
   {
     path: 'holder prove-submit',
     operation: pbq.pbqProveSubmit,
-    flags: { verifiableCredential: 'credential', credentialRequest: 'request' },
+    flags: { verifiableCredential: 'credential', credentialRequest: 'request', credentialId: 'id <id>' },
     unwrap: { verifiableCredential: 'credential' },
     summary: summary<{ txHash?: string }>((result, input) => `proof for request ${String((input.credentialRequest as { id?: unknown } | undefined)?.id)} verified on chain (tx ${result.txHash})`),
     help: `Examples:
   $ vc holder prove-submit --credential passport.json --request request.json
   $ vc holder prove-submit --credential passport.json --request request.json --json | jq .txHash
+  $ vc holder prove-submit --id urn:uuid:6f1c... --request request.json    # a held credential
+  $ vc holder prove-submit --request request.json     # the newest held credential the request can use
 
---credential takes the issuer's whole response ({message, credential}) or the bare credential.
+--credential takes the issuer's whole response ({message, credential}) or the bare credential;
+--id a credential of the holder's store (vc holder credentials list); with neither, the newest held
+iden3 credential of the request's type, context and allowed issuers (a note says so when several).
 The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
   },
   {
     path: 'holder disclose',
     operation: sd.sdDisclose,
-    flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
+    flags: { credentialType: 'type', credentialId: 'id <id>', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
     summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result) => {
       const revealed = Object.keys(result.vc.credentialSubject);
       const proof = result.vc.proof?.cryptosuite === undefined ? 'a BbsBlsSignatureProof2020' : `a ${result.vc.proof.cryptosuite} disclosure proof`;
@@ -223,7 +235,10 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
   $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
   $ vc holder disclose --type PassportCredential --keys name --credential sd.json
+  $ vc holder disclose --id urn:uuid:6f1c... --keys name            # a held credential by its id
 
+--type alone takes the newest held BBS+ credential of the type (a note says so when the holder has
+several); --id one of the holder's store (vc holder credentials list); --credential a file.
 A subject with an id (a DID) is always linked by it. Nothing is sent anywhere: the output is the
 derived credential for the verifier (its message is the spec's text, "proof successfully generated
 and submitted", as POST /generate-selective-disclosure-vc answers).`,
@@ -231,8 +246,66 @@ and submitted", as POST /generate-selective-disclosure-vc answers).`,
   {
     path: 'holder import-sd',
     operation: sd.sdImport,
-    summary: summary<{ type: string; issuer: string }>((result) => `kept ${result.type} from ${short(result.issuer)}`),
-    help: 'Examples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
+    summary: summary<{ type: string; issuer: string; id: string }>((result) => `kept ${result.type} from ${short(result.issuer)} as ${result.id}`),
+    help: 'BBS+ credentials only; `vc holder credentials import FILE` keeps every kind.\n\nExamples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
+  },
+  {
+    path: 'holder credentials list',
+    operation: holder.holderList,
+    summary: summary<{ credentials: Array<{ id: string; kind: string; type: string; issuer: string }> }>((result) =>
+      result.credentials.length === 0
+        ? 'the holder keeps no credential matching this'
+        : `${result.credentials.length} held credential${result.credentials.length === 1 ? '' : 's'}, newest first:\n${result.credentials
+            .slice(0, 20)
+            .map((entry) => `  ${entry.id}  ${entry.type} (${entry.kind}) from ${short(entry.issuer)}`)
+            .join('\n')}${result.credentials.length > 20 ? `\n  ... and ${result.credentials.length - 20} more` : ''}`,
+    ),
+    help: 'Examples:\n  $ vc holder credentials list\n  $ vc holder credentials list --type PassportCredential --issuer did:key:zUC7...\n  $ vc holder credentials list --kind iden3 --json | jq -r \'.credentials[].id\'',
+  },
+  {
+    path: 'holder credentials show',
+    operation: holder.holderShow,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<{ id: string; kind: string; type: string; issuer: string; subject?: string }>(
+      (result) => `${result.type} (${result.kind}) from ${short(result.issuer)}${result.subject === undefined ? ', no subject id' : ` for ${result.subject}`}`,
+    ),
+    help: 'Examples:\n  $ vc holder credentials show urn:uuid:6f1c...\n  $ vc holder credentials show urn:uuid:6f1c... --json | jq .credential',
+  },
+  {
+    path: 'holder credentials delete',
+    operation: holder.holderDelete,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<{ id: string; type: string }>((result) => `deleted ${result.type} ${result.id} from the holder's store`),
+    help: 'Example:\n  $ vc holder credentials delete urn:uuid:6f1c...',
+  },
+  {
+    path: 'holder credentials import',
+    operation: holder.holderImport,
+    positional: [{ field: 'credential', name: 'file' }],
+    unwrap: { credential: 'credential' },
+    summary: summary<{ imported: Array<{ id: string; kind: string; type: string; alreadyHeld: boolean }> }>((result) =>
+      result.imported.map((entry) => `${entry.alreadyHeld ? 'already held' : 'kept'} ${entry.type} (${entry.kind}) as ${entry.id}`).join('\n'),
+    ),
+    help: `Examples:
+  $ vc holder credentials import passport.json          # an iden3 credential (or the issuer's {message, credential})
+  $ vc holder credentials import sd.json                # BbsBlsSignature2020 or bbs-2023
+  $ vc holder credentials import held.json              # a list, as \`vc holder credentials export\` writes it
+
+Each credential is checked before it is kept: iden3, its BJJ signature and Merkle proof against the
+issuer's state on chain, and its revocation status; BBS+, the issuer's proof and every check a
+verifier makes. Its subject must be one of the holder's DIDs (vc holder did create), or absent:
+a credential for someone else is refused. A list is kept whole or not at all.`,
+  },
+  {
+    path: 'holder credentials export',
+    operation: holder.holderExport,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<unknown>((result) => (Array.isArray(result) ? `${result.length} credential${result.length === 1 ? '' : 's'}` : 'the credential')),
+    help: `Examples:
+  $ vc holder credentials export urn:uuid:6f1c... -o passport.json     # the credential as its issuer gave it
+  $ vc holder credentials export -o held.json                         # all of them, a JSON list
+  $ vc holder credentials export --type PassportCredential -o passports.json
+  $ vc --home ../other holder credentials import held.json`,
   },
   {
     path: 'verifier request',
@@ -369,6 +442,8 @@ export const LOCAL_COMMANDS: ReadonlyArray<{ path: string; summary: string; oper
   { path: 'config set-home', summary: 'remember DIR as the default wallet home (VC_HOME and --home still override it)', register: registerConfigCommands },
   { path: 'config unset-home', summary: 'forget the default wallet home set with set-home', register: registerConfigCommands },
   { path: 'completion', summary: 'print the shell completion script of vc (bash, zsh or fish), generated from this table', register: registerCompletionCommand },
+  { path: 'wallet export', summary: wallet.walletExport.summary, operation: wallet.walletExport, register: registerWalletCommands },
+  { path: 'wallet import', summary: wallet.walletImport.summary, operation: wallet.walletImport, register: registerWalletCommands },
 ];
 
 /** The group command for `words` (created on first use), under the program. */

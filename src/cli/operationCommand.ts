@@ -63,6 +63,12 @@ export interface CliCommand {
   unwrap?: Readonly<Record<string, string>>;
   /** Fields the command line does not offer. */
   omit?: readonly string[];
+  /**
+   * Fields given as arguments after the command's words, in this order, instead of flags: `id`
+   * shows as `<id>` (or `[id]` when the field is optional); a structured field is a JSON file
+   * (`{ field: 'credential', name: 'file' }`). Errors name the argument (`ID`) or the file.
+   */
+  positional?: ReadonlyArray<{ field: string; name: string }>;
   /** A one-line human summary of the result (on stderr). */
   summary?: (result: never, input: Record<string, unknown>) => string | undefined;
   /** The result as text on stdout or in -o FILE instead of JSON (unless --json), e.g. dotenv lines. */
@@ -123,12 +129,13 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/** The flags of an operation's input fields on a command. */
-export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases'>, operation: AnyOperation): FlagInfo[] {
+/** The flags of an operation's input fields on a command (its positional arguments aside). */
+export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' | 'positional'>, operation: AnyOperation): FlagInfo[] {
   const input = operation.input;
   if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
+  const positional = (command.positional ?? []).map((entry) => entry.field);
   return Object.entries(input.shape as Record<string, z.ZodType>)
-    .filter(([field]) => !(command.omit ?? []).includes(field))
+    .filter(([field]) => !(command.omit ?? []).includes(field) && !positional.includes(field))
     .map(([field, schema]) => {
       const { node, optional, defaultValue, description } = unwrapField(schema);
       const { kind, choices } = kindOf(node);
@@ -146,6 +153,22 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases'>,
         ...(aliases === undefined ? {} : { aliases }),
       };
     });
+}
+
+/**
+ * The positional arguments of a command (CliCommand.positional), as flags without dashes: `flag`
+ * is the argument's name in capitals (ID, FILE), how errors name it.
+ */
+export function positionalsOf(command: Pick<CliCommand, 'positional'>, operation: AnyOperation): FlagInfo[] {
+  const input = operation.input;
+  if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
+  const shape = input.shape as Record<string, z.ZodType>;
+  return (command.positional ?? []).map(({ field, name }) => {
+    const schema = shape[field];
+    if (schema === undefined) throw new Error(`operation ${operation.name}: no field ${field} for the argument <${name}>`);
+    const { node, optional, description } = unwrapField(schema);
+    return { field, flag: name.toUpperCase(), argument: name, kind: kindOf(node).kind, required: !optional, description: description ?? field };
+  });
 }
 
 function placeholder(info: FlagInfo): string {
@@ -195,7 +218,9 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map
     if (found === undefined) return path;
     const { info } = found;
     const { line, rest } = lineOf(lines, info, found.rest);
-    const where = info.kind === 'file' ? `--${info.flag} ${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}` : `--${info.flag}`;
+    const dashes = isPositional(info) ? '' : '--';
+    const file = files.get(info.field) ?? 'FILE';
+    const where = info.kind === 'file' ? `${isPositional(info) ? file : `--${info.flag} ${file}`}${line === undefined ? '' : ` line ${line}`}` : `${dashes}${info.flag}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
 }
@@ -206,6 +231,11 @@ function lineOf(lines: Map<string, number[]>, info: FlagInfo, rest: string): { l
   const index = /^\[(\d+)\]\.?/.exec(rest);
   if (numbers === undefined || index === null) return { line: undefined, rest };
   return { line: numbers[Number(index[1])], rest: rest.slice(index[0].length) };
+}
+
+/** A positional argument's info (positionalsOf): its flag is its name in capitals. */
+function isPositional(info: FlagInfo): boolean {
+  return info.flag === info.flag.toUpperCase() && /^[A-Z]/.test(info.flag);
 }
 
 /** The flag of an input path's top field, and the rest of the path (inside its file). */
@@ -222,7 +252,7 @@ function cliFieldName(flags: FlagInfo[], field: string | undefined, lines: Map<s
   const found = flagOfField(flags, field);
   if (found === undefined) return field;
   const { line, rest } = lineOf(lines, found.info, found.rest);
-  const where = `--${found.info.flag}${line === undefined ? '' : ` line ${line}`}`;
+  const where = `${isPositional(found.info) ? '' : '--'}${found.info.flag}${line === undefined ? '' : ` line ${line}`}`;
   return rest === '' ? where : `${where} ${rest}`;
 }
 
@@ -249,7 +279,7 @@ function inputFrom(
     }
     const file = String(value);
     files.set(info.field, file);
-    const typed = `--${typedAliases.get(info.flag) ?? info.flag}`;
+    const typed = isPositional(info) ? info.flag : `--${typedAliases.get(info.flag) ?? info.flag}`;
     let document: unknown;
     try {
       if (command.jsonLines?.includes(info.field) === true) {
@@ -365,15 +395,22 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));
     }
   }
+  const positionals = positionalsOf(command, command.operation);
+  for (const info of positionals) cmd.argument(info.required ? `<${info.argument}>` : `[${info.argument}]`, `${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}`);
   cmd.option('-o, --output <file>', 'write the result to this file instead of stdout');
   if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
   // Former flag names are read as the flag they became; errors name them as typed.
   const typedAliases = acceptAliases(cmd, [...flagsByOperation.values()].flat());
   const asTyped = (flags: FlagInfo[]): FlagInfo[] => flags.map((info) => (typedAliases.has(info.flag) ? { ...info, flag: typedAliases.get(info.flag)! } : info));
-  cmd.action(async (options: Record<string, unknown>) => {
+  cmd.action(async (...args: unknown[]) => {
+    // commander passes the arguments first, then the options: the arguments are read as their flags would be.
+    const options = { ...(args[positionals.length] as Record<string, unknown>) };
+    positionals.forEach((info, index) => {
+      if (args[index] !== undefined) options[optionKey(info.flag)] = args[index];
+    });
     let operation = command.operation;
     const lines = new Map<string, number[]>();
-    rt.renderField = (field) => cliFieldName(asTyped([...flagsByOperation.values()].flat()), field);
+    rt.renderField = (field) => cliFieldName(asTyped([...[...flagsByOperation.values()].flat(), ...positionals]), field);
     // Nothing is done when the result could not be written: the output path is checked first.
     if (options.output !== undefined) checkOutputPath(String(options.output));
     const given = (flag: string): boolean => cmd.getOptionValueSource(optionKey(flag)) === 'cli';
@@ -394,7 +431,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
         if (!own.has(info.flag) && given(info.flag)) throw new InputError(`--${typedAliases.get(info.flag) ?? info.flag} does not apply to ${chosenBy}`, { field: info.field });
       }
     }
-    const flags = flagsByOperation.get(operation)!;
+    const flags = [...flagsByOperation.get(operation)!, ...positionals];
     const named = asTyped(flags);
     rt.renderField = (field) => cliFieldName(named, field, lines);
     const files = new Map<string, string>();

@@ -16,9 +16,9 @@ const freshHome = (): string => path.join(tmp.dir, `home-${++homes}`);
 
 describe('commands built from the operation table', () => {
   it('answers usage errors found by the parser as one JSON line under --json', () => {
-    const missing = runVc(['--json', 'holder', 'disclose', '--keys', 'name'], { home: freshHome() });
+    const missing = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential'], { home: freshHome() });
     expect(missing.status).toBe(2);
-    expect(jsonError(missing.stderr)).toEqual({ code: 'invalid_input', message: "required option '--type <type>' not specified", field: '--type' });
+    expect(jsonError(missing.stderr)).toEqual({ code: 'invalid_input', message: "required option '--keys <list>' not specified", field: '--keys' });
     const unknown = runVc(['--json', 'verifier', 'nonce', '--bogus'], { home: freshHome() });
     expect(unknown.status).toBe(2);
     expect(jsonError(unknown.stderr)).toMatchObject({ code: 'invalid_input', field: '--bogus' });

@@ -5,15 +5,17 @@
 import type { AnyOperation } from '../operation.js';
 import * as chain from './chainOperations.js';
 import * as circuits from './circuitOperations.js';
+import * as holder from './holderOperations.js';
 import * as pbq from './pbqOperations.js';
 import * as sd from './sdOperations.js';
 import * as system from './systemOperations.js';
 import * as vcapi from './vcApiOperations.js';
+import * as wallet from './walletOperations.js';
 
-export { chain, circuits, pbq, sd, system, vcapi };
+export { chain, circuits, holder, pbq, sd, system, vcapi, wallet };
 
 /** All operations (each module's exports are its declarations), by module, then by name: the same order under every loader. */
-export const OPERATIONS: readonly AnyOperation[] = [sd, vcapi, pbq, chain, circuits, system].flatMap((group) =>
+export const OPERATIONS: readonly AnyOperation[] = [sd, vcapi, pbq, holder, wallet, chain, circuits, system].flatMap((group) =>
   (Object.values(group) as AnyOperation[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
 );
 

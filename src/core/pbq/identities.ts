@@ -11,7 +11,8 @@ import { IDENTITIES_NS } from '../../iden3/storage.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { recordGenesisState } from './issuerState.js';
 
-const ROLES_NS = 'iden3.roles';
+/** Store namespace of the default identity of each role (holder, issuer). */
+export const ROLES_NS = 'iden3.roles';
 export type IdentityRole = 'holder' | 'issuer';
 
 /**
