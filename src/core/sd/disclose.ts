@@ -94,7 +94,7 @@ function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions)
   }
   const held = newestHeldCredential(ctx, { type: asked, kinds: ['bbs2020', 'bbs2023'] }, `BBS+ ${asked} credentials`);
   if (held === undefined) {
-    throw new NotFoundError(`the holder has no BBS+ ${asked} credential: keep one first (issued by this wallet for its holder in a BBS+ format, or imported with vc holder credentials import)`, {
+    throw new NotFoundError(`the holder has no ${asked} credential to disclose (BBS+): keep one first (issued by this wallet for its holder in a BBS+ format, or imported with vc holder credentials import)`, {
       field: 'credentialType',
     });
   }
