@@ -27,10 +27,9 @@ import type { RawStoreRecord } from '../store/store.js';
 import { VERSION } from '../version.js';
 import { NODE_KEY, NODE_NS, checkpointKey, type CheckpointMark } from '../chain/node/nodeRecord.js';
 import { snapshotTextBlock, stateFiles } from '../chain/node/snapshots.js';
-import { IDENTITIES_NS, KEYS_NS } from '../iden3/storage.js';
+import { IDENTITIES_NS, KEYS_NS, ROLES_NS } from '../iden3/storage.js';
 import { BBS_KEYS_NAMESPACE } from '../sd/issuerSeed.js';
 import { HELD_CREDENTIALS_NAMESPACE, LEGACY_SD_CREDENTIALS_NAMESPACE } from './holder/holderStore.js';
-import { ROLES_NS } from './pbq/identities.js';
 import { ISSUED_NS } from './pbq/publication.js';
 
 /** The `format` of a backup file. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { IDENTITIES_NS } from '../../iden3/storage.js';
+import { IDENTITIES_NS, ROLES_NS } from '../../iden3/storage.js';
 
 /** Store namespace of the held credentials, keyed by their id in the store. */
 export const HELD_CREDENTIALS_NAMESPACE = 'holder.credentials';
@@ -173,17 +173,31 @@ function nextSequence(ctx: Context): number {
   return last + 1;
 }
 
+/** The wallet's issuer identities (its default issuer and ISSUER_DID): the issuer's, not the holder's. */
+function issuerDids(ctx: Context): Set<string> {
+  const dids = new Set<string>();
+  const role = ctx.store.get<{ did?: unknown }>(ROLES_NS, 'issuer')?.did;
+  if (typeof role === 'string') dids.add(role);
+  if (ctx.config.issuer.did !== undefined) dids.add(ctx.config.issuer.did);
+  return dids;
+}
+
 /**
  * The DIDs of this wallet's holder: the identities whose keys the wallet holds (`vc holder did
- * create`), the subjects it can prove for. A credential naming another subject is someone else's.
+ * create`, each one made with --new too), the subjects it can prove for, but the issuer's own. A
+ * credential naming another subject is someone else's.
  */
 export function holderDids(ctx: Context): string[] {
-  return ctx.store.list<unknown>(IDENTITIES_NS).map((entry) => entry.key);
+  const issuers = issuerDids(ctx);
+  return ctx.store
+    .list<unknown>(IDENTITIES_NS)
+    .map((entry) => entry.key)
+    .filter((did) => !issuers.has(did));
 }
 
 /** True when `subject` is one of the holder's DIDs. */
 export function isHolderDid(ctx: Context, subject: string): boolean {
-  return ctx.store.get<unknown>(IDENTITIES_NS, subject) !== undefined;
+  return ctx.store.get<unknown>(IDENTITIES_NS, subject) !== undefined && !issuerDids(ctx).has(subject);
 }
 
 /**
