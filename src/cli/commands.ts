@@ -124,11 +124,11 @@ export const COMMANDS: readonly CliCommand[] = [
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
     aliases: { context: ['context'] },
     summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
-      (result) =>
+      (result, input) =>
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
-            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}`
+            ? `issued ${String((result.type as string[] | undefined)?.at(-1))} (${(result as { proof?: { cryptosuite?: string } }).proof?.cryptosuite ?? 'BbsBlsSignature2020'}) by ${short(result.issuer)}${input.holder === undefined && (input.credentialSubject as { id?: unknown } | undefined)?.id === undefined ? '; kept by the holder (no subject id)' : ''}`
             : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:

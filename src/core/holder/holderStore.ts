@@ -166,10 +166,23 @@ export function publicRecord(record: HeldCredentialRecord): HeldCredentialSummar
   return { ...summaryOf(record), credential: record.credential };
 }
 
-/** The sequence number of the next credential stored (inside the storing transaction). */
+/** Where the store keeps the last sequence number it gave. */
+const HELD_META_NAMESPACE = 'holder.meta';
+const SEQUENCE_KEY = 'sequence';
+
+/**
+ * The sequence number of the next credential stored, and records it (inside the storing
+ * transaction): one read and one write, however many credentials are held (a batch of a thousand
+ * iden3 issuances for the holder stores each).
+ */
 function nextSequence(ctx: Context): number {
-  let last = 0;
-  for (const { value } of ctx.store.list<HeldCredentialRecord>(HELD_CREDENTIALS_NAMESPACE)) last = Math.max(last, value.sequence ?? 0);
+  let last = ctx.store.get<number>(HELD_META_NAMESPACE, SEQUENCE_KEY);
+  if (last === undefined) {
+    // First use (or a store written before the counter): continue after what is held.
+    last = 0;
+    for (const { value } of ctx.store.list<HeldCredentialRecord>(HELD_CREDENTIALS_NAMESPACE)) last = Math.max(last, value.sequence ?? 0);
+  }
+  ctx.store.put<number>(HELD_META_NAMESPACE, SEQUENCE_KEY, last + 1);
   return last + 1;
 }
 
@@ -340,8 +353,8 @@ export function newestHeldCredential(ctx: Context, filter: HeldCredentialFilter 
 /**
  * Keeps a credential this wallet's issuer just issued when it is for the holder of this wallet
  * (its subject is one of the holder's DIDs, or it names no subject: a bearer credential), and
- * never when it is for someone else. Returns the record kept, or undefined. `quiet`: no note on
- * the progress line (a batch of iden3 issuances).
+ * never when it is for someone else (a note on the progress line says so, unless `quiet`: a batch
+ * of iden3 issuances). Returns the record kept, or undefined.
  */
 export function keepIssuedCredential(ctx: Context, credential: Record<string, unknown>, kind: HeldKind, options: { quiet?: boolean } = {}): HeldCredentialRecord | undefined {
   const subject = subjectIdOf(credential);
@@ -349,7 +362,6 @@ export function keepIssuedCredential(ctx: Context, credential: Record<string, un
     if (options.quiet !== true) ctx.progress.info(`not kept by this wallet's holder: the credential is for ${subject}, which is not one of its DIDs`);
     return undefined;
   }
-  const { record } = keepHeldCredential(ctx, credential, { kind, source: 'issued' });
-  if (options.quiet !== true) ctx.progress.info(`kept by this wallet's holder as ${record.id}`);
-  return record;
+  // Kept, as the command says it would be: nothing to tell.
+  return keepHeldCredential(ctx, credential, { kind, source: 'issued' }).record;
 }
