@@ -92,7 +92,7 @@ export const sdDisclose = defineOperation({
   name: 'sd.disclose',
   summary: 'derive a credential revealing only the requested credentialSubject fields: a BbsBlsSignatureProof2020 (spec 2.5), or a bbs-2023 disclosure proof from a bbs-2023 credential',
   input: z.strictObject({
-    credentialType: CredentialTypeSchema.describe("credential type to disclose from: the holder's newest BBS+ credential of that type (not needed with credentialId or credential)").optional(),
+    credentialType: CredentialTypeSchema.describe("credential type to disclose from: the holder's newest BBS+ credential of that type (not needed when the credential or the id of a held one is given)").optional(),
     credentialId: z.string().min(1).max(200).describe('the id of a held credential to disclose from (vc holder credentials list)').optional(),
     selectiveDisclosureKeys: z
       .array(z.string().min(1))
