@@ -55,8 +55,9 @@ async function checkHeldCredential(ctx: Context, value: unknown, names: FieldNam
     throw refuse('proof', `an ${kind} credential is not taken here (this takes ${kinds.join(', ')}); \`vc holder credentials import\` (POST /credentials) keeps every kind`);
   }
   const foreign = foreignSubject(ctx, subjectIdOf(credential));
-  if (foreign !== undefined) throw refuse('credentialSubject.id', foreign);
   if (kind === 'iden3') {
+    // Before the chain is asked anything: someone else's credential is refused at once.
+    if (foreign !== undefined) throw refuse('credentialSubject.id', foreign);
     const { checkHeldIden3Credential } = await import('../pbq/iden3CredentialCheck.js');
     await checkHeldIden3Credential(ctx, credential, names, base);
     return kind;
@@ -65,8 +66,11 @@ async function checkHeldCredential(ctx: Context, value: unknown, names: FieldNam
   if (status !== undefined) {
     throw refuse('credentialStatus', `vc cannot check a status of type ${String(status?.type)} on a BBS+ credential yet, so it cannot tell whether the issuer revoked it; not kept`);
   }
+  // A BBS+ credential meets the checks a verifier makes first (a credential over the cost limits
+  // is refused for its size at once, 413), then the question whose it is.
   const parsed = parseInput(BbsCredentialSchema, credential, names, base);
   await checkDisclosableCredential(ctx, parsed, names, base);
+  if (foreign !== undefined) throw refuse('credentialSubject.id', foreign);
   return kind;
 }
 
