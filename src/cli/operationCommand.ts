@@ -31,6 +31,8 @@ export interface FlagInfo {
   defaultValue?: unknown;
   /** Former names of the flag, accepted and hidden (CliCommand.aliases). */
   aliases?: readonly string[];
+  /** An argument after the command's words (CliCommand.positional), not a flag: `flag` is its name in capitals. */
+  positional?: true;
 }
 
 /** One command of the CLI table (src/cli/commands.ts). */
@@ -167,7 +169,7 @@ export function positionalsOf(command: Pick<CliCommand, 'positional'>, operation
     const schema = shape[field];
     if (schema === undefined) throw new Error(`operation ${operation.name}: no field ${field} for the argument <${name}>`);
     const { node, optional, description } = unwrapField(schema);
-    return { field, flag: name.toUpperCase(), argument: name, kind: kindOf(node).kind, required: !optional, description: description ?? field };
+    return { field, flag: name.toUpperCase(), argument: name, kind: kindOf(node).kind, required: !optional, description: description ?? field, positional: true };
   });
 }
 
@@ -233,9 +235,9 @@ function lineOf(lines: Map<string, number[]>, info: FlagInfo, rest: string): { l
   return { line: numbers[Number(index[1])], rest: rest.slice(index[0].length) };
 }
 
-/** A positional argument's info (positionalsOf): its flag is its name in capitals. */
+/** Whether the field is given as an argument of the command (positionalsOf), not a flag. */
 function isPositional(info: FlagInfo): boolean {
-  return info.flag === info.flag.toUpperCase() && /^[A-Z]/.test(info.flag);
+  return info.positional === true;
 }
 
 /** The flag of an input path's top field, and the rest of the path (inside its file). */
