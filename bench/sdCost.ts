@@ -34,6 +34,7 @@ import { createBbs2023DocumentLoader, CREDENTIALS_V2_URL, VDL_V1_URL } from '../
 import { deriveBbs2023, deriveBbs2023Key, signBbs2023, verifyBbs2023 } from '../src/sd/suites/bbs2023/bbs2023Suite.js';
 import type { JsonLdDocument } from '../src/sd/proofOutcome.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential } from '../src/core/sd/index.js';
+import { keepHeldCredential } from '../src/core/holder/holderStore.js';
 import { countMembers } from '../src/core/sd/sdCost.js';
 import { median, round, runIfMain } from './stats.js';
 
@@ -206,7 +207,7 @@ export async function runSdCostBench(options: { runs?: number; progress?: (line:
   }
   const cases2020: Case2020[] = [];
   try {
-    await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:bench' });
+    keepHeldCredential(ctx, await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:bench' }), { kind: 'bbs2020', source: 'issued' });
     const disclosed = (await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['id', 'name', 'nationality'] })).vc as JsonLdDocument;
     for (const size of BBS_2020_SIZES) {
       const document: JsonLdDocument = { ...disclosed, type: ['VerifiableCredential', 'PassportCredential', ...Array.from({ length: size - 2 }, (_, index) => `ExtraType${index}`)] };

@@ -34,6 +34,7 @@ import { releaseBn128 } from '../src/circuits/curve.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential } from '../src/core/sd/index.js';
+import { keepHeldCredential } from '../src/core/holder/holderStore.js';
 import { startServer } from '../src/http/server.js';
 import { parseJsonText } from '../src/jsonInput.js';
 import { QUEUE_PER_WORKER } from '../src/workers/pool.js';
@@ -206,7 +207,7 @@ async function benchSlowBodies(runs: number, work: string): Promise<Record<strin
 /** /healthz of an in-process server whose one BBS+ worker is saturated by a burst of verifications. */
 async function benchSaturatedPool(rounds: number, work: string): Promise<Record<string, unknown>> {
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE, CIRCUITS_PATH: work, VC_WORKERS: '1' }, path.join(work, 'pool-home')) });
-  await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' });
+  keepHeldCredential(ctx, await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' }), { kind: 'bbs2020', source: 'issued' });
   const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['id', 'name'], nonce: Buffer.alloc(32, 4).toString('base64') });
   const server = await startServer(ctx, { roles: ['verifier'], port: 0 });
   try {

@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, documents, pbq, sd, status, system, vp } from '../core/operations/index.js';
+import { chain, circuits, documents, holder, pbq, sd, status, system, vp, wallet } from '../core/operations/index.js';
 import type { CircuitsInfo } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -13,12 +13,16 @@ import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
+import { registerWalletCommands } from './wallet.js';
 
 /** The summary of a W3C credential issued (BBS+ ones are kept by the holder, the others are not). */
-function issuedSummary(result: { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }): string {
+function issuedSummary(result: { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input: Record<string, unknown>): string {
   const suite = result.proof?.cryptosuite ?? 'BbsBlsSignature2020';
-  const kept = suite === 'BbsBlsSignature2020' || suite === 'bbs-2023' ? 'kept by the holder' : 'give it to the holder (vc holder present)';
-  return `issued ${String((result.type as string[] | undefined)?.at(-1))} (${suite}) by ${short(result.issuer)}; ${kept}`;
+  const bbs = suite === 'BbsBlsSignature2020' || suite === 'bbs-2023';
+  const bearer = input.holder === undefined && (input.credentialSubject as { id?: unknown } | undefined)?.id === undefined;
+  // A BBS+ credential is kept by this wallet's holder when it is the holder's (the store decides); the rdfc suites' never are.
+  const kept = bbs ? (bearer ? '; kept by the holder (no subject id)' : '') : '; give it to the holder (vc holder present)';
+  return `issued ${String((result.type as string[] | undefined)?.at(-1))} (${suite}) by ${short(result.issuer)}${kept}`;
 }
 
 /** A summary function over a result of a known shape. */
@@ -103,6 +107,10 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
     help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json',
   },
   'holder did': { description: "the holder's iden3 DID" },
+  'holder credentials': {
+    description: "the holder's credential store: every kind (iden3, BBS+ 2020, bbs-2023), several per type, each by its id",
+    help: 'Examples:\n  $ vc holder credentials list --type PassportCredential\n  $ vc holder credentials import passport.json\n  $ vc holder credentials show urn:uuid:6f1c...\n  $ vc holder credentials export -o held.json\n  $ vc holder credentials delete urn:uuid:6f1c...',
+  },
   verifier: {
     description: 'verify: create on-chain credential requests, check credentials and presentations',
     help: "Examples:\n  $ vc verifier request --field birthDate --op '$lt' --value 20010101 -o request.json\n  $ vc verifier status --request 1234 --address 0xf39F...\n  $ vc verifier nonce\n  $ vc verifier verify --credential disclosed.json",
@@ -120,6 +128,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
     help: 'Examples:\n  $ vc documents add https://example.org/contexts/kyc-v3.jsonld kyc-v3.jsonld\n  $ vc documents list\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
   config: { description: 'show the effective configuration, set the default wallet home', help: 'Examples:\n  $ vc config show\n  $ vc config set-home ~/wallets/work' },
+  wallet: { description: 'back up the whole wallet home (keys included) to a file, and restore it', help: 'Examples:\n  $ vc wallet export -o vc-wallet.backup\n  $ vc --home ~/wallets/restored wallet import vc-wallet.backup' },
 };
 
 /** The commands backed by an operation. */
@@ -142,11 +151,11 @@ export const COMMANDS: readonly CliCommand[] = [
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
     aliases: { context: ['context'] },
     summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
-      (result) =>
+      (result, input) =>
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
-            ? issuedSummary(result as { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } })
+            ? issuedSummary(result as { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input)
             : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
     ),
     help: `Examples:
@@ -169,10 +178,12 @@ written, or once another command completed it) gives that batch instead of issui
 after a run that wrote its output, it issues again.
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
-own phrase), issued under that key's did:key, and kept by this wallet's holder for \`vc holder disclose\`.
-An eddsa-rdfc-2022 (Ed25519) or ecdsa-rdfc-2019 (P-256, or P-384 with --curve) credential is signed
-with that suite's key of the same phrase (\`vc issuer bbs-key\` lists them all) and kept by no one:
-the holder presents it whole (\`vc holder present --credential FILE\`).
+own phrase) and issued under that key's did:key. A BBS+ credential for this wallet's holder (--holder
+one of its DIDs, or no --holder) is kept in the holder's store for \`vc holder disclose\`, as is an
+iden3 credential for one of its DIDs; a credential for another holder never is. An eddsa-rdfc-2022
+(Ed25519) or ecdsa-rdfc-2019 (P-256, or P-384 with --curve) credential is signed with that suite's
+key of the same phrase (\`vc issuer bbs-key\` lists them all) and kept by no one: the holder presents
+it whole (\`vc holder present --credential FILE\`).
 Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
 
 --status (bbs-2023): a W3C Bitstring Status List entry of each purpose given (revocation,
@@ -277,21 +288,25 @@ already existed and was returned; the spec's message says "did successfully crea
   {
     path: 'holder prove-submit',
     operation: pbq.pbqProveSubmit,
-    flags: { verifiableCredential: 'credential', credentialRequest: 'request' },
+    flags: { verifiableCredential: 'credential', credentialRequest: 'request', credentialId: 'id <id>' },
     unwrap: { verifiableCredential: 'credential' },
     summary: summary<{ txHash?: string }>((result, input) => `proof for request ${String((input.credentialRequest as { id?: unknown } | undefined)?.id)} verified on chain (tx ${result.txHash})`),
     help: `Examples:
   $ vc holder prove-submit --credential passport.json --request request.json
   $ vc holder prove-submit --credential passport.json --request request.json --json | jq .txHash
+  $ vc holder prove-submit --id urn:uuid:6f1c... --request request.json    # a held credential
+  $ vc holder prove-submit --request request.json     # the newest held credential the request can use
 
---credential takes the issuer's whole response ({message, credential}) or the bare credential.
+--credential takes the issuer's whole response ({message, credential}) or the bare credential;
+--id a credential of the holder's store (vc holder credentials list); with neither, the newest held
+iden3 credential of the request's type, context and allowed issuers (a note says so when several).
 The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
   },
   {
     path: 'holder disclose',
     operation: sd.sdDisclose,
-    flags: { credentialType: 'type', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
+    flags: { credentialType: 'type', credentialId: 'id <id>', selectiveDisclosureKeys: 'keys', nonce: 'nonce <base64>' },
     summary: summary<{ vc: { credentialSubject: Record<string, unknown>; proof?: { cryptosuite?: string } } }>((result, input) => {
       const revealed = Object.keys(result.vc.credentialSubject);
       const asked = Array.isArray(input.selectiveDisclosureKeys) ? (input.selectiveDisclosureKeys as string[]) : [];
@@ -305,7 +320,10 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
   $ vc holder disclose --type PassportCredential --keys id,name,nationality -o disclosed.json
   $ vc holder disclose --type PassportCredential --keys nationality --nonce "$(vc verifier nonce --json | jq -r .nonce)"
   $ vc holder disclose --keys name --credential sd.json          # --type: the credential's own
+  $ vc holder disclose --id urn:uuid:6f1c... --keys name            # a held credential by its id
 
+--type alone takes the newest held BBS+ credential of the type (a note says so when the holder has
+several); --id one of the holder's store (vc holder credentials list); --credential a file.
 A subject with an id (a DID) is always linked by it. A key close to a field of the credential (a
 typo) is refused with the fields there are; a key like no field is left out (spec 2.5 rule 4),
 and the summary says so. Nothing is sent anywhere: the output is the
@@ -315,8 +333,66 @@ and submitted", as POST /generate-selective-disclosure-vc answers).`,
   {
     path: 'holder import-sd',
     operation: sd.sdImport,
-    summary: summary<{ type: string; issuer: string }>((result) => `kept ${result.type} from ${short(result.issuer)}`),
-    help: 'Examples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
+    summary: summary<{ type: string; issuer: string; id: string }>((result) => `kept ${result.type} from ${short(result.issuer)} as ${result.id}`),
+    help: 'BBS+ credentials only; `vc holder credentials import FILE` keeps every kind.\n\nExamples:\n  $ vc issuer issue --format bbs -o sd.json --home /tmp/issuer\n  $ vc holder import-sd --credential sd.json      # then: vc holder disclose --type PassportCredential ...',
+  },
+  {
+    path: 'holder credentials list',
+    operation: holder.holderList,
+    summary: summary<{ credentials: Array<{ id: string; kind: string; type: string; issuer: string }> }>((result) =>
+      result.credentials.length === 0
+        ? 'the holder keeps no credential matching this'
+        : `${result.credentials.length} held credential${result.credentials.length === 1 ? '' : 's'}, newest first:\n${result.credentials
+            .slice(0, 20)
+            .map((entry) => `  ${entry.id}  ${entry.type} (${entry.kind}) from ${short(entry.issuer)}`)
+            .join('\n')}${result.credentials.length > 20 ? `\n  ... and ${result.credentials.length - 20} more` : ''}`,
+    ),
+    help: 'Examples:\n  $ vc holder credentials list\n  $ vc holder credentials list --type PassportCredential --issuer did:key:zUC7...\n  $ vc holder credentials list --kind iden3 --json | jq -r \'.credentials[].id\'',
+  },
+  {
+    path: 'holder credentials show',
+    operation: holder.holderShow,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<{ id: string; kind: string; type: string; issuer: string; subject?: string }>(
+      (result) => `${result.type} (${result.kind}) from ${short(result.issuer)}${result.subject === undefined ? ', no subject id' : ` for ${result.subject}`}`,
+    ),
+    help: 'Examples:\n  $ vc holder credentials show urn:uuid:6f1c...\n  $ vc holder credentials show urn:uuid:6f1c... --json | jq .credential',
+  },
+  {
+    path: 'holder credentials delete',
+    operation: holder.holderDelete,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<{ id: string; type: string }>((result) => `deleted ${result.type} ${result.id} from the holder's store`),
+    help: 'Example:\n  $ vc holder credentials delete urn:uuid:6f1c...',
+  },
+  {
+    path: 'holder credentials import',
+    operation: holder.holderImport,
+    positional: [{ field: 'credential', name: 'file' }],
+    unwrap: { credential: 'credential' },
+    summary: summary<{ imported: Array<{ id: string; kind: string; type: string; alreadyHeld: boolean }> }>((result) =>
+      result.imported.map((entry) => `${entry.alreadyHeld ? 'already held' : 'kept'} ${entry.type} (${entry.kind}) as ${entry.id}`).join('\n'),
+    ),
+    help: `Examples:
+  $ vc holder credentials import passport.json          # an iden3 credential (or the issuer's {message, credential})
+  $ vc holder credentials import sd.json                # BbsBlsSignature2020 or bbs-2023
+  $ vc holder credentials import held.json              # a list, as \`vc holder credentials export\` writes it
+
+Each credential is checked before it is kept: iden3, its BJJ signature and Merkle proof against the
+issuer's state on chain, and its revocation status; BBS+, the issuer's proof and every check a
+verifier makes. Its subject must be one of the holder's DIDs (vc holder did create), or absent:
+a credential for someone else is refused. A list is kept whole or not at all.`,
+  },
+  {
+    path: 'holder credentials export',
+    operation: holder.holderExport,
+    positional: [{ field: 'id', name: 'id' }],
+    summary: summary<unknown>((result) => (Array.isArray(result) ? `${result.length} credential${result.length === 1 ? '' : 's'}` : 'the credential')),
+    help: `Examples:
+  $ vc holder credentials export urn:uuid:6f1c... -o passport.json     # the credential as its issuer gave it
+  $ vc holder credentials export -o held.json                         # all of them, a JSON list
+  $ vc holder credentials export --type PassportCredential -o passports.json
+  $ vc --home ../other holder credentials import held.json`,
   },
   {
     path: 'holder did-key',
@@ -503,8 +579,10 @@ Examples:
   {
     path: 'documents add',
     operation: documents.documentsAdd,
-    positional: ['url', 'document'],
-    flags: { url: 'url <url>', document: 'file <file>' },
+    positional: [
+      { field: 'url', name: 'url' },
+      { field: 'document', name: 'file' },
+    ],
     summary: summary<{ url: string; kind: string; sha256: string; added: boolean }>((result) =>
       result.added ? `pinned the ${result.kind === 'context' ? 'JSON-LD context' : 'JSON schema'} ${result.url} (sha256 ${result.sha256.slice(0, 16)}...)` : `${result.url} was pinned already with this content`,
     ),
@@ -534,8 +612,7 @@ no other URL ($id or $metadata.uris.jsonSchema) than URL.`,
   {
     path: 'documents remove',
     operation: documents.documentsRemove,
-    positional: ['url'],
-    flags: { url: 'url <url>' },
+    positional: [{ field: 'url', name: 'url' }],
     summary: summary<{ url: string }>((result) => `unpinned ${result.url}`),
     help: 'Example:\n  $ vc documents remove https://example.org/contexts/kyc-v3.jsonld',
   },
@@ -549,6 +626,8 @@ export const LOCAL_COMMANDS: ReadonlyArray<{ path: string; summary: string; oper
   { path: 'config set-home', summary: 'remember DIR as the default wallet home (VC_HOME and --home still override it)', register: registerConfigCommands },
   { path: 'config unset-home', summary: 'forget the default wallet home set with set-home', register: registerConfigCommands },
   { path: 'completion', summary: 'print the shell completion script of vc (bash, zsh or fish), generated from this table', register: registerCompletionCommand },
+  { path: 'wallet export', summary: wallet.walletExport.summary, operation: wallet.walletExport, register: registerWalletCommands },
+  { path: 'wallet import', summary: wallet.walletImport.summary, operation: wallet.walletImport, register: registerWalletCommands },
 ];
 
 /** The group command for `words` (created on first use), under the program. */

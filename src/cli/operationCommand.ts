@@ -31,7 +31,7 @@ export interface FlagInfo {
   defaultValue?: unknown;
   /** Former names of the flag, accepted and hidden (CliCommand.aliases). */
   aliases?: readonly string[];
-  /** Given as a positional argument (CliCommand.positional), not as a flag. */
+  /** An argument after the command's words (CliCommand.positional), not a flag: `flag` is its name in capitals. */
   positional?: true;
 }
 
@@ -74,11 +74,11 @@ export interface CliCommand {
   /** Fields the command line does not offer. */
   omit?: readonly string[];
   /**
-   * Fields given as positional arguments, in order (`vc documents add URL FILE`): required ones
-   * as `<name>`, a file field read as JSON like a file flag. Their flag spec (`flags`) names the
-   * argument.
+   * Fields given as arguments after the command's words, in this order, instead of flags: `id`
+   * shows as `<id>` (or `[id]` when the field is optional); a structured field is a JSON file
+   * (`{ field: 'credential', name: 'file' }`). Errors name the argument (`ID`) or the file.
    */
-  positional?: readonly string[];
+  positional?: ReadonlyArray<{ field: string; name: string }>;
   /** A one-line human summary of the result (on stderr). */
   summary?: (result: never, input: Record<string, unknown>) => string | undefined;
   /** The result as text on stdout or in -o FILE instead of JSON (unless --json), e.g. dotenv lines. */
@@ -142,12 +142,13 @@ function kindOf(node: SchemaNode): { kind: FlagKind; choices?: string[] } {
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/** The flags of an operation's input fields on a command. */
+/** The flags of an operation's input fields on a command (its positional arguments aside). */
 export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' | 'fileLists' | 'positional'>, operation: AnyOperation): FlagInfo[] {
   const input = operation.input;
   if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
+  const positional = (command.positional ?? []).map((entry) => entry.field);
   return Object.entries(input.shape as Record<string, z.ZodType>)
-    .filter(([field]) => !(command.omit ?? []).includes(field))
+    .filter(([field]) => !(command.omit ?? []).includes(field) && !positional.includes(field))
     .map(([field, schema]) => {
       const { node, optional, defaultValue, description } = unwrapField(schema);
       const { kind, choices } = command.fileLists?.includes(field) === true ? { kind: 'files' as const, choices: undefined } : kindOf(node);
@@ -163,9 +164,24 @@ export function flagsOf(command: Pick<CliCommand, 'flags' | 'omit' | 'aliases' |
         ...(choices === undefined ? {} : { choices }),
         ...(defaultValue === undefined ? {} : { defaultValue }),
         ...(aliases === undefined ? {} : { aliases }),
-        ...(command.positional?.includes(field) === true ? { positional: true as const } : {}),
       };
     });
+}
+
+/**
+ * The positional arguments of a command (CliCommand.positional), as flags without dashes: `flag`
+ * is the argument's name in capitals (ID, FILE), how errors name it.
+ */
+export function positionalsOf(command: Pick<CliCommand, 'positional'>, operation: AnyOperation): FlagInfo[] {
+  const input = operation.input;
+  if (!(input instanceof z.ZodObject)) throw new Error(`operation ${operation.name}: the command line needs an object input`);
+  const shape = input.shape as Record<string, z.ZodType>;
+  return (command.positional ?? []).map(({ field, name }) => {
+    const schema = shape[field];
+    if (schema === undefined) throw new Error(`operation ${operation.name}: no field ${field} for the argument <${name}>`);
+    const { node, optional, description } = unwrapField(schema);
+    return { field, flag: name.toUpperCase(), argument: name, kind: kindOf(node).kind, required: !optional, description: description ?? field, positional: true };
+  });
 }
 
 function placeholder(info: FlagInfo): string {
@@ -218,13 +234,9 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map
     const listed = fileOfList(fileLists, info, found.rest);
     if (listed !== undefined) return listed.rest === '' ? `--${info.flag} ${listed.file}` : `--${info.flag} ${listed.file}: field ${listed.rest}`;
     const { line, rest } = lineOf(lines, info, found.rest);
-    const flag = info.positional === true ? '' : `--${info.flag}`;
-    const where =
-      info.kind === 'file'
-        ? `${flag}${flag === '' ? '' : ' '}${files.get(info.field) ?? 'FILE'}${line === undefined ? '' : ` line ${line}`}`
-        : info.positional === true
-          ? `${(info.argument ?? info.flag).toUpperCase()}`
-          : flag;
+    const dashes = isPositional(info) ? '' : '--';
+    const file = files.get(info.field) ?? 'FILE';
+    const where = info.kind === 'file' ? `${isPositional(info) ? file : `--${info.flag} ${file}`}${line === undefined ? '' : ` line ${line}`}` : `${dashes}${info.flag}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
 }
@@ -246,6 +258,11 @@ function lineOf(lines: Map<string, number[]>, info: FlagInfo, rest: string): { l
   return { line: numbers[Number(index[1])], rest: rest.slice(index[0].length) };
 }
 
+/** Whether the field is given as an argument of the command (positionalsOf), not a flag. */
+function isPositional(info: FlagInfo): boolean {
+  return info.positional === true;
+}
+
 /** The flag of an input path's top field, and the rest of the path (inside its file). */
 function flagOfField(flags: FlagInfo[], path: string): { info: FlagInfo; rest: string } | undefined {
   const top = path.split(/[.[]/, 1)[0]!;
@@ -260,7 +277,7 @@ function cliFieldName(flags: FlagInfo[], field: string | undefined, lines: Map<s
   const found = flagOfField(flags, field);
   if (found === undefined) return field;
   const { line, rest } = lineOf(lines, found.info, found.rest);
-  const where = `${found.info.positional === true ? (found.info.argument ?? found.info.flag).toUpperCase() : `--${found.info.flag}`}${line === undefined ? '' : ` line ${line}`}`;
+  const where = `${isPositional(found.info) ? '' : '--'}${found.info.flag}${line === undefined ? '' : ` line ${line}`}`;
   return rest === '' ? where : `${where} ${rest}`;
 }
 
@@ -303,7 +320,7 @@ function inputFrom(
     }
     const file = String(value);
     files.set(info.field, file);
-    const typed = info.positional === true ? (info.argument ?? info.flag).toUpperCase() : `--${typedAliases.get(info.flag) ?? info.flag}`;
+    const typed = isPositional(info) ? info.flag : `--${typedAliases.get(info.flag) ?? info.flag}`;
     let document: unknown;
     try {
       if (command.jsonLines?.includes(info.field) === true) {
@@ -413,15 +430,9 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
   }
   // Each flag once; a flag only some operations take says which.
   const seen = new Set<string>();
-  for (const field of command.positional ?? []) {
-    const info = flagsByOperation.get(command.operation)!.find((candidate) => candidate.field === field);
-    if (info === undefined) throw new Error(`${command.path}: positional field ${field} is not an input field of ${command.operation.name}`);
-    const name = info.argument ?? info.flag;
-    cmd.argument(info.required ? `<${name}>` : `[${name}]`, `${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}`);
-  }
   for (const [label, operation] of choices) {
     for (const info of flagsByOperation.get(operation)!) {
-      if (info.positional === true || seen.has(info.flag)) continue;
+      if (seen.has(info.flag)) continue;
       seen.add(info.flag);
       const takenBy = choices.filter(([, other]) => flagsByOperation.get(other)!.some((f) => f.flag === info.flag)).map(([key]) => key);
       // A flag of the command's own operation alone (no variants) needs no prefix.
@@ -431,21 +442,22 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));
     }
   }
+  const positionals = positionalsOf(command, command.operation);
+  for (const info of positionals) cmd.argument(info.required ? `<${info.argument}>` : `[${info.argument}]`, `${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}`);
   cmd.option('-o, --output <file>', 'write the result to this file instead of stdout');
   if (command.help !== undefined) cmd.addHelpText('after', `\n${command.help}`);
   // Former flag names are read as the flag they became; errors name them as typed.
   const typedAliases = acceptAliases(cmd, [...flagsByOperation.values()].flat());
   const asTyped = (flags: FlagInfo[]): FlagInfo[] => flags.map((info) => (typedAliases.has(info.flag) ? { ...info, flag: typedAliases.get(info.flag)! } : info));
   cmd.action(async (...args: unknown[]) => {
-    // Commander passes the positional arguments first, then the options and the command.
-    const options = { ...(args[(command.positional ?? []).length] as Record<string, unknown>) };
-    (command.positional ?? []).forEach((field, index) => {
-      const info = flagsByOperation.get(command.operation)!.find((candidate) => candidate.field === field)!;
+    // commander passes the arguments first, then the options: the arguments are read as their flags would be.
+    const options = { ...(args[positionals.length] as Record<string, unknown>) };
+    positionals.forEach((info, index) => {
       if (args[index] !== undefined) options[optionKey(info.flag)] = args[index];
     });
     let operation = command.operation;
     const lines = new Map<string, number[]>();
-    rt.renderField = (field) => cliFieldName(asTyped([...flagsByOperation.values()].flat()), field);
+    rt.renderField = (field) => cliFieldName(asTyped([...[...flagsByOperation.values()].flat(), ...positionals]), field);
     // Nothing is done when the result could not be written: the output path is checked first.
     if (options.output !== undefined) checkOutputPath(String(options.output));
     const given = (flag: string): boolean => cmd.getOptionValueSource(optionKey(flag)) === 'cli';
@@ -486,10 +498,10 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
         throw new InputError(`${typed} applies only with ${takers.join(' or ')}`, { field: info.field });
       }
     }
-    const flags = flagsByOperation.get(operation)!;
+    const flags = [...flagsByOperation.get(operation)!, ...positionals];
     if (variants === undefined && alternatives.length > 0) {
       // Its flags are not mandatory to commander (another operation may be chosen): said here as commander would.
-      const missing = flags.find((info) => info.required && info.defaultValue === undefined && !given(info.flag));
+      const missing = flagsByOperation.get(operation)!.find((info) => info.required && info.defaultValue === undefined && !given(info.flag));
       if (missing !== undefined) {
         const others = operation === command.operation ? ` (or ${alternatives.map((candidate) => `--${flagOf(command, candidate.field)}`).join(', ')} for the other use)` : '';
         throw new InputError(`required option '--${missing.flag} ${placeholder(missing)}' not specified${others}`, { field: missing.field });

@@ -180,6 +180,20 @@ const STATUS_LIST_CREDENTIAL = {
   proof: { ...BBS_2023_CREDENTIAL.proof, proofValue: 'u2V0DhVhQjYs6ab1EVq6JPXXmwVhbXJGsRPPYmaH9MmPXHkBNkZWDkxXjJ6B3PRJvnt5bVdXqGLw0Jk1G6e6yQQ' },
 };
 
+/** What the holder's store says about a held credential (holder.list, holder.import, ...). */
+const HELD_SUMMARY = {
+  id: PBQ_CREDENTIAL.id,
+  kind: 'iden3',
+  type: 'PassportCredential',
+  types: PBQ_CREDENTIAL.type,
+  issuer: ISSUER_DID,
+  subject: HOLDER_DID,
+  credentialId: PBQ_CREDENTIAL.id,
+  issuedAt: PBQ_CREDENTIAL.issuanceDate,
+  storedAt: '2025-01-01T00:00:05.000Z',
+  source: 'imported',
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'system.health': {
     input: { role: 'issuer' },
@@ -219,6 +233,13 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     input: { verifiableCredential: PBQ_CREDENTIAL, credentialRequest: CREDENTIAL_REQUEST },
     result: { message: 'proof submitted', requestId: 1, txId: TX, address: ADDRESS },
   },
+  'holder.list': {
+    input: { type: 'PassportCredential', issuer: ISSUER_DID, kind: 'iden3' },
+    result: { credentials: [HELD_SUMMARY] },
+  },
+  'holder.show': { input: { id: PBQ_CREDENTIAL.id }, result: { ...HELD_SUMMARY, credential: PBQ_CREDENTIAL } },
+  'holder.delete': { input: { id: PBQ_CREDENTIAL.id }, result: { deleted: true, ...HELD_SUMMARY } },
+  'holder.import': { input: { credential: PBQ_CREDENTIAL }, result: { imported: [{ ...HELD_SUMMARY, alreadyHeld: false }] } },
   'rhs.saveNodes': {
     input: { nodes: [{ hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001', children: ['0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000000'] }] },
     result: { status: 'OK', saved: 1 },

@@ -112,7 +112,7 @@ function parameters(route: HttpRoute): Json[] {
   const inPath = pathParameters(route);
   const example = routeInputExample(route) ?? {};
   return Object.entries(schema.properties ?? {})
-    .filter(([name]) => route.method === 'GET' || inPath.includes(name))
+    .filter(([name]) => route.method !== 'POST' || inPath.includes(name))
     .map(([name, property]) => {
       const { description, ...rest } = property;
       return {
@@ -178,7 +178,7 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
     responses[400] = errorResponse(
       'the input fails its schema (the field is named), or the body is not JSON',
       'invalid_input',
-      `${route.method === 'GET' ? 'query string' : 'request body'}${firstField === undefined ? '' : `: field ${firstField}`}: invalid value`,
+      `${route.method === 'POST' ? 'request body' : 'query string'}${firstField === undefined ? '' : `: field ${firstField}`}: invalid value`,
     );
     if (options.authRequired && !isOpenPath(route.path)) responses[401] = use('Unauthorized');
     if (pathParameters(route).length > 0) responses[404] = use('NotFound');

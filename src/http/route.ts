@@ -13,8 +13,8 @@ export const DEFAULT_PORTS: Record<Role, number> = { issuer: 3000, verifier: 400
 
 export interface HttpRoute {
   role: Role;
-  /** GET takes the input from the query string and path parameters, POST from the JSON body. */
-  method: 'GET' | 'POST';
+  /** GET and DELETE take the input from the query string and path parameters, POST from the JSON body. */
+  method: 'GET' | 'POST' | 'DELETE';
   /** Fastify path syntax; a `:param` is the input field of that name. */
   path: string;
   operation: AnyOperation;
@@ -82,6 +82,7 @@ export function httpFieldName(route: HttpRoute, path: string): { where: string; 
     ? path.slice(route.bodyField.length).replace(/^\./, '')
     : path;
   if (route.method === 'POST') return { where: local === '' ? 'request body' : `request body: field ${local}`, field: local === '' ? undefined : local };
+  // GET and DELETE: path parameters and the query string.
   const top = local.split(/[.[]/, 1)[0]!;
   if (pathParameters(route).includes(top)) return { where: `path parameter ${local}`, field: local };
   return { where: local === '' ? 'query string' : `query string: field ${local}`, field: local === '' ? undefined : local };

@@ -31,10 +31,10 @@ export interface RouteRegistrationOptions extends Record<string, unknown> {
   authRequired: boolean;
 }
 
-/** The input of a route's operation from a request: the body (POST) or the query string (GET), and the path parameters. */
+/** The input of a route's operation from a request: the body (POST) or the query string (GET, DELETE), and the path parameters. */
 function requestInput(route: HttpRoute, request: FastifyRequest): Record<string, unknown> | unknown {
   const params = (request.params ?? {}) as Record<string, string>;
-  if (route.method === 'GET') return { ...((request.query ?? {}) as Record<string, unknown>), ...params };
+  if (route.method !== 'POST') return { ...((request.query ?? {}) as Record<string, unknown>), ...params };
   const body: unknown = request.body ?? {};
   if (route.bodyField !== undefined) return { [route.bodyField]: body, ...params };
   if (typeof body !== 'object' || body === null || Array.isArray(body) || pathParameters(route).length === 0) return body;

@@ -1,7 +1,7 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { chain, circuits, pbq, sd, status, system, vcapi, vp } from '../core/operations/index.js';
+import { chain, circuits, holder, pbq, sd, status, system, vcapi, vp } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 // `idempotent`: the routes that issue a credential or send a transaction take an Idempotency-Key.
@@ -35,6 +35,11 @@ export const ROUTES: readonly HttpRoute[] = [
   // Presentations: the holder's did:key, and a VC-API presentation signed with it.
   route('holder', 'GET', '/did-key', vp.vpHolderKey),
   route('holder', 'POST', '/presentations', vcapi.vcapiProve, { status: 201, pooled: true }),
+  // The holder's credential store (the VC-API's holder names: GET and DELETE /credentials/{id}).
+  route('holder', 'GET', '/credentials', holder.holderList),
+  route('holder', 'POST', '/credentials', holder.holderImport, { status: 201, pooled: true }),
+  route('holder', 'GET', '/credentials/:id', holder.holderShow),
+  route('holder', 'DELETE', '/credentials/:id', holder.holderDelete),
   // Verifier.
   route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201, idempotent: true }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),

@@ -16,6 +16,8 @@ export const IDENTITIES_NS = 'iden3.identities';
 export const PROFILES_NS = 'iden3.profiles';
 export const CREDENTIALS_NS = 'iden3.credentials';
 export const KEYS_NS = 'iden3.keys';
+/** vc's own: the default identity of each role (holder, issuer), by role (src/core/pbq/identities.ts). */
+export const ROLES_NS = 'iden3.roles';
 const MT_META_NS = 'iden3.mt.meta';
 const MT_ROOTS_NS = 'iden3.mt.roots';
 const MT_NODES_NS = 'iden3.mt.nodes';

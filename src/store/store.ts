@@ -21,6 +21,14 @@ export interface StoreRecord<T> {
   value: T;
 }
 
+/** A record as the database holds it (a wallet backup's unit): its value is the JSON text. */
+export interface RawStoreRecord {
+  ns: string;
+  key: string;
+  value: string;
+  updatedAt: number;
+}
+
 export interface LockOptions {
   /** How long to wait for another process before failing (default 120 s). */
   timeoutMs?: number;
@@ -80,6 +88,10 @@ export class WalletStore {
     list: Statement<[string, string, string], { key: string; value: string }>;
     count: Statement<[string], { n: number }>;
     deleteBefore: Statement<[string, string, string, string | null, string | null]>;
+    all: Statement<[], RawStoreRecord>;
+    total: Statement<[], { n: number }>;
+    clear: Statement<[]>;
+    insertRaw: Statement<[string, string, string, number]>;
   };
 
   private constructor(paths: HomePaths, db: Database.Database) {
@@ -96,6 +108,10 @@ export class WalletStore {
       count: prepared(db, 'SELECT count(*) AS n FROM records WHERE ns = ?'),
       // ISO-8601 UTC timestamps of one format (toISOString) compare correctly as text.
       deleteBefore: prepared(db, 'DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
+      all: prepared(db, 'SELECT ns, key, value, updated_at AS updatedAt FROM records ORDER BY ns, key'),
+      total: prepared(db, 'SELECT count(*) AS n FROM records'),
+      clear: prepared(db, 'DELETE FROM records'),
+      insertRaw: prepared(db, 'INSERT INTO records (ns, key, value, updated_at) VALUES (?, ?, ?, ?)'),
     };
   }
 
@@ -167,6 +183,29 @@ export class WalletStore {
   deleteWhereTimestampBefore(ns: string, field: string, instant: Date, options: { unlessSet?: string } = {}): number {
     const keep = options.unlessSet === undefined ? null : `$.${options.unlessSet}`;
     return this.statements.deleteBefore.run(ns, `$.${field}`, instant.toISOString(), keep, keep).changes;
+  }
+
+  /** Every record of the store, read in one transaction (a consistent snapshot, for a backup). */
+  allRecords(): RawStoreRecord[] {
+    // Only the four columns: the binding adds fields of its own to each row (libsql: _metadata).
+    return this.transaction(() => this.statements.all.all().map(({ ns, key, value, updatedAt }) => ({ ns, key, value, updatedAt })));
+  }
+
+  /** Number of records in the whole store. */
+  totalCount(): number {
+    return this.statements.total.get()?.n ?? 0;
+  }
+
+  /**
+   * Replaces every record of the store with `records` (a backup being restored), in one
+   * transaction: a crash leaves the store as it was or as restored, never between. Each value
+   * must be JSON text.
+   */
+  replaceAllRecords(records: readonly RawStoreRecord[]): void {
+    this.transaction(() => {
+      this.statements.clear.run();
+      for (const record of records) this.statements.insertRaw.run(record.ns, record.key, record.value, record.updatedAt);
+    });
   }
 
   /** Number of records in a namespace. */

@@ -50,7 +50,7 @@ describe('the operation table', () => {
       return Object.fromEntries(flagsOf(command, command.operation).map((info) => [info.flag, info.kind]));
     };
     expect(kinds('verifier status')).toEqual({ request: 'integer', address: 'text' });
-    expect(kinds('holder disclose')).toEqual({ type: 'text', keys: 'list', nonce: 'text', credential: 'file' });
+    expect(kinds('holder disclose')).toEqual({ type: 'text', id: 'text', keys: 'list', nonce: 'text', credential: 'file' });
     expect(kinds('verifier request')).toMatchObject({ op: 'text', value: 'text', 'allowed-issuers': 'list' });
     expect(kinds('issuer revoke')).toEqual({ 'revocation-nonce': 'integer' });
     expect(kinds('chain deploy')).toEqual({ force: 'switch', 'state-transition-verifier': 'file', 'mtp-verifier': 'file', 'official-verifiers': 'switch', 'allow-dev-verifiers': 'switch' });

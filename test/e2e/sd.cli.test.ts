@@ -27,6 +27,8 @@ const home = path.join(tmp.dir, 'home');
 const file = (name: string): string => path.join(tmp.dir, name);
 let disclosed: Json;
 let issued: Json;
+/** The holder's DID in `home`: the subject of the credential its issuer issues it (and so kept by its holder). */
+let holderDid: string;
 
 function writeJson(name: string, value: unknown): string {
   writeFileSync(file(name), JSON.stringify(value, null, 2));
@@ -59,7 +61,10 @@ function tampered(mutate: (vc: Json) => void): Json {
 }
 
 beforeAll(() => {
-  const issue = runVc(['issuer', 'issue', '--format', 'bbs', '--holder', 'did:example:alice', '-o', file('sd.json')], { home });
+  const did = runVc(['--json', 'holder', 'did', 'create'], { home });
+  expect(did.status, did.stderr).toBe(0);
+  holderDid = did.json<{ did_String: string }>().did_String;
+  const issue = runVc(['issuer', 'issue', '--format', 'bbs', '--holder', holderDid, '-o', file('sd.json')], { home });
   expect(issue.status, issue.stderr).toBe(0);
   issued = readJson('sd.json');
   const disclose = runVc(['holder', 'disclose', '--type', 'PassportCredential', '--keys', 'id,name,nationality', '-o', file('disclosed.json')], { home });
@@ -112,7 +117,7 @@ describe('vc holder disclose', () => {
   it('reveals exactly the requested keys with a nonce-bearing derived proof', () => {
     const response = readJson<{ message: string; vc: Json }>('disclosed.json');
     expect(response.message).toBe('proof successfully generated and submitted');
-    expect(disclosed.credentialSubject).toEqual({ id: 'did:example:alice', name: 'Alice Example', nationality: 'NLD' });
+    expect(disclosed.credentialSubject).toEqual({ id: holderDid, name: 'Alice Example', nationality: 'NLD' });
     expect(disclosed.id).toBe(issued.id);
     expect(disclosed.issuer).toBe(issued.issuer);
     expect(disclosed.issuanceDate).toBe(issued.issuanceDate);
@@ -143,7 +148,7 @@ describe('vc holder disclose', () => {
   it('discloses from a credential file (--credential) after the holder imports nothing', () => {
     const run = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'passportNumber', '--credential', file('sd.json')], { home: path.join(tmp.dir, 'other-holder') });
     expect(run.status, run.stderr).toBe(0);
-    expect(run.json<{ vc: Json }>().vc.credentialSubject).toEqual({ id: 'did:example:alice', passportNumber: 'X1234567' });
+    expect(run.json<{ vc: Json }>().vc.credentialSubject).toEqual({ id: holderDid, passportNumber: 'X1234567' });
   });
 });
 

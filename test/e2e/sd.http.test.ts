@@ -11,6 +11,8 @@ type Json = Record<string, unknown>;
 const tmp = tempDir('vc-sd-http-');
 let server: VcServer | undefined;
 let urls: ServedUrls;
+/** The holder's DID (POST /did): the subject of the credential the issuer issues it, so its holder keeps it. */
+let holderDid: string;
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -20,6 +22,7 @@ async function post(url: string, body: unknown): Promise<{ status: number; body:
 beforeAll(async () => {
   server = await startVcServe(path.join(tmp.dir, 'home'));
   urls = server.urls as ServedUrls;
+  holderDid = (await post(`${urls.holder}/did`, {})).body.did_String as string;
 }, 60_000);
 
 afterAll(async () => {
@@ -31,7 +34,7 @@ describe('selective disclosure over HTTP (vc serve --role all)', () => {
   let issued: Json;
 
   it('issuer: POST /generate-sd-credentials returns the BBS+ signed credential', async () => {
-    const { status, body } = await post(`${urls.issuer}/generate-sd-credentials`, { credentialSubject: { id: 'did:example:carol', name: 'Carol', passportNumber: 'C7', nationality: 'BEL', birthDate: 20000229, customerReference: '7d3c1f2a-1b2c-4d5e-8f90-a1b2c3d4e5f6', expiryDate: 20310615, publicAddress: '0x00ff' } });
+    const { status, body } = await post(`${urls.issuer}/generate-sd-credentials`, { credentialSubject: { id: holderDid, name: 'Carol', passportNumber: 'C7', nationality: 'BEL', birthDate: 20000229, customerReference: '7d3c1f2a-1b2c-4d5e-8f90-a1b2c3d4e5f6', expiryDate: 20310615, publicAddress: '0x00ff' } });
     expect(status).toBe(200);
     expect(body.type).toEqual(['VerifiableCredential', 'PassportCredential']);
     expect((body.proof as Json).type).toBe('BbsBlsSignature2020');
@@ -49,7 +52,7 @@ describe('selective disclosure over HTTP (vc serve --role all)', () => {
     expect(disclosed.status).toBe(200);
     expect(disclosed.body.message).toBe('proof successfully generated and submitted');
     const vc = disclosed.body.vc as Json;
-    expect(vc.credentialSubject).toEqual({ id: 'did:example:carol', name: 'Carol', nationality: 'BEL' });
+    expect(vc.credentialSubject).toEqual({ id: holderDid, name: 'Carol', nationality: 'BEL' });
     expect(vc.issuer).toBe(issued.issuer);
     expect((vc.proof as Json).nonce).toBe(nonce.body.nonce);
 
@@ -65,7 +68,7 @@ describe('selective disclosure over HTTP (vc serve --role all)', () => {
     const disclosed = await post(`${urls.holder}/generate-selective-disclosure-vc`, { credentialType: 'PassportCredential', selectiveDisclosureKeys: ['birthDate'] });
     expect(disclosed.status).toBe(200);
     const vc = disclosed.body.vc as Json;
-    expect(vc.credentialSubject).toEqual({ id: 'did:example:carol', birthDate: 20000229 });
+    expect(vc.credentialSubject).toEqual({ id: holderDid, birthDate: 20000229 });
     expect((await post(`${urls.verifier}/verify-vc`, { vc })).body.verified).toBe(true);
     (vc.credentialSubject as Json).birthDate = 19990101;
     const tampered = await post(`${urls.verifier}/verify-vc`, { vc });

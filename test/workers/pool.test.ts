@@ -29,8 +29,6 @@ import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { installBbsEngine } from '../../src/core/sd/sdEngine.js';
 import { deriveSelectiveDisclosure } from '../../src/core/sd/index.js';
-import type { BbsCredential } from '../../src/core/sd/sdSchemas.js';
-import { storeHolderCredential } from '../../src/core/sd/sdRecords.js';
 import { ExitCode, InternalError, OverloadedError, UnprocessableError } from '../../src/errors.js';
 import { createStaticDocumentLoader } from '../../src/sd/documentLoader.js';
 import { inProcessBbsEngine } from '../../src/sd/engine.js';
@@ -40,6 +38,7 @@ import { BbsWorkerPool } from '../../src/sd/worker/bbsWorkerPool.js';
 import { QUEUE_PER_WORKER, WorkerPool, type WorkerPoolOptions } from '../../src/workers/pool.js';
 import { childEnv, ROOT, tempDir } from '../helpers.js';
 import { cleanupScripts, faultyWorker, FIXED_PHRASE, passportCredential, revealFrame } from '../sd/worker/support.js';
+import { holdDirectly } from '../core/holder/support.js';
 
 const tmp = tempDir('vc-workers-pool-');
 afterAll(() => {
@@ -508,14 +507,14 @@ describe('the BBS+ pool on the generic pool (real BBS+ worker)', () => {
 
       installBbsEngine(ctx, pool);
       // Stored as it is (the checks of an import would meet the fault first): the derivation meets it.
-      storeHolderCredential(ctx, 'PassportCredential', { ...signed, testFault: 'exit' } as unknown as BbsCredential);
+      holdDirectly(ctx, { ...signed, testFault: 'exit' });
       const error = await rejection(deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name'] }));
       expect(error).toBeInstanceOf(InternalError);
       expect(error).not.toBeInstanceOf(UnprocessableError);
       expect((error as InternalError).httpStatus).toBe(500);
       expect(error.message).toMatch(/worker thread running deriveProof stopped \(exit code 7\)/);
       // A fresh worker derives the next one (the call waits for it to be ready).
-      storeHolderCredential(ctx, 'PassportCredential', signed as unknown as BbsCredential);
+      holdDirectly(ctx, signed);
       expect((await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['name'] })).vc.credentialSubject).toEqual({ id: 'did:example:alice', name: 'Alice' });
       expect(pool.threadIds.some((id) => !first.includes(id))).toBe(true);
       for (const worker of pool.workerInfo()) expect(worker).toMatchObject({ selfTested: true, randomness: { draws: expect.any(Number) as number } });

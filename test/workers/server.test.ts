@@ -23,6 +23,7 @@ import { startServer, type RunningServer } from '../../src/http/server.js';
 import { QUEUE_PER_WORKER } from '../../src/workers/pool.js';
 import { childEnv, ROOT, tempDir } from '../helpers.js';
 import { FIXED_PHRASE, type Json } from '../sd/worker/support.js';
+import { holdDirectly } from '../core/holder/support.js';
 
 const tmp = tempDir('vc-workers-server-');
 afterAll(() => tmp.cleanup());
@@ -30,7 +31,7 @@ afterAll(() => tmp.cleanup());
 /** A context with the holder's credential and a derived credential to verify (holder nonce: reusable). */
 async function prepare(name: string, vars: Record<string, string> = {}): Promise<{ ctx: Context; vc: Json }> {
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE, CIRCUITS_PATH: tmp.dir, ...vars }, path.join(tmp.dir, name)) });
-  await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' });
+  holdDirectly(ctx, await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' }));
   const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['id', 'name'], nonce: Buffer.alloc(32, 4).toString('base64') });
   return { ctx, vc };
 }

@@ -225,14 +225,18 @@ export const pbqProveSubmit = defineOperation({
   name: 'pbq.proveSubmit',
   summary: "prove the request's query over an iden3 credential (credentialAtomicQueryMTPV2OnChain) and submit it to the UniversalVerifier",
   input: z.strictObject({
-    verifiableCredential: pbqCredentialSchema.describe('the credential (spec 2.3)'),
+    verifiableCredential: pbqCredentialSchema.describe("the credential (spec 2.3); without it, a held one by its id, or else the holder's newest iden3 credential the request can use").optional(),
+    credentialId: z.string().min(1).max(200).describe('the id of a held iden3 credential to prove with (vc holder credentials list)').optional(),
     credentialRequest: credentialRequestSchema.describe('the credential request (spec 2.1)'),
   }),
   result: z.record(z.string(), z.unknown()),
   mutates: true,
   run: async (ctx, input, call) => {
+    const { refuseCredentialAndId, selectHeldIden3Credential } = await import('../holder/heldSelection.js');
+    refuseCredentialAndId(call.names, 'verifiableCredential', { credential: input.verifiableCredential, credentialId: input.credentialId });
+    const credential = input.verifiableCredential ?? selectHeldIden3Credential(ctx, { credentialId: input.credentialId, request: input.credentialRequest, names: call.names });
     const { proveAndSubmit } = await import('../pbq/prove.js');
-    return proveAndSubmit(ctx, { credential: input.verifiableCredential, request: input.credentialRequest, names: call.names });
+    return proveAndSubmit(ctx, { credential, request: input.credentialRequest, names: call.names });
   },
 });
 

@@ -25,7 +25,7 @@ const MultikeySchema = z.object({ did: z.string(), verificationMethod: z.string(
 
 export const sdIssue = defineOperation({
   name: 'sd.issue',
-  summary: 'issue a BBS+ signed credential for selective disclosure (spec 2.4); kept by the holder of the same wallet',
+  summary: "issue a BBS+ signed credential for selective disclosure (spec 2.4); kept by the holder of the same wallet when it is for the holder (never for another holder)",
   input: z.strictObject({
     type: CredentialTypeSchema.describe('credential type; it must be defined by a bundled JSON-LD context').optional(),
     credentialSubject: CredentialSubjectSchema.describe('the credentialSubject fields (default: the sample passport, fixtures/subjects/passport.json)').optional(),
@@ -50,7 +50,7 @@ export const sdIssue = defineOperation({
 
 export const sdIssueBbs2023 = defineOperation({
   name: 'sd.issueBbs2023',
-  summary: 'issue the same credential on the W3C standard: VC 2.0 with a bbs-2023 DataIntegrityProof; kept by the holder of the same wallet',
+  summary: 'issue the same credential on the W3C standard: VC 2.0 with a bbs-2023 DataIntegrityProof; kept by the holder of the same wallet as sd.issue does',
   input: sdIssue.input.extend({
     mandatoryPointers: z
       .array(z.string())
@@ -134,20 +134,22 @@ export const sdDisclose = defineOperation({
   name: 'sd.disclose',
   summary: 'derive a credential revealing only the requested credentialSubject fields: a BbsBlsSignatureProof2020 (spec 2.5), or a bbs-2023 disclosure proof from a bbs-2023 credential',
   input: z.strictObject({
-    credentialType: CredentialTypeSchema.describe("credential type to disclose from (the holder's latest of that type); with credential, its own type by default").optional(),
+    credentialType: CredentialTypeSchema.describe("credential type to disclose from: the holder's newest BBS+ credential of that type (not needed when the credential or the id of a held one is given)").optional(),
+    credentialId: z.string().min(1).max(200).describe('the id of a held credential to disclose from (vc holder credentials list)').optional(),
     selectiveDisclosureKeys: z
       .array(z.string().min(1))
       .min(1, 'expected at least one key to reveal')
       .max(200)
       .describe('credentialSubject fields to reveal, e.g. id,name,nationality (a key like no field of the credential is left out; one close to a field, a typo, is refused); for bbs-2023 also JSON Pointers, e.g. /credentialSubject/name'),
     nonce: z.string().min(1).describe("the verifier's nonce to bind the proof to; random when absent").optional(),
-    credential: z.unknown().describe('disclose from this BBS+ (2020 or bbs-2023) credential instead of the stored one').optional(),
+    credential: z.unknown().describe('disclose from this BBS+ (2020 or bbs-2023) credential instead of a held one').optional(),
   }),
   result: DiscloseResultSchema,
   mutates: false,
   run: async (ctx, input, call) =>
     (await sd()).deriveSelectiveDisclosure(ctx, {
       type: input.credentialType,
+      credentialId: input.credentialId,
       keys: input.selectiveDisclosureKeys,
       nonce: input.nonce,
       credential: input.credential,
@@ -157,9 +159,9 @@ export const sdDisclose = defineOperation({
 
 export const sdImport = defineOperation({
   name: 'sd.import',
-  summary: "keep an issuer's BBS+ credential for later disclosure (every check a verifier makes comes first)",
+  summary: "keep an issuer's BBS+ credential in the holder's store for later disclosure (every check a verifier makes comes first, and it must be the holder's own)",
   input: z.strictObject({ credential: BbsCredentialSchema.describe("the BBS+ credential (the issuer's output, spec 2.4)") }),
-  result: z.object({ stored: z.literal(true), type: z.string(), id: z.string().optional(), issuer: z.string() }),
+  result: z.object({ stored: z.literal(true), type: z.string(), id: z.string().describe("its id in the holder's store"), issuer: z.string() }),
   mutates: true,
   run: async (ctx, input, call) => (await sd()).storeSelectiveDisclosureCredential(ctx, { credential: input.credential, names: call.names }),
 });

@@ -7,11 +7,10 @@
 import type { Context } from '../../context.js';
 import { ConfigError, NotFoundError } from '../../errors.js';
 import { didObject, type DidObject } from '../../iden3/did.js';
-import { IDENTITIES_NS } from '../../iden3/storage.js';
+import { IDENTITIES_NS, ROLES_NS } from '../../iden3/storage.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { recordGenesisState } from './issuerState.js';
 
-const ROLES_NS = 'iden3.roles';
 export type IdentityRole = 'holder' | 'issuer';
 
 /**

@@ -34,6 +34,7 @@ import { getChain } from '../../chain/chainClient.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
 import { localNodeStatus } from '../../chain/node/lifecycle.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
+import { keepIssuedCredential } from '../holder/holderStore.js';
 import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
 
 /** Store namespace of the credentials each issuer of this wallet issued: `<issuer DID>/<credential id>`. */
@@ -300,6 +301,8 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
     // What this issuer issued is recorded here, not inferred from the credential store (which
     // also holds what holders of this wallet were given, and anything given to prove-submit).
     ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential!.id}`, { id: credential!.id, revocationNonce: Number(credential!.credentialStatus.revocationNonce) });
+    // A credential for one of this wallet's own holder DIDs is the holder's too (never one for another holder).
+    keepIssuedCredential(ctx, JSON.parse(JSON.stringify(credential)) as Record<string, unknown>, 'iden3', { quiet: true });
     completed.push(credential!);
     await letEventLoopRun();
   }

@@ -1,6 +1,6 @@
 /**
  * The holder side of selective disclosure: derive a BbsBlsSignatureProof2020 that reveals only
- * the requested credentialSubject fields (spec 2.5), and import credentials to disclose later.
+ * the requested credentialSubject fields (spec 2.5), and the checks a credential to disclose must pass.
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
@@ -11,7 +11,8 @@ import { type JsonLdDocument } from '../../sd/proofOutcome.js';
 import { checkContexts, pinnedContexts, checkPresentedShape, checkSubjectShape, checkValidityDates, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './sdSchemas.js';
-import { readHolderCredential, storeHolderCredential } from './sdRecords.js';
+import { newestHeldCredential, requireHeldCredential } from '../holder/holderStore.js';
+import { refuseCredentialAndId } from '../holder/heldSelection.js';
 import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023Credentials.js';
 
 /** The holder's message of spec 2.5. */
@@ -25,10 +26,12 @@ const BLANK_NODE_ID_PREFIX = 'urn:bnid:';
 
 export interface DeriveSelectiveDisclosureOptions {
   /**
-   * Credential type to disclose from (the holder's stored credential of that type); with
-   * `credential`, optional (the credential's own type) and else checked against it.
+   * Credential type to disclose from: the holder's newest held BBS+ credential of that type, unless
+   * `credentialId` or `credential` says which (then the type is the credential's, and must match).
    */
   type?: string | undefined;
+  /** The id of a held credential to disclose from (`vc holder credentials list`). */
+  credentialId?: string | undefined;
   /**
    * credentialSubject fields to reveal; `id` included when asked (and when the subject has one).
    * A key close to a field the subject has (a typo) is refused, naming it; another key the
@@ -40,7 +43,7 @@ export interface DeriveSelectiveDisclosureOptions {
   nonce?: string | undefined;
   /** Use this credential instead of the stored one. */
   credential?: unknown;
-  /** How the caller names input fields in messages (`credentialType`, `credential`, `nonce`). */
+  /** How the caller names input fields in messages (`credentialType`, `credentialId`, `credential`, `nonce`). */
   names?: FieldNamer | undefined;
 }
 
@@ -62,37 +65,42 @@ function decodeNonce(nonce: string, names: FieldNamer): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-/** The type a credential is disclosed as: its first type besides VerifiableCredential. */
-function ownType(credential: BbsCredential): string | undefined {
-  return typesOf(credential).find((t) => t !== 'VerifiableCredential');
-}
-
+/** The credential to disclose from and its type: given, held under an id, or the newest held of the type. */
 function loadCredential(ctx: Context, options: DeriveSelectiveDisclosureOptions): { credential: BbsCredential; type: string } {
   const names = options.names ?? plainFieldNames;
-  if (options.type === undefined && options.credential === undefined) {
-    throw new InputError(`${names('credentialType')}: missing: give the credential type to disclose from the holder's credentials, or the credential itself (${names('credential')})`, { field: 'credentialType' });
-  }
-  if (options.type === undefined) {
-    const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
-    const type = ownType(credential);
-    if (type === undefined) throw new UnprocessableError(`${names('credential.type')}: lists no credential type besides VerifiableCredential`, { field: 'credential.type' });
-    return { credential, type };
-  }
-  const type = parseInput(CredentialTypeSchema, options.type, names, 'credentialType');
-  if (options.credential === undefined) {
-    const stored = readHolderCredential(ctx, type);
-    if (stored === undefined) {
-      throw new NotFoundError(`the holder has no ${type} credential: keep one first (issued by this wallet in the BBS+ format, or imported)`, {
-        field: 'credentialType',
-      });
+  const asked = options.type === undefined ? undefined : parseInput(CredentialTypeSchema, options.type, names, 'credentialType');
+  refuseCredentialAndId(names, 'credential', options);
+  const checkType = (credential: BbsCredential, field: string): string => {
+    const types = typesOf(credential);
+    if (asked !== undefined && !types.includes(asked)) {
+      throw new UnprocessableError(`${names(field)}: is a ${types.join('/')} credential, not ${asked}`, { field });
     }
-    return { credential: stored, type };
+    return asked ?? types.find((type) => type !== 'VerifiableCredential') ?? types[0]!;
+  };
+  if (options.credential !== undefined) {
+    const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
+    return { credential, type: checkType(credential, 'credential.type') };
   }
-  const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
-  if (!typesOf(credential).includes(type)) {
-    throw new UnprocessableError(`${names('credential.type')}: is a ${typesOf(credential).join('/')} credential, not ${type}`, { field: 'credential.type' });
+  if (options.credentialId !== undefined) {
+    const held = requireHeldCredential(ctx, options.credentialId, 'credentialId', names('credentialId'));
+    if (held.kind === 'iden3') {
+      throw new UnprocessableError(`${names('credentialId')}: ${held.id} is an iden3 credential; disclose takes BBS+ ones (\`vc holder prove-submit --id\` proves iden3 credentials)`, { field: 'credentialId' });
+    }
+    const credential = parseInput(BbsCredentialSchema, held.credential, `the held credential ${held.id}`);
+    return { credential, type: checkType(credential, 'credentialId') };
   }
-  return { credential, type };
+  if (asked === undefined) {
+    throw new InputError(`${names('credentialType')}: missing: give the credential type, the id of a held credential (${names('credentialId')}), or the credential itself (${names('credential')})`, {
+      field: 'credentialType',
+    });
+  }
+  const held = newestHeldCredential(ctx, { type: asked, kinds: ['bbs2020', 'bbs2023'] }, `BBS+ ${asked} credentials`);
+  if (held === undefined) {
+    throw new NotFoundError(`the holder has no ${asked} credential to disclose (BBS+): keep one first (issued by this wallet for its holder in a BBS+ format, or imported with vc holder credentials import)`, {
+      field: 'credentialType',
+    });
+  }
+  return { credential: parseInput(BbsCredentialSchema, held.credential, `the held credential ${held.id}`), type: asked };
 }
 
 /**
@@ -120,16 +128,15 @@ function checkDisclosureKeys(credential: BbsCredential, keys: readonly string[],
  * Derives the spec 2.5 response: a credential revealing only the requested subject fields that
  * exist, with a BbsBlsSignatureProof2020 that carries the nonce.
  */
-export async function deriveSelectiveDisclosure(ctx: Context, given: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
-  const { credential, type } = loadCredential(ctx, given);
-  const options = { ...given, type };
+export async function deriveSelectiveDisclosure(ctx: Context, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
+  const { credential, type } = loadCredential(ctx, options);
   checkDisclosureKeys(credential, options.keys, options.names ?? plainFieldNames);
-  if (isDataIntegrityCredential(credential)) return deriveBbs2023Disclosure(ctx, credential, options);
+  if (isDataIntegrityCredential(credential)) return deriveBbs2023Disclosure(ctx, credential, type, options);
   // A stored credential passed these checks when it was issued or imported; a file has not yet.
   if (options.credential !== undefined) await checkDisclosableCredential(ctx, credential, options.names ?? plainFieldNames, 'credential');
   else {
     const shape = checkSubjectShape(credential.credentialSubject);
-    if (shape !== undefined) throw new UnprocessableError(`the stored ${options.type} credential cannot be disclosed: ${shape}`, { field: 'credentialType' });
+    if (shape !== undefined) throw new UnprocessableError(`the stored ${type} credential cannot be disclosed: ${shape}`, { field: options.credentialId === undefined ? 'credentialType' : 'credentialId' });
   }
   const subject = credential.credentialSubject;
   const revealed = [...new Set(options.keys)].filter((key) => Object.hasOwn(subject, key));
@@ -158,7 +165,7 @@ export async function deriveSelectiveDisclosure(ctx: Context, given: DeriveSelec
     // A fault of the server (a busy or crashed BBS+ worker, a failed self-test) is not the
     // credential's: it keeps its own status (503, 500) instead of becoming a 422.
     if (isVcError(error) && error.httpStatus >= 500) throw error;
-    throw new UnprocessableError(`cannot derive a proof from the ${options.type} credential: ${describeProofError(error)}`, { cause: error });
+    throw new UnprocessableError(`cannot derive a proof from the ${type} credential: ${describeProofError(error)}`, { cause: error });
   }
   progress.succeed('derived BbsBlsSignatureProof2020');
 
@@ -181,21 +188,14 @@ export async function deriveSelectiveDisclosure(ctx: Context, given: DeriveSelec
 }
 
 /** deriveSelectiveDisclosure for a credential with a bbs-2023 proof: the keys become JSON Pointers, the nonce the presentation header. */
-async function deriveBbs2023Disclosure(ctx: Context, credential: BbsCredential, options: DeriveSelectiveDisclosureOptions & { type: string }): Promise<DeriveSelectiveDisclosureResult> {
+async function deriveBbs2023Disclosure(ctx: Context, credential: BbsCredential, type: string, options: DeriveSelectiveDisclosureOptions): Promise<DeriveSelectiveDisclosureResult> {
   const names = options.names ?? plainFieldNames;
   if (options.credential !== undefined) await checkBbs2023BaseCredential(ctx, credential as JsonLdDocument, names, 'credential');
   const raw = options.keys.filter((key) => key.startsWith('/'));
   checkPointers(raw, 'selectiveDisclosureKeys', names);
   const pointers = [...new Set(options.keys.map((key) => (key.startsWith('/') ? key : subjectPointer(key))))];
-  const vc = await deriveBbs2023Credential(ctx, credential as JsonLdDocument, pointers, nonceBytes(options.nonce, names), options.type);
+  const vc = await deriveBbs2023Credential(ctx, credential as JsonLdDocument, pointers, nonceBytes(options.nonce, names), type);
   return { message: DISCLOSURE_MESSAGE, vc };
-}
-
-export interface StoreSelectiveDisclosureCredentialResult {
-  stored: true;
-  type: string;
-  id: string | undefined;
-  issuer: string;
 }
 
 /**
@@ -227,20 +227,4 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
   if (validity !== undefined) throw refuse(validity.split(' ', 1)[0]!, validity);
   const check = await engine.verifySignature(credential as JsonLdDocument);
   if (!check.verified) throw refuse('proof', `the issuer's BBS+ signature does not verify: ${check.reason}`);
-}
-
-/**
- * Keeps a BBS+ credential received from an issuer as the holder's credential of its type, after
- * every check a later disclosure and verification would make (a holder should not keep what it
- * cannot later prove). A refused credential never replaces the stored one.
- */
-export async function storeSelectiveDisclosureCredential(ctx: Context, options: { credential: unknown; names?: FieldNamer }): Promise<StoreSelectiveDisclosureCredentialResult> {
-  const names = options.names ?? plainFieldNames;
-  const credential = parseInput(BbsCredentialSchema, options.credential, names, 'credential');
-  const type = ownType(credential);
-  if (type === undefined) throw new UnprocessableError(`${names('credential.type')}: lists no credential type besides VerifiableCredential`, { field: 'credential.type' });
-  await checkDisclosableCredential(ctx, credential, names, 'credential');
-  storeHolderCredential(ctx, type, options.credential as BbsCredential);
-  const issuer = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
-  return { stored: true, type, id: credential.id, issuer };
 }

@@ -2,14 +2,8 @@
  * Selective disclosure with BBS+ (issuer, holder, verifier operations); see DESIGN.md.
  */
 export { issueSelectiveDisclosureCredential, samplePassportSubject, SD_CREDENTIAL_CONTEXTS, type IssueSelectiveDisclosureOptions } from './sdIssuance.js';
-export {
-  deriveSelectiveDisclosure,
-  storeSelectiveDisclosureCredential,
-  DISCLOSURE_MESSAGE,
-  type DeriveSelectiveDisclosureOptions,
-  type DeriveSelectiveDisclosureResult,
-  type StoreSelectiveDisclosureCredentialResult,
-} from './disclose.js';
+export { deriveSelectiveDisclosure, DISCLOSURE_MESSAGE, type DeriveSelectiveDisclosureOptions, type DeriveSelectiveDisclosureResult } from './disclose.js';
+export { storeSelectiveDisclosureCredential, type StoreSelectiveDisclosureCredentialResult } from '../holder/holderImport.js';
 export {
   createVerifierNonce,
   verifySelectiveDisclosure,

@@ -20,7 +20,7 @@ import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './sdSchemas.js';
-import { storeHolderCredential } from './sdRecords.js';
+import { keepIssuedCredential } from '../holder/holderStore.js';
 import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023Credentials.js';
 import { BBS_2023, loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import type { StatusPurpose } from '../../status/bitstringStatusList.js';
@@ -37,7 +37,10 @@ export interface IssueSelectiveDisclosureOptions {
   names?: FieldNamer | undefined;
   /** When the credential stops being valid (ISO 8601); none by default. */
   expirationDate?: string | undefined;
-  /** Keep the credential in the holder's store of this wallet (default true). */
+  /**
+   * Keep the credential in the holder's store of this wallet (default true) when it is for the
+   * holder: its subject is one of the holder's DIDs, or it names none. Never for someone else.
+   */
   store?: boolean | undefined;
   /** bbs-2023 only: JSON Pointers always disclosed (default: the issuer and the validity fields). */
   mandatoryPointers?: readonly string[] | undefined;
@@ -131,7 +134,7 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   // Validated for the type, but returned as signed: zod would reorder the keys.
   parseInput(BbsCredentialSchema, signed, 'signed credential');
   const credential = signed as BbsCredential;
-  if (options.store !== false) storeHolderCredential(ctx, type, credential);
+  if (options.store !== false) keepIssuedCredential(ctx, credential, 'bbs2020');
   return credential;
 }
 
@@ -165,6 +168,6 @@ export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, op
   const status = options.status === undefined || options.status.length === 0 ? undefined : credentialStatusAssignment(ctx, { purposes: options.status, suite: BBS_2023, names });
   const { credential } = await signBbs2023Credential(ctx, unsigned, { mandatoryPointers: options.mandatoryPointers, names, base: 'credentialSubject', status });
   parseInput(BbsCredentialSchema, credential, 'signed credential');
-  if (options.store !== false) storeHolderCredential(ctx, type, credential as BbsCredential);
+  if (options.store !== false) keepIssuedCredential(ctx, credential, 'bbs2023');
   return credential as BbsCredential;
 }

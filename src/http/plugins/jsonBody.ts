@@ -12,7 +12,12 @@ export const jsonBody = rootPlugin<{ bodyLimit: number }>('vc-json-body', async 
   // schema with a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    // A DELETE takes no body (its input is the path): clients that send it a JSON content type with nothing are fine.
+    if (body.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     // An empty body with a JSON content type is fastify's own 400 (invalid_json).
     if (body.length === 0) {
       done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);

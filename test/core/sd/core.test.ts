@@ -13,6 +13,7 @@ import { createVerifierNonce, deriveSelectiveDisclosure, issueSelectiveDisclosur
 import { SD_NONCES_NAMESPACE } from '../../../src/core/sd/sdRecords.js';
 import { InputError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
+import { holdDirectly } from '../holder/support.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 /** The did:key of FIXED_PHRASE: pinned so a library change that alters derivation is caught. */
@@ -58,6 +59,7 @@ describe('issuer key from a BIP39 phrase', () => {
     const ctx = new Context({ config });
     try {
       const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:erin' });
+      holdDirectly(ctx, credential);
       expect(credential.issuer).toBe(UC6_DID);
       const { nonce } = createVerifierNonce(ctx, { ttlSeconds: 60 });
       const { vc } = await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['nationality'], nonce });
@@ -113,6 +115,7 @@ describe('verifier nonces', () => {
     const ctx = new Context({ config, now: () => now });
     try {
       const credential = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:dave' });
+      holdDirectly(ctx, credential);
       expect(credential.issuer).toBe(FIXED_DID);
       const { nonce, expiresAt } = createVerifierNonce(ctx, { ttlSeconds: 60 });
       expect(expiresAt).toBe('2030-01-01T00:01:00.000Z');

@@ -15,6 +15,7 @@ import { VERIFIER_NONCE_BYTES } from '../../../src/core/sd/nonce.js';
 import { SD_NONCES_NAMESPACE, SD_VERIFIER_NAMESPACE, type StoredNonce } from '../../../src/core/sd/sdRecords.js';
 import { ConfigError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers.js';
+import { holdDirectly } from '../holder/support.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const START = new Date('2030-01-01T00:00:00.000Z');
@@ -37,7 +38,7 @@ async function wallet(name: string, vars: RawVariables = {}): Promise<Wallet> {
   let now = START;
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE, ...vars }, path.join(tmp.dir, name)), now: () => now });
   opened.push(ctx);
-  await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:erin' });
+  holdDirectly(ctx, await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:erin' }));
   return {
     ctx,
     setNow: (iso) => (now = new Date(iso)),

@@ -11,6 +11,7 @@ import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySe
 import { deriveBlsKeyPair } from '../../../src/sd/suites/bbs2020/bbs2020Keys.js';
 import { PROOF_MISMATCH_REASON, PROOF_UNPROCESSABLE_REASON } from '../../../src/sd/suites/bbs2020/bbs2020Suite.js';
 import { tempDir } from '../../helpers.js';
+import { holdDirectly } from '../holder/support.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 /** did:key of the phrase 'letter advice cage absurd amount doctor acoustic avoid letter advice cage above': another issuer. */
@@ -61,7 +62,7 @@ beforeAll(async () => {
   OTHER_DID_KEY = (await deriveBlsKeyPair('letter advice cage absurd amount doctor acoustic avoid letter advice cage above')).did;
   const config = parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE }, path.join(tmp.dir, 'home'));
   ctx = new Context({ config, now: () => now });
-  await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' });
+  holdDirectly(ctx, await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' }));
   derived = (await deriveSelectiveDisclosure(ctx, { type: 'PassportCredential', keys: ['id', 'name', 'nationality'], nonce: Buffer.alloc(32, 9).toString('base64') })).vc;
 });
 afterAll(async () => {
@@ -156,7 +157,7 @@ describe('tampered derived credentials', () => {
     const config = parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE }, path.join(tmp.dir, 'expiry'));
     const expiring = new Context({ config, now: () => clock });
     try {
-      await issueSelectiveDisclosureCredential(expiring, { holder: 'did:example:alice', expirationDate: '2031-02-01' });
+      holdDirectly(expiring, await issueSelectiveDisclosureCredential(expiring, { holder: 'did:example:alice', expirationDate: '2031-02-01' }));
       const { vc } = await deriveSelectiveDisclosure(expiring, { type: 'PassportCredential', keys: ['name'] });
       expect(vc.expirationDate).toBe('2031-02-01T00:00:00.000Z');
       expect((await verifySelectiveDisclosure(expiring, { vc: structuredClone(vc) })).verified).toBe(true);

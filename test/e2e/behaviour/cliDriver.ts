@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { COMMANDS } from '../../../src/cli/commands.js';
-import { flagsOf, operationsOfCommand, type FlagInfo } from '../../../src/cli/operationCommand.js';
+import { flagsOf, operationsOfCommand, positionalsOf, type FlagInfo } from '../../../src/cli/operationCommand.js';
 import type { AnyOperation } from '../../../src/core/operation.js';
 import { runVcAsync } from '../../helpers.js';
 import { DriverCallError, STATUS_BY_CODE, driverOver, type Driver, type Json } from './driver.js';
@@ -35,11 +35,12 @@ function flagArguments(info: FlagInfo, value: unknown, writeFile: (value: unknow
 /** Maps a field as the CLI names it (`--subject nationality`) back to the input's path. */
 function inputPath(flags: FlagInfo[], field: string | undefined): string | undefined {
   if (field === undefined) return undefined;
-  const match = /^--([a-z0-9-]+)(?: (.+))?$/.exec(field);
+  // An argument is named in capitals (ID, FILE), a flag with its dashes.
+  const match = /^(?:--([a-z0-9-]+)|([A-Z]+))(?: (.+))?$/.exec(field);
   if (match === null) return field;
-  const info = flags.find((candidate) => candidate.flag === match[1]);
+  const info = flags.find((candidate) => candidate.flag === (match[1] ?? match[2]));
   if (info === undefined) return field;
-  return match[2] === undefined ? info.field : `${info.field}.${match[2]}`;
+  return match[3] === undefined ? info.field : `${info.field}.${match[3]}`;
 }
 
 /** A driver running `vc --json` for each operation, on a wallet at `home`. */
@@ -63,7 +64,15 @@ export function createCliDriver(vars: RawVariables, home: string, scratch: strin
       args.push(`--${command.variants.option}`, choice);
     }
     const flags = flagsOf(command, operation);
+    // The command's arguments first (`vc holder credentials delete ID`), in their order.
+    const positionals = positionalsOf(command, operation);
+    for (const info of positionals) {
+      const value = input[info.field];
+      if (value === undefined) continue;
+      args.push(info.kind === 'file' ? writeFile(value) : String(value));
+    }
     for (const [field, value] of Object.entries(input)) {
+      if (positionals.some((candidate) => candidate.field === field)) continue;
       const info = flags.find((candidate) => candidate.field === field);
       if (info === undefined) throw new Error(`${command.path} has no flag for ${field}`);
       const given = flagArguments(info, value, writeFile);
@@ -82,7 +91,7 @@ export function createCliDriver(vars: RawVariables, home: string, scratch: strin
     if (error === undefined || typeof error.code !== 'string' || typeof error.message !== 'string') {
       throw new Error(`vc ${args.join(' ')}: exit ${run.status} without a JSON error line on stderr: ${run.stderr.slice(-400)}`);
     }
-    const field = typeof error.field === 'string' ? inputPath(flags, error.field) : undefined;
+    const field = typeof error.field === 'string' ? inputPath([...flags, ...positionals], error.field) : undefined;
     throw new DriverCallError(error.message, STATUS_BY_CODE[error.code] ?? 500, error.code, field, run.status);
   }
 

@@ -64,6 +64,8 @@ export function driverOver(kind: DriverKind, call: OperationTransport, close: ()
     createCredentialRequest: as('pbq.request'),
     proveSubmit: as('pbq.proveSubmit'),
     revokePbqCredential: as('pbq.revoke'),
+    listHeldCredentials: as('holder.list'),
+    deleteHeldCredential: as('holder.delete'),
     close,
   };
 }
@@ -73,8 +75,8 @@ export interface Driver {
   readonly kind: DriverKind;
   // Selective disclosure.
   issueSdCredential(body: { type?: string; credentialSubject?: Json }): Promise<Json>;
-  storeSdCredential(body: { credential: unknown }): Promise<{ stored: true; type: string; issuer: string }>;
-  discloseSd(body: { credentialType: unknown; selectiveDisclosureKeys: unknown; nonce?: unknown }): Promise<DiscloseResult>;
+  storeSdCredential(body: { credential: unknown }): Promise<{ stored: true; type: string; id: string; issuer: string }>;
+  discloseSd(body: { credentialType?: unknown; credentialId?: unknown; selectiveDisclosureKeys: unknown; nonce?: unknown }): Promise<DiscloseResult>;
   createNonce(body?: { ttlSeconds?: number }): Promise<{ nonce: string; expiresAt: string }>;
   verifyVc(body: { vc: unknown }): Promise<VerifyResult>;
   // Proof by query.
@@ -84,6 +86,9 @@ export interface Driver {
   createCredentialRequest(body?: Json): Promise<Json & { id: number }>;
   proveSubmit(body: { verifiableCredential: unknown; credentialRequest: unknown }): Promise<Json>;
   revokePbqCredential(body: { nonce: unknown }): Promise<Json>;
+  // The holder's credential store.
+  listHeldCredentials(body?: { type?: string; issuer?: string; kind?: string }): Promise<{ credentials: Array<Json & { id: string; type: string; kind: string }> }>;
+  deleteHeldCredential(body: { id: unknown }): Promise<Json & { deleted: true; id: string }>;
   /** Releases the driver (server, context, local chain). */
   close(): Promise<void>;
 }

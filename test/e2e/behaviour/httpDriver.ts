@@ -5,7 +5,7 @@
  */
 import { parseConfig, type RawVariables } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
-import type { Role } from '../../../src/http/route.js';
+import { pathParameters, type Role } from '../../../src/http/route.js';
 import { ROUTES } from '../../../src/http/routes.js';
 import { startServer, type ErrorBody, type RunningServer } from '../../../src/http/server.js';
 import { DriverCallError, driverOver, type Driver } from './driver.js';
@@ -31,12 +31,20 @@ export async function createHttpDriver(vars: RawVariables, home: string): Promis
   if (ctx.config.server.apiToken !== undefined) headers.authorization = `Bearer ${ctx.config.server.apiToken}`;
 
   async function call(name: string, input: Record<string, unknown>): Promise<unknown> {
-    const route = ROUTES.find((candidate) => candidate.operation.name === name && !candidate.path.includes(':'));
+    // The route whose path parameters the input gives (GET /credentials/:id), else one without any.
+    const candidates = ROUTES.filter((candidate) => candidate.operation.name === name);
+    const route =
+      candidates.find((candidate) => pathParameters(candidate).length > 0 && pathParameters(candidate).every((param) => typeof input[param] === 'string')) ??
+      candidates.find((candidate) => pathParameters(candidate).length === 0);
     if (route === undefined) throw new Error(`no route serves operation ${name}`);
     const where = `${route.role} ${route.method} ${route.path}`;
-    const url = new URL(`${urls[route.role]}${route.path}`);
-    let init: RequestInit = { method: route.method, headers };
-    if (route.method === 'GET') for (const [key, value] of Object.entries(input)) url.searchParams.set(key, String(value));
+    const params = pathParameters(route);
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_match, param: string) => encodeURIComponent(String(input[param])));
+    const url = new URL(`${urls[route.role]}${path}`);
+    // Only a POST has a body (and says it is JSON).
+    let init: RequestInit = { method: route.method, headers: route.method === 'POST' ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type')) };
+    const rest = Object.fromEntries(Object.entries(input).filter(([key]) => !params.includes(key)));
+    if (route.method !== 'POST') for (const [key, value] of Object.entries(rest)) url.searchParams.set(key, String(value));
     else init = { ...init, body: JSON.stringify(route.bodyField === undefined ? input : input[route.bodyField]) };
     const response = await fetch(url, init);
     const text = await response.text();

@@ -21,15 +21,18 @@ function failedCheck(result: VerifyResult): { id: string; reason?: string } {
 export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scratchDir: () => string): void {
   describe('selective disclosure (BBS+)', () => {
     let issued: Json;
+    /** SUBJECT for the holder's own DID: the issuer of the same wallet issues it, its holder keeps it. */
+    let subject: Json;
 
     beforeAll(async () => {
-      issued = await driver().issueSdCredential({ type: 'PassportCredential', credentialSubject: SUBJECT });
+      subject = { ...SUBJECT, id: (await driver().createHolderDid()).did_String };
+      issued = await driver().issueSdCredential({ type: 'PassportCredential', credentialSubject: subject });
     });
 
     it('issues a BBS+ signed PassportCredential (spec 2.4, 2.6)', () => {
       expect(issued.type).toEqual(['VerifiableCredential', 'PassportCredential']);
       expect(issued.issuer).toBe(ISSUER_DID);
-      expect(issued.credentialSubject).toEqual(SUBJECT);
+      expect(issued.credentialSubject).toEqual(subject);
       expect(new Date(issued.issuanceDate as string).toISOString()).toBe(issued.issuanceDate);
       const proof = issued.proof as Json;
       expect(proof).toMatchObject({ type: 'BbsBlsSignature2020', proofPurpose: 'assertionMethod' });
@@ -42,7 +45,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
       const disclosed = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name', 'nationality'] });
       expect(disclosed.message).toBe('proof successfully generated and submitted');
       const vc = disclosed.vc;
-      expect(vc.credentialSubject).toEqual({ id: SUBJECT.id, name: SUBJECT.name, nationality: SUBJECT.nationality });
+      expect(vc.credentialSubject).toEqual({ id: subject.id, name: subject.name, nationality: subject.nationality });
       expect(vc.issuer).toBe(ISSUER_DID);
       expect(vc.type).toEqual(['VerifiableCredential', 'PassportCredential']);
       expect(vc.id).toBe(issued.id);
@@ -53,7 +56,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
       const text = JSON.stringify(vc);
       for (const hidden of ['passportNumber', 'birthDate', 'customerReference', 'expiryDate', 'publicAddress']) {
         expect(text).not.toContain(hidden);
-        expect(text).not.toContain(String(SUBJECT[hidden]));
+        expect(text).not.toContain(String(subject[hidden]));
       }
 
       const verified = await driver().verifyVc({ vc });
@@ -64,7 +67,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
 
     it('ignores requested keys the credential lacks (spec rule 4)', async () => {
       const disclosed = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['name', 'shoeSize'] });
-      expect(disclosed.vc.credentialSubject).toEqual({ id: SUBJECT.id, name: SUBJECT.name });
+      expect(disclosed.vc.credentialSubject).toEqual({ id: subject.id, name: subject.name });
       expect((await driver().verifyVc({ vc: disclosed.vc })).verified).toBe(true);
     });
 
@@ -90,10 +93,11 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
     });
 
     it('rejects a valid proof from an issuer the verifier does not trust', async () => {
-      const foreign = await issueForeignCredential(scratchDir());
+      const foreign = await issueForeignCredential(scratchDir(), subject);
       expect(foreign.issuer).not.toBe(ISSUER_DID);
+      const kept = await driver().storeSdCredential({ credential: foreign });
       try {
-        expect(await driver().storeSdCredential({ credential: foreign })).toMatchObject({ stored: true, type: 'PassportCredential', issuer: foreign.issuer });
+        expect(kept).toMatchObject({ stored: true, type: 'PassportCredential', issuer: foreign.issuer });
         const { vc } = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['id', 'name'] });
         const result = await driver().verifyVc({ vc });
         const failed = failedCheck(result);
@@ -102,8 +106,33 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
         // The signature itself is fine: only trust is missing.
         expect(result.checks.find((check) => check.id === 'proof')?.valid).toBe(true);
       } finally {
-        await driver().storeSdCredential({ credential: issued });
+        // The holder keeps both side by side; the foreign one goes, and the first is the newest again.
+        expect(await driver().deleteHeldCredential({ id: kept.id })).toMatchObject({ deleted: true, id: kept.id, issuer: foreign.issuer });
       }
+      expect((await driver().listHeldCredentials({ type: 'PassportCredential' })).credentials.map((entry) => entry.id)).toEqual([issued.id]);
+    });
+
+    it("keeps several credentials of a type apart, each by its id: the type alone takes the newest, credentialId any; one for another holder is not kept", async () => {
+      const second = await driver().issueSdCredential({ type: 'PassportCredential', credentialSubject: { ...subject, name: 'Ada King' } });
+      // Issued by the same wallet for another holder: never the holder's (it kept nothing of it).
+      await driver().issueSdCredential({ type: 'PassportCredential', credentialSubject: { ...subject, id: 'did:example:bob', name: 'Bob' } });
+      try {
+        const held = (await driver().listHeldCredentials({ type: 'PassportCredential' })).credentials;
+        expect(held.map((entry) => [entry.id, entry.subject, entry.kind])).toEqual([
+          [second.id, subject.id, 'bbs2020'],
+          [issued.id, subject.id, 'bbs2020'],
+        ]);
+        const newest = await driver().discloseSd({ credentialType: 'PassportCredential', selectiveDisclosureKeys: ['name'] });
+        expect(newest.vc.credentialSubject).toEqual({ id: subject.id, name: 'Ada King' });
+        const first = await driver().discloseSd({ credentialId: issued.id, selectiveDisclosureKeys: ['name'] });
+        expect(first.vc.credentialSubject).toEqual({ id: subject.id, name: subject.name });
+        expect((await driver().verifyVc({ vc: first.vc })).verified).toBe(true);
+      } finally {
+        expect(await driver().deleteHeldCredential({ id: second.id })).toMatchObject({ deleted: true, id: second.id });
+      }
+      await expectCallError(driver().deleteHeldCredential({ id: second.id }), { status: 404, code: 'not_found', field: 'id' });
+      await expectCallError(driver().discloseSd({ credentialId: second.id, selectiveDisclosureKeys: ['name'] }), { status: 404, code: 'not_found', field: 'credentialId' });
+      expect((await driver().listHeldCredentials({ type: 'PassportCredential' })).credentials.map((entry) => entry.id)).toEqual([issued.id]);
     });
 
     describe('invalid inputs: the same error code, field and status in every driver', () => {

@@ -22,7 +22,7 @@ export function behaviourVariables(extra: RawVariables = {}): RawVariables {
   return { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_TRUSTED_ISSUERS: ISSUER_DID, ...extra };
 }
 
-/** A PassportCredential subject with a holder identifier. */
+/** A PassportCredential subject with a holder identifier (the suite gives it the holder's own DID, so its holder keeps it). */
 export const SUBJECT: Json = {
   id: 'did:example:holder-7',
   name: 'Ada Lovelace',
@@ -34,12 +34,12 @@ export const SUBJECT: Json = {
   publicAddress: '0x5c0e9f1d2b4a6c8e0f1a3b5c2a9c6b1e4f8d3a7b',
 };
 
-/** A PassportCredential signed by FOREIGN_PHRASE's key, issued in a wallet of its own under `root`. */
-export async function issueForeignCredential(root: string): Promise<Json> {
+/** A PassportCredential for `subject` signed by FOREIGN_PHRASE's key, issued in a wallet of its own under `root`. */
+export async function issueForeignCredential(root: string, subject: Json = SUBJECT): Promise<Json> {
   const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: FOREIGN_PHRASE }, path.join(root, 'foreign-issuer')) });
   try {
     const { issueSelectiveDisclosureCredential } = await import('../../../src/core/sd/sdIssuance.js');
-    return (await issueSelectiveDisclosureCredential(ctx, { subject: SUBJECT, store: false })) as Json;
+    return (await issueSelectiveDisclosureCredential(ctx, { subject, store: false })) as Json;
   } finally {
     await ctx.close();
   }

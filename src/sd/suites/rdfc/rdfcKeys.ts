@@ -135,6 +135,11 @@ interface StoredHolderKey {
   createdAt: string;
 }
 
+/** The did:key identifiers of the holder's presentation keys created so far (none is created here). */
+export function existingHolderKeyDids(ctx: Context): string[] {
+  return ctx.store.list<StoredHolderKey>(HOLDER_KEYS_NAMESPACE).map(({ value }) => rdfcKeyFromSecret(value.keyType, new Uint8Array(Buffer.from(value.secretKey, 'hex'))).did);
+}
+
 /**
  * The holder's key of `keyType`, which signs its presentations: created at random on first use
  * inside a store transaction (so concurrent processes agree on one) and kept in the wallet.

@@ -12,6 +12,7 @@ import { bbsLibraries } from '../../../../src/sd/library.js';
 import { createStaticDocumentLoader } from '../../../../src/sd/documentLoader.js';
 import { deriveSelectiveDisclosure, issueSelectiveDisclosureCredential, verifySelectiveDisclosure } from '../../../../src/core/sd/index.js';
 import { tempDir } from '../../../helpers.js';
+import { holdDirectly } from '../../../core/holder/support.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const tmp = tempDir('vc-bbs-interop-');
@@ -37,6 +38,7 @@ describe('MATTR jsonld-signatures-bbs, called directly', () => {
   it('verifies the credential vc issues (BbsBlsSignature2020) and the proof vc derives (BbsBlsSignatureProof2020)', async () => {
     const { jsigs, bbs } = await mattr();
     const issued = await issueSelectiveDisclosureCredential(ctx, { holder: 'did:example:alice' });
+    holdDirectly(ctx, issued);
     const signature = await jsigs.verify(structuredClone(issued), { suite: new bbs.BbsBlsSignature2020(), purpose: new jsigs.purposes.AssertionProofPurpose(), documentLoader });
     expect(signature.verified).toBe(true);
 

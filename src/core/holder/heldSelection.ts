@@ -1,0 +1,54 @@
+/**
+ * Which held credential a command uses when it is not given one: the one named by its id, or the
+ * newest of the type asked for (with a note when several are held). `vc holder prove-submit`
+ * proves iden3 credentials; `vc holder disclose` (src/core/sd/disclose.ts) discloses BBS+ ones.
+ */
+import type { Context } from '../../context.js';
+import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { parseInput, type FieldNamer } from '../validate.js';
+import { pbqCredentialSchema, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
+import { newestHeldCredential, requireHeldCredential, type HeldCredentialRecord } from './holderStore.js';
+
+/**
+ * The iden3 credential to prove a request with: the held one `credentialId` names, or the newest
+ * held iden3 credential of the request's type, context and allowed issuers.
+ */
+export function selectHeldIden3Credential(ctx: Context, options: { credentialId?: string | undefined; request: CredentialRequest; names: FieldNamer }): PbqCredentialInput {
+  const { names, request } = options;
+  let record: HeldCredentialRecord | undefined;
+  if (options.credentialId !== undefined) {
+    record = requireHeldCredential(ctx, options.credentialId, 'credentialId', names('credentialId'));
+    if (record.kind !== 'iden3') {
+      throw new UnprocessableError(`${names('credentialId')}: ${record.id} is a ${record.kind} credential; prove-submit proves iden3 credentials (\`vc holder disclose --id\` discloses BBS+ ones)`, { field: 'credentialId' });
+    }
+  } else {
+    const { type, context, allowedIssuers } = request.query;
+    record = newestHeldCredential(
+      ctx,
+      {
+        type,
+        kinds: ['iden3'],
+        accept: (candidate) => {
+          const contexts = candidate.credential['@context'];
+          return Array.isArray(contexts) && contexts.includes(context) && (allowedIssuers.includes('*') || allowedIssuers.includes(candidate.issuer));
+        },
+      },
+      `iden3 ${type} credentials the request can use`,
+    );
+    if (record === undefined) {
+      const issuers = allowedIssuers.includes('*') ? '' : ` from ${allowedIssuers.join(', ')}`;
+      throw new NotFoundError(
+        `${names('verifiableCredential')}: missing, and the holder has no iden3 ${type} credential with the context ${context}${issuers}: give the credential, its id (${names('credentialId')}), or keep one first (vc holder credentials import FILE)`,
+        { field: 'verifiableCredential' },
+      );
+    }
+  }
+  return parseInput(pbqCredentialSchema, record.credential, `the held credential ${record.id}`);
+}
+
+/** Refuses a command given both the credential and the id of a held one. */
+export function refuseCredentialAndId(names: FieldNamer, credentialField: string, given: { credential?: unknown; credentialId?: unknown }): void {
+  if (given.credential !== undefined && given.credentialId !== undefined) {
+    throw new InputError(`${names(credentialField)} and ${names('credentialId')} both name a credential: give one of them`, { field: 'credentialId' });
+  }
+}
