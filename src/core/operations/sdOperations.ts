@@ -50,6 +50,10 @@ export const sdIssueBbs2023 = defineOperation({
       .max(100)
       .describe('JSON Pointers always disclosed, e.g. /issuer (default: the issuer and the validity fields)')
       .optional(),
+    credential: z
+      .record(z.string(), z.unknown())
+      .describe("sign this whole VC 2.0 credential instead of a passport built from a subject (every rule of the VC data model is checked first; issuer defaults to this issuer's bbs-2023 DID)")
+      .optional(),
   }),
   result: BbsCredentialSchema,
   mutates: true,
@@ -61,6 +65,7 @@ export const sdIssueBbs2023 = defineOperation({
       holder: input.holder,
       expirationDate: input.expirationDate,
       mandatoryPointers: input.mandatoryPointers,
+      credential: input.credential,
       names: call.names,
     });
   },

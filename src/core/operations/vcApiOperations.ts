@@ -53,7 +53,7 @@ const VcApiVerifyResultSchema = z.object({
   verified: z.boolean(),
   checks: z.array(z.string()),
   warnings: z.array(z.object({ name: z.string(), message: z.string() })),
-  errors: z.array(z.object({ name: z.string(), message: z.string() })),
+  errors: z.array(z.object({ name: z.string(), message: z.string(), check: z.string().describe('the failed check, for a rule of the VC data model: data-model:<rule>').optional() })),
 });
 
 export const vcapiVerify = defineOperation({

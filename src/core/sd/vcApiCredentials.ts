@@ -6,19 +6,16 @@
 import type { Context } from '../../context.js';
 import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import {
   checkBbs2023BaseCredential,
-  checkBbs2023Contexts,
-  checkBbs2023Shape,
+  checkBbs2023Document,
   checkPointers,
-  completeForBbs2023,
   deriveBbs2023Credential,
   resolvePointer,
-  signBbs2023Credential,
+  signGivenBbs2023Credential,
 } from './bbs2023Credentials.js';
-import { findEmbeddedKeyword } from './documentChecks.js';
 import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
 
@@ -27,12 +24,9 @@ type Json = Record<string, unknown>;
 
 /** POST /credentials/issue: the credential signed, with the issuer filled in when absent. */
 export async function vcApiIssue(ctx: Context, options: { credential: Json; mandatoryPointers?: readonly string[] | undefined; names?: FieldNamer }): Promise<{ verifiableCredential: Json }> {
-  const names = options.names ?? plainFieldNames;
-  const completed = completeForBbs2023(options.credential, ctx.now());
-  if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
-  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential' });
-  return { verifiableCredential: credential };
+  return { verifiableCredential: await signGivenBbs2023Credential(ctx, options) };
 }
+
 
 /** POST /credentials/derive: the base credential checked, then a disclosure of the pointers bound to the presentation header. */
 export async function vcApiDerive(
@@ -65,16 +59,21 @@ export interface VcApiVerifyResult {
   verified: boolean;
   checks: string[];
   warnings: Array<{ name: string; message: string }>;
-  errors: Array<{ name: string; message: string }>;
+  /** `check`: the failed check's id, for a rule of the data model (`data-model:<rule>`). */
+  errors: Array<{ name: string; message: string; check?: string }>;
 }
 
-function failed(message: string): VcApiVerifyResult {
-  return { verified: false, checks: ['proof'], warnings: [], errors: [{ name: 'VerificationError', message }] };
+/** The checks this route makes: the data model's rules (with the document's form), then the proof. */
+const CHECKS = ['data-model', 'proof'];
+
+function failed(message: string, error: { name: string; check?: string } = { name: 'VerificationError' }): VcApiVerifyResult {
+  return { verified: false, checks: [...CHECKS], warnings: [], errors: [{ ...error, message }] };
 }
 
 /**
- * POST /credentials/verify: the domain and challenge asked for, the proof's form, contexts (known
- * ones only), shape, terms JSON-LD would drop, then the proof itself (purpose, dates, signature).
+ * POST /credentials/verify: the domain and challenge asked for, the proof's form (one encoding of
+ * its value), the shape, the data model's rules (contexts included), terms JSON-LD would drop,
+ * then the proof itself (purpose, dates, signature).
  */
 export async function vcApiVerify(ctx: Context, options: { credential: Json; domain?: string | undefined; challenge?: string | undefined }): Promise<VcApiVerifyResult> {
   const credential = options.credential;
@@ -88,12 +87,11 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
   const cost = checkBbs2023Cost(credential, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
   if (cost !== undefined) throw new TooLargeError(`verifiableCredential: ${cost}`, { field: 'verifiableCredential' });
-  const contexts = checkBbs2023Contexts(credential);
-  if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
-  const keyword = findEmbeddedKeyword(credential);
-  if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
-  const shape = checkBbs2023Shape(credential);
-  if (shape !== undefined) return failed(shape);
+  const checked = await checkBbs2023Document(ctx, credential, 'verifier');
+  const refused = checked.checks.find((check) => !check.valid);
+  if (refused !== undefined) {
+    return checked.violation === undefined ? failed(refused.reason ?? refused.id) : failed(refused.reason ?? refused.id, { name: 'DataModelError', check: checked.violation.check });
+  }
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
   admitTogether(engine, 2);
@@ -108,5 +106,5 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (!trusted.includes('*') && (typeof issuer !== 'string' || !trusted.includes(issuer))) {
     warnings.push({ name: 'UntrustedIssuer', message: `issuer ${shortId(String(issuer), 80)} is not in the verifier's trusted issuers (VC_TRUSTED_ISSUERS); POST /verify-vc would refuse it` });
   }
-  return { verified: true, checks: ['proof'], warnings, errors: [] };
+  return { verified: true, checks: [...CHECKS], warnings, errors: [] };
 }

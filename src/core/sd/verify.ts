@@ -11,6 +11,7 @@ import { admitTogether, sdEngine } from './sdEngine.js';
 import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
+import { dataModelCheck, findDataModelViolation } from '../vcDataModel.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 export type { VerificationCheck } from './documentChecks.js';
@@ -169,6 +170,10 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   const shape = checkPresentedShape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
   if (shape !== undefined) return finish(checks);
+  // The VC 1.1 share of the data model's rules (identifiers, types, issuer, subject, typed objects).
+  const dataModel = dataModelCheck(await findDataModelViolation(ctx, vc, 'verifier', { version: 1 }));
+  checks.push(dataModel);
+  if (!dataModel.valid) return finish(checks);
   const engine = await sdEngine(ctx);
   // The terms and the proof are checked independently of each other: at once, so that with the
   // worker threads of `vc serve` they run side by side (in process they simply interleave).
