@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decode } from 'cborg';
+import { decode, encode } from 'cborg';
 import { parseConfig } from '../../../../src/config/parse.js';
 import { Context } from '../../../../src/context.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, verifySelectiveDisclosure } from '../../../../src/core/sd/index.js';
@@ -206,6 +206,14 @@ describe('tampered bbs-2023 disclosures are refused with a reason', () => {
     otherDid = (await deriveBbs2023Key(OTHER_PHRASE)).did;
     derived = await disclose(['id', 'name', 'nationality']);
   });
+  const proofPayload = (vc: Json): Buffer => Buffer.from(((vc.proof as Json).proofValue as string).slice(1), 'base64url').subarray(3);
+  /** The proof value with its CBOR (after the 3-byte header) replaced by `change` of it. */
+  const recode = (vc: Json, change: (payload: Buffer) => Buffer): void => {
+    const proof = vc.proof as Json;
+    const bytes = Buffer.from((proof.proofValue as string).slice(1), 'base64url');
+    expect(bytes[3]).toBe(0x85);
+    proof.proofValue = `u${Buffer.concat([bytes.subarray(0, 3), change(bytes.subarray(3))]).toString('base64url')}`;
+  };
   const flip = (vc: Json, index: number): void => {
     const proof = vc.proof as Json;
     const bytes = Buffer.from((proof.proofValue as string).slice(1), 'base64url');
@@ -231,10 +239,18 @@ describe('tampered bbs-2023 disclosures are refused with a reason', () => {
     ['the proof created date invalid', (vc) => ((vc.proof as Json).created = 'invalidDate'), 'proof'],
     ['the verificationMethod is another key', (vc) => ((vc.proof as Json).verificationMethod = `${otherDid}#${otherDid.slice(8)}`), 'proof'],
     ['the verificationMethod is not a did:key', (vc) => ((vc.proof as Json).verificationMethod = 'https://evil.example/key'), 'proof'],
-    ['an inline @context added', (vc) => (vc['@context'] as unknown[]).push({ name: 'https://evil.example/name' }), 'context'],
-    ['a remote @context added', (vc) => (vc['@context'] as unknown[]).push('https://evil.example/ctx'), 'context'],
-    ['the credentials context not first', (vc) => (vc['@context'] as unknown[]).reverse(), 'context'],
-    ['an @context inside the subject', (vc) => ((vc.credentialSubject as Json)['@context'] = { nickname: 'https://schema.org/name' }), 'context'],
+    // VC 2.0 accepts inline contexts (section 4.3), but not one that redefines a protected term.
+    ['an inline @context redefining a protected term', (vc) => (vc['@context'] as unknown[]).push({ name: 'https://evil.example/name' }), 'data-model:jsonld-expansion'],
+    ['a remote @context added', (vc) => (vc['@context'] as unknown[]).push('https://evil.example/ctx'), 'data-model:context-known'],
+    ['the credentials context not first', (vc) => (vc['@context'] as unknown[]).reverse(), 'data-model:context-first'],
+    ['an @context inside the subject', (vc) => ((vc.credentialSubject as Json)['@context'] = { nickname: 'https://schema.org/name' }), 'data-model:compacted-form'],
+    // One encoding per proof value (Digital Bazaar's parser reads the first five items of any CBOR).
+    ['a sixth CBOR item in the proof value', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x86]), payload.subarray(1), Buffer.from([0x40])])), 'proof-type'],
+    ['a CBOR item missing from the proof value', (vc) => recode(vc, () => Buffer.from(encode((decode(proofPayload(vc), { useMaps: true }) as unknown[]).slice(0, 4), { useMaps: true } as never))), 'proof-type'],
+    ['a byte after the CBOR array', (vc) => recode(vc, (payload) => Buffer.concat([payload, Buffer.from([0x00])])), 'proof-type'],
+    ['the CBOR array with an indefinite length', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x9f]), payload.subarray(1), Buffer.from([0xff])])), 'proof-type'],
+    ['the CBOR array length not in its shortest form', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x98, 0x05]), payload.subarray(1)])), 'proof-type'],
+    ['a CBOR tag around the proof value', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0xd8, 0x40]), payload])), 'proof-type'],
     ['a null for a hidden field', (vc) => ((vc.credentialSubject as Json).passportNumber = null), 'shape'],
     ['blank node identifiers', (vc) => ((vc.credentialSubject as Json).nationality = { id: '_:b0' }), 'shape'],
     ['the proof removed', (vc) => delete vc.proof, 'proof-type'],
