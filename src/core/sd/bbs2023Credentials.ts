@@ -313,9 +313,11 @@ export async function deriveBbs2023Credential(ctx: Context, credential: JsonLdDo
 }
 
 /**
- * The checks of a derived bbs-2023 credential up to the proof (proof type, contexts, shape, terms,
- * the proof itself), with the presentation header the proof is bound to. The caller adds the
- * issuer binding, trust, validity and nonce checks shared with BbsBlsSignature2020.
+ * The checks of a derived bbs-2023 credential up to the proof (proof type, contexts, shape, the
+ * data model, terms, the proof itself), with the presentation header the proof is bound to. The
+ * caller adds the issuer binding, trust, validity and nonce checks shared with
+ * BbsBlsSignature2020 (validity is also checked before the proof: a credential out of its
+ * validity period fails that check, not the proof's).
  */
 export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unknown>): Promise<{ checks: VerificationCheck[]; presentationHeader?: Uint8Array }> {
   const checks: VerificationCheck[] = [];
@@ -332,6 +334,10 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   const checked = await checkBbs2023Document(ctx, vc, 'verifier');
   checks.push(...checked.checks);
   if (checked.checks.some((check) => !check.valid)) return { checks };
+  // The dates before the proof: vc reads them as the data model says (UTC without an offset),
+  // where vc.js, which checks them again inside the proof check, would use local time.
+  const validity = checkBbs2023Validity(vc, ctx.now());
+  if (validity !== undefined) return { checks: [...checks, { id: 'validity', valid: false, reason: validity }] };
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = vc;
   // Independent of each other: side by side on the worker threads of `vc serve`.

@@ -11,6 +11,7 @@ import { admitTogether, sdEngine } from './sdEngine.js';
 import {
   checkBbs2023BaseCredential,
   checkBbs2023Document,
+  checkBbs2023Validity,
   checkPointers,
   deriveBbs2023Credential,
   resolvePointer,
@@ -92,6 +93,8 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (refused !== undefined) {
     return checked.violation === undefined ? failed(refused.reason ?? refused.id) : failed(refused.reason ?? refused.id, { name: 'DataModelError', check: checked.violation.check });
   }
+  const validity = checkBbs2023Validity(credential, ctx.now());
+  if (validity !== undefined) return failed(validity);
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
   admitTogether(engine, 2);

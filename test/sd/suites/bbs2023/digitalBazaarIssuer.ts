@@ -49,7 +49,7 @@ export interface DigitalBazaarIssuer {
   sign(credential: Json, mandatoryPointers?: string[]): Promise<{ signed: Json; checked: boolean }>;
   /** A disclosure of `selectivePointers` (plus the mandatory ones), bound to `presentationHeader`. */
   derive(signed: Json, selectivePointers: string[], presentationHeader?: Uint8Array): Promise<Json>;
-  /** Whether the bbs-2023 proof of a derived credential holds, checked by the cryptosuite alone (no credential rules). */
+  /** Whether the bbs-2023 proof of a derived credential holds for its key's assertion method, checked by the cryptosuite alone (no credential rules, no issuer binding). */
   proofHolds(derived: Json): Promise<boolean>;
 }
 
@@ -110,7 +110,9 @@ export async function digitalBazaarIssuer(): Promise<DigitalBazaarIssuer> {
       const { proof, ...document } = structuredClone(derived);
       const suite = new DataIntegrityProof({ cryptosuite: cryptosuite.createVerifyCryptosuite() }) as unknown as Suite;
       try {
-        return (await suite.verifyProof({ proof, proofSet: [proof], document, documentLoader, purpose: purpose() })).verified;
+        // jsonld-signatures' AssertionProofPurpose, the parent class of vc.js's issuance purpose.
+        const AssertionProofPurpose = Object.getPrototypeOf(vcjs.CredentialIssuancePurpose) as new () => unknown;
+        return (await suite.verifyProof({ proof, proofSet: [proof], document, documentLoader, purpose: new AssertionProofPurpose() })).verified;
       } catch {
         return false;
       }
