@@ -209,6 +209,6 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'vcapi.verify': {
     input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { checks: ['proof'] } },
-    result: { verified: true, checks: ['proof'], warnings: [], errors: [] },
+    result: { verified: true, checks: ['data-model', 'proof'], warnings: [], errors: [] },
   },
 };

@@ -3,7 +3,7 @@
  * /credentials/verify), with the request and response shapes the VC-API defines, so the W3C
  * conformance suite (vc-di-bbs-test-suite) can drive `vc serve`. They work on any credential
  * (nested subjects, JSON Pointers), where the sd.* operations keep to the spec's flat subjects.
- * Verify checks the proof, its purpose and dates, and the domain and challenge asked for; trust
+ * Verify checks the VC data model's rules, the proof, its purpose and dates, and the domain and challenge asked for; trust
  * and nonces are the sd.verify operation's (POST /verify-vc).
  */
 import { z } from 'zod';
@@ -16,7 +16,7 @@ const Credential = z.record(z.string(), z.unknown());
 
 export const vcapiIssue = defineOperation({
   name: 'vcapi.issue',
-  summary: 'VC-API: sign the given credential with a bbs-2023 base proof (VC 2.0, or 1.1 with the data-integrity context appended)',
+  summary: 'VC-API: sign the given credential with a bbs-2023 base proof (VC 2.0, or 1.1 with the data-integrity context appended), refusing one that breaks a rule of the VC data model',
   input: z.strictObject({
     credential: Credential.describe('the credential to sign; issuer, when given, must be this issuer\'s bbs-2023 DID'),
     options: z.looseObject({ mandatoryPointers: Pointers.describe('JSON Pointers always disclosed (default: issuer and validity fields)').optional() }).optional(),
@@ -58,7 +58,7 @@ const VcApiVerifyResultSchema = z.object({
 
 export const vcapiVerify = defineOperation({
   name: 'vcapi.verify',
-  summary: 'VC-API: verify a credential\'s bbs-2023 proof (base or derived); 200 when it holds, 422 with the reasons when not',
+  summary: 'VC-API: verify a credential\'s bbs-2023 proof (base or derived) and the VC data model\'s rules; 200 when they hold, 422 with the reasons when not',
   input: z.strictObject({
     verifiableCredential: Credential.describe('the credential to verify'),
     options: z

@@ -157,6 +157,29 @@ describe('what a holder cannot hide, and what links disclosures', () => {
     expect(a.validFrom).toMatch(/T00:00:00\.000Z$/);
     expect((a.proof as Json).proofValue).not.toBe((b.proof as Json).proofValue);
   });
+
+  it('but they share their label map: the blank nodes of a nested subject keep the order the issuer’s HMAC key shuffled them into (the README says so)', async () => {
+    // No credential id and no subject id: the credential, its subject and the nested degree are
+    // blank nodes, whose canonical labels each disclosure maps to the base proof's shuffled ones.
+    const unsigned: Json = {
+      '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+      type: ['VerifiableCredential'],
+      issuer: did,
+      validFrom: '2024-01-01T00:00:00Z',
+      credentialSubject: { degree: { type: 'ExampleBachelorDegree', name: 'Bachelor of Science' }, alumniOf: 'Example University' },
+    };
+    const signed = (await vcApiIssue(ctx, { credential: unsigned })).verifiableCredential;
+    const labelMap = async (): Promise<Map<number, number>> => {
+      const derived = (await vcApiDerive(ctx, { credential: signed, selectivePointers: ['/credentialSubject/degree/name'] })).verifiableCredential;
+      return proofComponents(derived)[1] as Map<number, number>;
+    };
+    const [first, second] = [await labelMap(), await labelMap()];
+    expect(first.size).toBe(3);
+    // The same permutation of 0..n-1 in every disclosure: with n blank nodes, up to log2(n!) bits
+    // (2.6 here) that two verifiers can compare to link disclosures of one credential.
+    expect([...first.values()].sort()).toEqual([0, 1, 2]);
+    expect([...second.entries()]).toEqual([...first.entries()]);
+  });
 });
 
 describe('randomness, as properties', () => {
