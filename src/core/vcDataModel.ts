@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ServiceKey, type Context } from '../context.js';
-import { UnprocessableError, type VcErrorOptions } from '../errors.js';
+import { DataModelError } from '../errors.js';
 import { shortId } from '../sd/didKey.js';
 import type { DocumentLoader } from '../sd/documentLoader.js';
 import { PROTECTED_TERM_REDEFINITION, processJsonLdContext } from '../sd/jsonldCheck.js';
@@ -128,17 +128,6 @@ export function dataModelCheck(violation: DataModelViolation | undefined): Verif
 export function describeViolation(violation: DataModelViolation): string {
   const where = violation.path === '' ? '' : `${violation.path}: `;
   return `${where}${violation.reason} (check ${violation.check}, VC Data Model 2.0 §${violation.rule.section})`;
-}
-
-/** A credential an issuer will not sign, or a holder will not keep, for a rule of the data model: HTTP 422, exit 2. */
-export class DataModelError extends UnprocessableError {
-  override readonly code: string = 'data_model_violation';
-  /** The check id, `data-model:<rule>`. */
-  readonly check: string;
-  constructor(message: string, check: string, options: VcErrorOptions = {}) {
-    super(message, options);
-    this.check = check;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

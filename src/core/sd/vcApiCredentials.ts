@@ -28,7 +28,6 @@ export async function vcApiIssue(ctx: Context, options: { credential: Json; mand
   return { verifiableCredential: await signGivenBbs2023Credential(ctx, options) };
 }
 
-
 /** POST /credentials/derive: the base credential checked, then a disclosure of the pointers bound to the presentation header. */
 export async function vcApiDerive(
   ctx: Context,
