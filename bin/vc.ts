@@ -9,6 +9,11 @@ import { CliRuntime } from '../src/cli/runtime.js';
 import { ExitCode, asConnectionFailure, isVcError } from '../src/errors.js';
 
 async function main(argv: string[]): Promise<number> {
+  // A time written without a time zone offset is UTC (VC Data Model 2.0 section 5.8), also inside
+  // the libraries that read credential dates (vc.js reads one as this machine's local time): the
+  // process, its worker threads included, runs in UTC, whatever the machine's zone. vc shows no
+  // local time anywhere.
+  process.env.TZ = 'UTC';
   const rt = new CliRuntime();
   rt.jsonRequested = argv.includes('--json');
   const program = buildProgram(rt);

@@ -100,6 +100,21 @@ export class UnprocessableError extends InputError {
 }
 
 /**
+ * A credential that breaks a rule of the VC data model (src/core/vcDataModel.ts): an issuer does
+ * not sign it, a holder does not keep it. HTTP 422 `data_model_violation`, exit 2; the message
+ * and `check` name the rule (`data-model:schema-type`).
+ */
+export class DataModelError extends UnprocessableError {
+  override readonly code: string = 'data_model_violation';
+  /** The check id, `data-model:<rule>`. */
+  readonly check: string;
+  constructor(message: string, check: string, options: VcErrorOptions = {}) {
+    super(message, options);
+    this.check = check;
+  }
+}
+
+/**
  * The input is more work than one request may cost (a credential with more statements than the
  * route's limit): HTTP 413 `payload_too_large`, exit 2. The message names the limit and what was counted.
  */

@@ -165,6 +165,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
   $ vc issuer issue --format bbs-2023 --status revocation -o revocable.json   # with a W3C status list entry
+  $ vc issuer issue --format bbs-2023 --credential alumni.json -o alumni-vc.json   # a whole VC 2.0 credential of yours
   $ vc issuer issue --format eddsa-rdfc-2022 --holder "$(vc holder did-key --json | jq -r .did)" -o vc.json
   $ vc issuer issue --format ecdsa-rdfc-2019 --curve P-384 -o vc-p384.json
 
@@ -176,6 +177,12 @@ one state transition. The output is JSON Lines of {message, credential}, in inpu
 the same file again after an interruption at any point (even after the publication, before -o was
 written, or once another command completed it) gives that batch instead of issuing it twice;
 after a run that wrote its output, it issues again.
+
+--credential FILE (bbs-2023): signs that whole credential (VC 2.0; inline @context objects and
+language value objects allowed) instead of a passport built from --subject. Every rule of the VC
+Data Model 2.0 is checked first: a credential that breaks one is refused (exit 2) naming its check,
+e.g. \`credentialSchema[0]: the data schema has no type (check data-model:schema-type, VC Data
+Model 2.0 §4.11)\`. Its issuer, when given, must be this issuer's bbs-2023 DID (vc issuer bbs-key).
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase) and issued under that key's did:key. A BBS+ credential for this wallet's holder (--holder
@@ -476,8 +483,10 @@ credentialSubject.id a credential names.`,
   $ vc verifier verify --vp vp.json --challenge "$CHALLENGE" --domain verifier.example
 
 --credential takes the derived credential or the whole \`vc holder disclose\` response ({message, vc}).
-Exit code 1 when not verified. Checks: the derived proof, bundled contexts only, every field
-defined, the key belongs to the issuer, the issuer is trusted (VC_TRUSTED_ISSUERS, * for any), and
+Exit code 1 when not verified. Checks: the derived proof, the rules of the VC data model (check
+data-model; a broken rule is the check data-model:<rule>, e.g. data-model:schema-type), known or
+inline contexts only, every field defined, the key belongs to the issuer, the issuer is trusted
+(VC_TRUSTED_ISSUERS, * for any), and
 a nonce issued by \`vc verifier nonce\` is unused and unexpired (a successful verification uses it
 up). A nonce the verifier did not issue is accepted unless --require-nonce or VC_REQUIRE_NONCE=true.
 

@@ -307,7 +307,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'vcapi.verify': {
     input: { verifiableCredential: BBS_2023_CREDENTIAL, options: { checks: ['proof'] } },
-    result: { verified: true, checks: ['proof'], warnings: [], errors: [] },
+    result: { verified: true, checks: ['data-model', 'proof'], warnings: [], errors: [] },
   },
   'vp.holderKey': { input: { keyType: 'Ed25519' }, result: { ...multikey(HOLDER_KEY_DID), keyType: 'Ed25519', cryptosuite: 'eddsa-rdfc-2022' } },
   'vcapi.prove': {
@@ -321,7 +321,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       checks: ['presentation', 'proof-type', 'challenge', 'domain', 'holder', 'proof', 'fresh-challenge'],
       warnings: [],
       errors: [],
-      credentialResults: [{ index: 0, verified: true, checks: ['proof-type', 'context', 'shape', 'terms', 'proof', 'issuer', 'trusted-issuer', 'validity', 'holder-binding'], errors: [] }],
+      credentialResults: [{ index: 0, verified: true, checks: ['proof-type', 'shape', 'data-model', 'terms', 'proof', 'issuer', 'trusted-issuer', 'validity', 'holder-binding'], errors: [] }],
     },
   },
 };

@@ -29,7 +29,7 @@ const errorSchema: Json = {
     error: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'stable, machine-readable: invalid_input, unauthorized, not_found, payload_too_large, overloaded...' },
+        code: { type: 'string', description: 'stable, machine-readable: invalid_input, unauthorized, not_found, payload_too_large, data_model_violation, overloaded...' },
         message: { type: 'string', description: 'for people: what was wrong and what was expected' },
         field: { type: 'string', description: 'the input field it is about, as the route names it (a body path, a query or path parameter)' },
       },
@@ -79,7 +79,7 @@ const ERROR_RESPONSES: Readonly<Record<string, Json>> = {
   }),
   InternalError: errorResponse('a bug or a server misconfiguration: the details are in the server log only', 'internal_error', 'internal error'),
   Error: errorResponse(
-    'any other error: 404 no such resource, 409 conflict, 422 well-formed but not processable, 502 the chain is unreachable, 503 shutting down...',
+    'any other error: 404 no such resource, 409 conflict, 422 well-formed but not processable (data_model_violation: a credential breaks a rule of the VC data model, the message naming its check data-model:<rule>), 502 the chain is unreachable, 503 shutting down...',
     'conflict',
     'credential with revocation nonce 1234567 is already revoked',
   ),

@@ -204,7 +204,7 @@ describe('BBS+ (bbs-2023) under a context vc does not bundle', () => {
     const ctx = new Context({ config: parseConfig({}, home) });
     try {
       const refused = await vcApiIssue(ctx, { credential: loyaltyCredential() }).catch((e: unknown) => e);
-      expect((refused as Error).message).toBe(`credential.@context: @context ${LOYALTY_URL} is not a known context: add it with \`vc documents add ${LOYALTY_URL} FILE\` (remote contexts are never fetched)`);
+      expect((refused as Error).message).toBe(`credential.@context[1]: ${LOYALTY_URL} is not a known context: add it with \`vc documents add ${LOYALTY_URL} FILE\` (remote contexts are never fetched) (check data-model:context-known, VC Data Model 2.0 §4.3)`);
       const pinned = runVc(['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)], { home });
       expect(pinned.status, pinned.stderr).toBe(0);
       const { verifiableCredential } = await vcApiIssue(ctx, { credential: loyaltyCredential() });

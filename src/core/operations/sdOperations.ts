@@ -63,6 +63,10 @@ export const sdIssueBbs2023 = defineOperation({
       .max(STATUS_PURPOSES.length)
       .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072) for revocation, suspension or both')
       .optional(),
+    credential: z
+      .record(z.string(), z.unknown())
+      .describe("sign this whole VC 2.0 credential instead of a passport built from a subject (every rule of the VC data model is checked first; issuer defaults to this issuer's bbs-2023 DID)")
+      .optional(),
   }),
   result: BbsCredentialSchema,
   mutates: true,
@@ -75,6 +79,7 @@ export const sdIssueBbs2023 = defineOperation({
       expirationDate: input.expirationDate,
       mandatoryPointers: input.mandatoryPointers,
       status: input.status,
+      credential: input.credential,
       names: call.names,
     });
   },

@@ -4,9 +4,10 @@
  * defines, so the W3C conformance suite (vc-di-bbs-test-suite) can drive `vc serve`. They work on
  * any credential (nested subjects, JSON Pointers), where the sd.* operations keep to the spec's
  * flat subjects. Credentials are signed with bbs-2023 by default, or eddsa-rdfc-2022 /
- * ecdsa-rdfc-2019; a verification runs the suite the proof names. Credential verify checks the
- * proof, its purpose and dates, and the domain and challenge asked for; trust and nonces are the
- * sd.verify operation's (POST /verify-vc). Presentation verify checks everything vp.verify does.
+ * ecdsa-rdfc-2019, after the VC data model's rules; a verification runs the suite the proof names.
+ * Credential verify checks the VC data model's rules, the proof, its purpose and dates, and the
+ * domain and challenge asked for; trust and nonces are the sd.verify operation's (POST /verify-vc).
+ * Presentation verify checks everything vp.verify does.
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
@@ -25,7 +26,7 @@ const StatusRequest = z.strictObject({
 
 export const vcapiIssue = defineOperation({
   name: 'vcapi.issue',
-  summary: 'VC-API: sign the given credential (VC 2.0, or 1.1 with the data-integrity context appended) with a bbs-2023 base proof (with a status list entry when asked), or with eddsa-rdfc-2022 / ecdsa-rdfc-2019 (options.cryptosuite)',
+  summary: 'VC-API: sign the given credential (VC 2.0, or 1.1 with the data-integrity context appended) with a bbs-2023 base proof (with a status list entry when asked), or with eddsa-rdfc-2022 / ecdsa-rdfc-2019 (options.cryptosuite), refusing one that breaks a rule of the VC data model',
   input: z.strictObject({
     credential: Credential.describe("the credential to sign; issuer, when given, must be this issuer's DID of the suite (see GET /bbs-key)"),
     options: z
@@ -86,12 +87,12 @@ const VcApiVerifyResultSchema = z.object({
   verified: z.boolean(),
   checks: z.array(z.string()),
   warnings: z.array(z.object({ name: z.string(), message: z.string() })),
-  errors: z.array(z.object({ name: z.string(), message: z.string() })),
+  errors: z.array(z.object({ name: z.string(), message: z.string(), check: z.string().describe('the failed check, for a rule of the VC data model: data-model:<rule>').optional() })),
 });
 
 export const vcapiVerify = defineOperation({
   name: 'vcapi.verify',
-  summary: 'VC-API: verify a credential\'s proof with the suite it names (bbs-2023 base or derived, eddsa-rdfc-2022, ecdsa-rdfc-2019); 200 when it holds, 422 with the reasons when not',
+  summary: 'VC-API: verify a credential\'s proof with the suite it names (bbs-2023 base or derived, eddsa-rdfc-2022, ecdsa-rdfc-2019) and the VC data model\'s rules; 200 when they hold, 422 with the reasons when not',
   input: z.strictObject({
     verifiableCredential: Credential.describe('the credential to verify'),
     options: z

@@ -18,7 +18,8 @@ import { bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader, describeBbs2023E
 import { isVcError } from '../../errors.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
-import { findEmbeddedKeyword, noPinnedContexts, pinnedContexts, type PinnedContextCheck, type VerificationCheck } from './documentChecks.js';
+import { noPinnedContexts, pinnedContexts, type PinnedContextCheck, type VerificationCheck } from './documentChecks.js';
+import { dataModelCheck, dataModelError, dataModelVersion, findDataModelViolation, parseDateTimeStamp, type DataModelRole, type DataModelViolation } from '../vcDataModel.js';
 import { checkBbs2023Cost } from './sdCost.js';
 
 /** The contexts of the credentials vc issues with bbs-2023, in order. */
@@ -42,23 +43,44 @@ function vcVersion(credential: Record<string, unknown>): 1 | 2 | undefined {
 }
 
 /**
- * The @context of a bbs-2023 credential: VC 2.0 first, or VC 1.1 first with the data-integrity v2
- * context among them (else `cryptosuite` would not expand); bundled URLs only, no inline objects.
+ * The @context of a VC 1.1 credential with a bbs-2023 proof (as the W3C test suite sends them):
+ * credentials v1 first, the data-integrity v2 context among them (else `cryptosuite` would not
+ * expand), bundled URLs only, no inline objects. VC 2.0 contexts are the data model's rules
+ * (src/core/vcDataModel.ts), which accept inline contexts as section 4.3 does.
  */
 export function checkBbs2023Contexts(credential: Record<string, unknown>, pinned: PinnedContextCheck = noPinnedContexts): VerificationCheck {
   const contexts = credential['@context'];
   const list = Array.isArray(contexts) ? (contexts as unknown[]) : [contexts];
-  const version = vcVersion(credential);
-  if (version === undefined) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V2_URL} (or ${CREDENTIALS_V1_URL})` };
+  if (vcVersion(credential) !== 1) return { id: 'context', valid: false, reason: `the first @context must be ${CREDENTIALS_V1_URL} for a VC 1.1 credential` };
   for (const entry of list) {
-    if (typeof entry !== 'string') return { id: 'context', valid: false, reason: 'an inline @context object is not accepted (it could redefine what a signed term means)' };
+    if (typeof entry !== 'string') return { id: 'context', valid: false, reason: 'an inline @context object is not accepted in a VC 1.1 credential (it could redefine what a signed term means)' };
     const refused = isKnownContext(entry) ? undefined : pinned(entry);
     if (refused !== undefined) return { id: 'context', valid: false, reason: refused };
   }
-  if (version === 1 && !list.includes(DATA_INTEGRITY_V2_URL)) {
+  if (!list.includes(DATA_INTEGRITY_V2_URL)) {
     return { id: 'context', valid: false, reason: `a VC 1.1 credential with a bbs-2023 proof must list ${DATA_INTEGRITY_V2_URL} in its @context` };
   }
   return { id: 'context', valid: true };
+}
+
+/**
+ * The checks of a bbs-2023 document before any proof work, in order, stopping at the first that
+ * fails: the VC 1.1 contexts (`context`, VC 1.1 only), the shape (`shape`: bounded, nothing JSON-LD
+ * drops), and the data model's rules (`data-model`, src/core/vcDataModel.ts) for `role`.
+ */
+export async function checkBbs2023Document(ctx: Context, document: Record<string, unknown>, role: DataModelRole): Promise<{ checks: VerificationCheck[]; violation?: DataModelViolation }> {
+  const checks: VerificationCheck[] = [];
+  if (dataModelVersion(document) === 1) {
+    const contexts = checkBbs2023Contexts(document, pinnedContexts(ctx));
+    checks.push(contexts);
+    if (!contexts.valid) return { checks };
+  }
+  const shape = checkBbs2023Shape(document);
+  checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
+  if (shape !== undefined) return { checks };
+  const violation = await findDataModelViolation(ctx, document, role);
+  checks.push(dataModelCheck(violation));
+  return violation === undefined ? { checks } : { checks, violation };
 }
 
 /** Why the validity dates of a VC 2.0 or 1.1 credential fail at `now`, or undefined. */
@@ -70,9 +92,11 @@ export function checkBbs2023Validity(credential: Record<string, unknown>, now: D
       if (field === 'issuanceDate') return 'issuanceDate is missing (a VC 1.1 credential must carry one)';
       continue;
     }
-    if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) return `${field} ${shortId(JSON.stringify(value), 60)} is not a date (expected ISO 8601, e.g. 2026-01-31T12:00:00Z)`;
-    if (kind === 'from' && Date.parse(value) > now.getTime() + 60_000) return `${field} ${value} is in the future (now ${now.toISOString()})`;
-    if (kind === 'until' && Date.parse(value) <= now.getTime()) return `${field} ${value} has passed (now ${now.toISOString()})`;
+    // Without a time zone offset a time is UTC (VC 2.0 section 5.8), never this machine's local time.
+    const time = parseDateTimeStamp(value);
+    if (time === undefined) return `${field} ${shortId(JSON.stringify(value), 60)} is not a date (expected ISO 8601, e.g. 2026-01-31T12:00:00Z)`;
+    if (kind === 'from' && time > now.getTime() + 60_000) return `${field} ${String(value)} is in the future (now ${now.toISOString()})`;
+    if (kind === 'until' && time <= now.getTime()) return `${field} ${String(value)} has passed (now ${now.toISOString()})`;
   }
   return undefined;
 }
@@ -121,7 +145,6 @@ export function checkBbs2023Shape(document: Record<string, unknown>): string | u
       }
     }
   }
-  if (record(document.credentialSubject) === undefined && !Array.isArray(document.credentialSubject)) return 'credentialSubject: expected an object';
   return undefined;
 }
 
@@ -196,15 +219,14 @@ export async function signBbs2023Credential(
   if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
   const key = await loadIssuerBbs2023Key(ctx);
   if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
+  // The issuer signs nothing the data model forbids (each refusal names its check).
+  const checked = await checkBbs2023Document(ctx, unsigned, 'issuer');
+  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
+  const failed = checked.checks.find((check) => !check.valid);
+  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
   if (unsigned.credentialStatus !== undefined) {
     throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
   }
-  const contexts = checkBbs2023Contexts(unsigned, pinnedContexts(ctx));
-  if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
-  const keyword = findEmbeddedKeyword(unsigned);
-  if (keyword !== undefined) throw refuse(keyword, 'a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)');
-  const shape = checkBbs2023Shape(unsigned);
-  if (shape !== undefined) throw refuse('', shape);
   const issuer = typeof unsigned.issuer === 'string' ? unsigned.issuer : record(unsigned.issuer)?.id;
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's bbs-2023 DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(issuer) ?? 'nothing', 80)}`);
   const engine = await sdEngine(ctx);
@@ -252,6 +274,31 @@ export function completeForBbs2023(credential: Record<string, unknown>, now: Dat
   return completed;
 }
 
+/**
+ * Signs a credential given whole (the VC-API issuer, `vc issuer issue --format bbs-2023
+ * --credential FILE`): VC 1.1 gets the data-integrity context (and the Bitstring Status List
+ * context when it is to carry a status), an absent issuer becomes this issuer's bbs-2023 DID, and
+ * every check of signBbs2023Credential applies (the data model's rules first). `status` makes the
+ * status list assignment for the completed credential, when one is asked for.
+ */
+export async function signGivenBbs2023Credential(
+  ctx: Context,
+  options: {
+    credential: Record<string, unknown>;
+    mandatoryPointers?: readonly string[] | undefined;
+    names?: FieldNamer | undefined;
+    base?: string;
+    status?: ((completed: JsonLdDocument) => Bbs2023StatusAssignment) | undefined;
+  },
+): Promise<JsonLdDocument> {
+  const names = options.names ?? plainFieldNames;
+  const completed = completeForBbs2023(options.credential, ctx.now(), { status: options.status !== undefined });
+  if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
+  const status = options.status?.(completed);
+  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: options.base ?? 'credential', status });
+  return credential;
+}
+
 /** The verifier's nonce as presentation-header bytes, insisting it round-trips through base64. */
 export function nonceBytes(nonce: string | undefined, names: FieldNamer): Uint8Array {
   if (nonce === undefined) return new Uint8Array(randomBytes(32));
@@ -273,12 +320,11 @@ export async function checkBbs2023BaseCredential(ctx: Context, credential: JsonL
   if (header.kind !== 'base') throw refuse('proof', 'this is a derived (disclosed) proof; a holder discloses from the issuer\'s base proof');
   const cost = checkBbs2023Cost(credential, 'base');
   if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
-  const contexts = checkBbs2023Contexts(credential, pinnedContexts(ctx));
-  if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
-  const keyword = findEmbeddedKeyword(credential);
-  if (keyword !== undefined) throw refuse(keyword, `${keyword}: a JSON-LD keyword inside the credential is not accepted`);
-  const shape = checkBbs2023Shape(credential);
-  if (shape !== undefined) throw refuse('', shape);
+  // What a verifier will refuse, a holder does not keep or disclose from.
+  const checked = await checkBbs2023Document(ctx, credential, 'verifier');
+  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
+  const failed = checked.checks.find((check) => !check.valid);
+  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
   const validity = checkBbs2023Validity(credential, ctx.now());
   if (validity !== undefined) throw refuse(validity.split(' ', 1)[0]!, validity);
   const check = await (await sdEngine(ctx)).verifyBbs2023(credential, ctx.now());
@@ -301,9 +347,11 @@ export async function deriveBbs2023Credential(ctx: Context, credential: JsonLdDo
 }
 
 /**
- * The checks of a derived bbs-2023 credential up to the proof (proof type, contexts, shape, terms,
- * the proof itself), with the presentation header the proof is bound to. The caller adds the
- * issuer binding, trust, validity and nonce checks shared with BbsBlsSignature2020.
+ * The checks of a derived bbs-2023 credential up to the proof (proof type, contexts, shape, the
+ * data model, terms, the proof itself), with the presentation header the proof is bound to. The
+ * caller adds the issuer binding, trust, validity and nonce checks shared with
+ * BbsBlsSignature2020 (validity is also checked before the proof: a credential out of its
+ * validity period fails that check, not the proof's).
  */
 export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unknown>): Promise<{ checks: VerificationCheck[]; presentationHeader?: Uint8Array }> {
   const checks: VerificationCheck[] = [];
@@ -317,12 +365,13 @@ export async function checkDerivedBbs2023(ctx: Context, vc: Record<string, unkno
   const cost = checkBbs2023Cost(vc, 'verifyDerived');
   if (cost !== undefined) throw new TooLargeError(`vc: ${cost}`, { field: 'vc' });
   checks.push({ id: 'proof-type', valid: true });
-  const embedded = findEmbeddedKeyword(vc);
-  const context = embedded === undefined ? checkBbs2023Contexts(vc, pinnedContexts(ctx)) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
-  checks.push(context);
-  const shape = checkBbs2023Shape(vc);
-  checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
-  if (shape !== undefined || !context.valid) return { checks };
+  const checked = await checkBbs2023Document(ctx, vc, 'verifier');
+  checks.push(...checked.checks);
+  if (checked.checks.some((check) => !check.valid)) return { checks };
+  // The dates before the proof: vc reads them as the data model says (UTC without an offset),
+  // where vc.js, which checks them again inside the proof check, would use local time.
+  const validity = checkBbs2023Validity(vc, ctx.now());
+  if (validity !== undefined) return { checks: [...checks, { id: 'validity', valid: false, reason: validity }] };
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = vc;
   // Independent of each other: side by side on the worker threads of `vc serve`.

@@ -13,6 +13,7 @@ import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialTypeSchema, type BbsCredential } from './sdSchemas.js';
 import { newestHeldCredential, requireHeldCredential } from '../holder/holderStore.js';
 import { refuseCredentialAndId } from '../holder/heldSelection.js';
+import { assertDataModel } from '../vcDataModel.js';
 import { checkBbs2023BaseCredential, checkPointers, deriveBbs2023Credential, isDataIntegrityCredential, nonceBytes, subjectPointer } from './bbs2023Credentials.js';
 
 /** The holder's message of spec 2.5. */
@@ -219,6 +220,7 @@ export async function checkDisclosableCredential(ctx: Context, credential: BbsCr
   if (presented !== undefined) throw refuse(presented.split(':', 1)[0]!, presented);
   const shape = checkSubjectShape(credential.credentialSubject);
   if (shape !== undefined) throw refuse(shape.split(':', 1)[0]!, shape);
+  await assertDataModel(ctx, credential, 'verifier', names, base, { version: 1 });
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
   const undefinedTerm = await engine.findUndefinedTerms(document);

@@ -142,9 +142,26 @@ export function checkPresentedShape(credential: Record<string, unknown>): string
   return checkSubjectShape(subject as Record<string, unknown>);
 }
 
-/** One check of a verification: a failed one is a result with its reason, not an exception. */
+/**
+ * One check of a verification: a failed one is a result with its reason, not an exception. The
+ * rules of the VC data model (src/core/vcDataModel.ts) are one check, `data-model` when they all
+ * hold, `data-model:<rule>` naming the first that does not.
+ */
 export interface VerificationCheck {
-  id: 'proof-type' | 'context' | 'shape' | 'terms' | 'proof' | 'issuer' | 'trusted-issuer' | 'validity' | 'nonce' | 'status' | 'holder-binding';
+  id:
+    | 'proof-type'
+    | 'context'
+    | 'shape'
+    | 'terms'
+    | 'proof'
+    | 'issuer'
+    | 'trusted-issuer'
+    | 'validity'
+    | 'nonce'
+    | 'status'
+    | 'holder-binding'
+    | 'data-model'
+    | `data-model:${string}`;
   valid: boolean;
   reason?: string;
 }

@@ -14,11 +14,12 @@ import { isVcError, UnprocessableError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
-import { CREDENTIALS_V2_URL } from '../../sd/suites/bbs2023/bbs2023Loader.js';
 import { loadHolderRdfcKey, type RdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
 import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
 import { cryptosuiteOfKey, describeRdfcError, rdfcProofForm } from '../../sd/suites/rdfc/rdfcSuite.js';
-import { checkBbs2023Contexts, checkBbs2023Shape } from './bbs2023Credentials.js';
+import { CREDENTIALS_V2_URL, isKnownContext } from '../../sd/suites/bbs2023/bbs2023Loader.js';
+import { checkBbs2023Shape } from './bbs2023Credentials.js';
+import { assertDataModel } from '../vcDataModel.js';
 import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { checkPresentedCredential, inspectChallenge } from './verify.js';
@@ -82,8 +83,10 @@ function checkPresentationMembers(presentation: Json): string | undefined {
   const first = Array.isArray(contexts) ? (contexts as unknown[])[0] : contexts;
   if (first !== CREDENTIALS_V2_URL) return `@context: the first context of a presentation must be ${CREDENTIALS_V2_URL}`;
   const { verifiableCredential: _credentials, proof: _proof, ...own } = presentation;
-  const context = checkBbs2023Contexts(own);
-  if (!context.valid) return context.reason ?? 'unsupported @context';
+  for (const entry of Array.isArray(contexts) ? (contexts as unknown[]) : [contexts]) {
+    if (typeof entry !== 'string') return '@context: an inline @context object is not accepted in a presentation (it could redefine what a signed term means)';
+    if (!isKnownContext(entry)) return `@context ${shortId(entry)} is not a known context (remote contexts are never fetched)`;
+  }
   const types = Array.isArray(presentation.type) ? (presentation.type as unknown[]) : [presentation.type];
   if (!types.includes('VerifiablePresentation')) return 'type must include VerifiablePresentation';
   const holder = typeof presentation.holder === 'string' ? presentation.holder : record(presentation.holder)?.id;
@@ -142,6 +145,8 @@ export async function createHolderPresentation(ctx: Context, options: CreatePres
   const credentials = presentedCredentials(presentation);
   if ('problem' in credentials) throw new UnprocessableError(`${names(field)}: ${credentials.problem.replace(/^verifiableCredential:? ?/, '')}`, { field });
   for (const [index, credential] of credentials.entries()) {
+    // A holder presents nothing a verifier refuses by the data model's rules (a shape out of bounds is the verifier's shape check).
+    if (checkBbs2023Shape(credential) === undefined) await assertDataModel(ctx, credential, 'verifier', names, `${field}[${index}]`);
     const ids = subjectIds(credential);
     if (ids.length > 0 && !ids.includes(key.did)) {
       throw new UnprocessableError(

@@ -1,8 +1,9 @@
 /**
  * Credentials signed with eddsa-rdfc-2022 or ecdsa-rdfc-2019 (no selective disclosure): the
  * issuer's signing after every check a verifier makes later, and the verifier's checks of such a
- * credential up to its proof. The document checks are the bbs-2023 ones (contexts, keywords,
- * shape, terms JSON-LD would drop): the rules of the data model do not depend on the suite.
+ * credential up to its proof. The document checks are the bbs-2023 ones (VC 1.1 contexts, shape,
+ * the VC data model's rules of src/core/vcDataModel.ts, terms JSON-LD would drop): the rules of the
+ * data model do not depend on the suite.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
@@ -14,7 +15,8 @@ import { loadIssuerRdfcKey, type IssuerRdfcKey } from '../../sd/suites/rdfc/rdfc
 import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
 import { cryptosuiteOfKey, describeRdfcError, rdfcProofForm } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { SD_PASSPORT_SCHEMA_URL } from '../../sd/documentLoader.js';
-import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Contexts, checkBbs2023Shape } from './bbs2023Credentials.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Document } from './bbs2023Credentials.js';
+import { dataModelError } from '../vcDataModel.js';
 import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, PASSPORT_CREDENTIAL_TYPE, type BbsCredential } from './sdSchemas.js';
@@ -46,13 +48,12 @@ export async function signRdfcCredentialChecked(
   const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
   const key = await loadIssuerRdfcKey(ctx, options.keyType);
   if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
-  if (unsigned.credentialStatus !== undefined) throw refuse('credentialStatus', `credential status is not supported with ${suite} yet (no verifier here could check it); leave it out`);
-  const contexts = checkBbs2023Contexts(unsigned);
-  if (!contexts.valid) throw refuse('@context', contexts.reason ?? 'unsupported @context');
-  const keyword = findEmbeddedKeyword(unsigned);
-  if (keyword !== undefined) throw refuse(keyword, 'a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)');
-  const shape = checkBbs2023Shape(unsigned);
-  if (shape !== undefined) throw refuse('', shape);
+  // The issuer signs nothing the data model forbids (each refusal names its check).
+  const checked = await checkBbs2023Document(ctx, unsigned, 'issuer');
+  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
+  const failed = checked.checks.find((check) => !check.valid);
+  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
+  if (unsigned.credentialStatus !== undefined) throw refuse('credentialStatus', `status list entries are issued with bbs-2023 only for now (the lists are signed with the issuer's bbs-2023 key); leave credentialStatus out of a ${suite} credential`);
   const issuer = issuerOf(unsigned);
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's ${suite} ${options.keyType} DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(unsigned.issuer) ?? 'nothing', 80)}`);
   const engine = await sdEngine(ctx);
@@ -105,8 +106,8 @@ export async function issueRdfcCredential(ctx: Context, options: IssueSelectiveD
 
 /**
  * The checks of an eddsa-rdfc-2022 or ecdsa-rdfc-2019 credential up to its proof: the proof's
- * form (suite, purpose, a did:key of the suite's key type), contexts, shape, terms, status, and the
- * proof itself (signature, a key the issuer controls, validity dates). The caller adds the issuer
+ * form (suite, purpose, a did:key of the suite's key type), contexts, shape, the data model's
+ * rules, terms, and the proof itself (signature, a key the issuer controls, validity dates). The caller adds the issuer
  * binding, trust and validity checks shared with the other suites.
  */
 export async function checkRdfcCredential(ctx: Context, vc: Record<string, unknown>): Promise<VerificationCheck[]> {
@@ -114,17 +115,10 @@ export async function checkRdfcCredential(ctx: Context, vc: Record<string, unkno
   const form = rdfcProofForm(vc, 'assertionMethod');
   if ('problem' in form) return [{ id: 'proof-type', valid: false, reason: form.problem }];
   checks.push({ id: 'proof-type', valid: true });
-  const embedded = findEmbeddedKeyword(vc);
-  const context = embedded === undefined ? checkBbs2023Contexts(vc) : { id: 'context' as const, valid: false, reason: `${embedded}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)` };
-  checks.push(context);
-  const shape = checkBbs2023Shape(vc);
-  checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
-  if (shape !== undefined || !context.valid) return checks;
-  // No status list is checked yet: a credential that has a status is refused rather than
-  // accepted unchecked (a revoked credential must not verify).
-  if (vc.credentialStatus !== undefined) {
-    checks.push({ id: 'status', valid: false, reason: 'credentialStatus: this verifier does not check credential status yet, so it cannot accept a credential that has one' });
-  }
+  // The VC 1.1 contexts, the shape and the data model's rules, as for bbs-2023.
+  const checked = await checkBbs2023Document(ctx, vc, 'verifier');
+  checks.push(...checked.checks);
+  if (checked.checks.some((check) => !check.valid)) return checks;
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = vc;
   admitTogether(engine, 2);

@@ -21,7 +21,8 @@ import { checkSubjectShape, findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, CredentialSubjectSchema, PASSPORT_CREDENTIAL_TYPE, PassportSubjectSchema, type BbsCredential } from './sdSchemas.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
-import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential } from './bbs2023Credentials.js';
+import { assertDataModel } from '../vcDataModel.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential, signGivenBbs2023Credential } from './bbs2023Credentials.js';
 import { BBS_2023, loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import type { StatusPurpose } from '../../status/bitstringStatusList.js';
 import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
@@ -46,6 +47,8 @@ export interface IssueSelectiveDisclosureOptions {
   mandatoryPointers?: readonly string[] | undefined;
   /** bbs-2023 only: give the credential a W3C Bitstring Status List entry of each purpose. */
   status?: readonly StatusPurpose[] | undefined;
+  /** bbs-2023 only: sign this whole credential (VC 2.0, or 1.1) instead of building a passport from a subject. */
+  credential?: Record<string, unknown> | undefined;
 }
 
 /** The contexts every BBS+ credential of ours carries, in order. */
@@ -117,6 +120,8 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
   if (keyword !== undefined) {
     throw new InputError(`${(options.names ?? plainFieldNames)('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
   }
+  // What vc builds keeps the data model's rules (the subject is the caller's; its id must be a URL).
+  await assertDataModel(ctx, unsigned, 'issuer', options.names ?? plainFieldNames, '', { version: 1 });
   const undefinedTerm = await engine.findUndefinedTerms(unsigned);
   if (undefinedTerm !== undefined) {
     throw new UnprocessableError(`${(options.names ?? plainFieldNames)('credentialSubject')}: cannot issue ${type}: ${undefinedTerm}`, { field: 'credentialSubject' });
@@ -144,8 +149,9 @@ export async function issueSelectiveDisclosureCredential(ctx: Context, options: 
  * did:key, and keeps it for the holder of this wallet.
  */
 export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, options: IssueSelectiveDisclosureOptions = {}): Promise<BbsCredential> {
-  const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
   const names = options.names ?? plainFieldNames;
+  if (options.credential !== undefined) return issueGivenBbs2023Credential(ctx, options.credential, options);
+  const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
   const subject = resolveSubject(type, options);
   const key = await loadIssuerBbs2023Key(ctx);
   const issuedAt = ctx.now();
@@ -168,6 +174,34 @@ export async function issueBbs2023SelectiveDisclosureCredential(ctx: Context, op
   const status = options.status === undefined || options.status.length === 0 ? undefined : credentialStatusAssignment(ctx, { purposes: options.status, suite: BBS_2023, names });
   const { credential } = await signBbs2023Credential(ctx, unsigned, { mandatoryPointers: options.mandatoryPointers, names, base: 'credentialSubject', status });
   parseInput(BbsCredentialSchema, credential, 'signed credential');
+  if (options.store !== false) keepIssuedCredential(ctx, credential, 'bbs2023');
+  return credential as BbsCredential;
+}
+
+/**
+ * Signs a credential given whole with bbs-2023 (the CLI's `--credential FILE`, the VC-API issuer's
+ * body): the data model's rules and every check of a bbs-2023 issuance apply, and the signed
+ * credential is kept by this wallet's holder when it is the holder's.
+ */
+async function issueGivenBbs2023Credential(ctx: Context, given: Record<string, unknown>, options: IssueSelectiveDisclosureOptions): Promise<BbsCredential> {
+  const names = options.names ?? plainFieldNames;
+  const conflicting = (['type', 'subject', 'holder', 'expirationDate'] as const).find((option) => options[option] !== undefined);
+  if (conflicting !== undefined) {
+    const field = conflicting === 'subject' ? 'credentialSubject' : conflicting;
+    throw new InputError(`${names(field)}: give either the whole credential (${names('credential')}) or the fields to build one from, not both`, { field });
+  }
+  const purposes = options.status === undefined || options.status.length === 0 ? undefined : options.status;
+  const credential = await signGivenBbs2023Credential(ctx, {
+    credential: given,
+    mandatoryPointers: options.mandatoryPointers,
+    names,
+    base: 'credential',
+    status:
+      purposes === undefined
+        ? undefined
+        : (completed) => credentialStatusAssignment(ctx, { purposes, suite: BBS_2023, credentialId: typeof completed.id === 'string' ? completed.id : undefined, names, credentialIdField: 'credential.id' }),
+  });
+  // Kept for this wallet's holder when it is the holder's (the store decides, as for any issuance).
   if (options.store !== false) keepIssuedCredential(ctx, credential, 'bbs2023');
   return credential as BbsCredential;
 }

@@ -7,23 +7,21 @@
 import type { Context } from '../../context.js';
 import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { BBS_2023, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { BBS_2023, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import type { StatusPurpose } from '../../status/bitstringStatusList.js';
 import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
-import { pinnedContexts } from './documentChecks.js';
 import {
   checkBbs2023BaseCredential,
-  checkBbs2023Contexts,
-  checkBbs2023Shape,
+  checkBbs2023Document,
+  checkBbs2023Validity,
   checkPointers,
   completeForBbs2023,
   deriveBbs2023Credential,
   resolvePointer,
-  signBbs2023Credential,
+  signGivenBbs2023Credential,
 } from './bbs2023Credentials.js';
-import { findEmbeddedKeyword } from './documentChecks.js';
 import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
 import { loadIssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
@@ -68,14 +66,24 @@ export async function vcApiIssue(
     const { credential } = await signRdfcCredentialChecked(ctx, completed, { keyType, names, base: 'credential' });
     return { verifiableCredential: credential };
   }
-  const completed = completeForBbs2023(options.credential, ctx.now(), { status: options.status !== undefined });
-  if (completed.issuer === undefined) completed.issuer = (await loadIssuerBbs2023Key(ctx)).did;
-  const credentialId = options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined);
-  const status =
-    options.status === undefined
-      ? undefined
-      : credentialStatusAssignment(ctx, { purposes: options.status, suite: BBS_2023, credentialId, names, credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId' });
-  const { credential } = await signBbs2023Credential(ctx, completed, { mandatoryPointers: options.mandatoryPointers, names, base: 'credential', status });
+  const purposes = options.status;
+  const credential = await signGivenBbs2023Credential(ctx, {
+    credential: options.credential,
+    mandatoryPointers: options.mandatoryPointers,
+    names,
+    base: 'credential',
+    status:
+      purposes === undefined
+        ? undefined
+        : (completed) =>
+            credentialStatusAssignment(ctx, {
+              purposes,
+              suite: BBS_2023,
+              credentialId: options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined),
+              names,
+              credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId',
+            }),
+  });
   return { verifiableCredential: credential };
 }
 
@@ -110,16 +118,21 @@ export interface VcApiVerifyResult {
   verified: boolean;
   checks: string[];
   warnings: Array<{ name: string; message: string }>;
-  errors: Array<{ name: string; message: string }>;
+  /** `check`: the failed check's id, for a rule of the data model (`data-model:<rule>`). */
+  errors: Array<{ name: string; message: string; check?: string }>;
 }
 
-function failed(message: string): VcApiVerifyResult {
-  return { verified: false, checks: ['proof'], warnings: [], errors: [{ name: 'VerificationError', message }] };
+/** The checks this route makes: the data model's rules (with the document's form), then the proof. */
+const CHECKS = ['data-model', 'proof'];
+
+function failed(message: string, error: { name: string; check?: string } = { name: 'VerificationError' }): VcApiVerifyResult {
+  return { verified: false, checks: [...CHECKS], warnings: [], errors: [{ ...error, message }] };
 }
 
 /**
- * POST /credentials/verify: the domain and challenge asked for, the proof's form, contexts (known
- * ones only), shape, terms JSON-LD would drop, then the proof itself (purpose, dates, signature).
+ * POST /credentials/verify: the domain and challenge asked for, the proof's form (one encoding of
+ * its value), the shape, the data model's rules (contexts included), terms JSON-LD would drop,
+ * then the proof itself (purpose, dates, signature).
  */
 export async function vcApiVerify(ctx: Context, options: { credential: Json; domain?: string | undefined; challenge?: string | undefined }): Promise<VcApiVerifyResult> {
   const credential = options.credential;
@@ -130,9 +143,13 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   if (options.challenge !== undefined && challenge !== options.challenge) return failed(`proof.challenge ${shortId(JSON.stringify(challenge) ?? 'absent', 80)} does not match options.challenge`);
   // The suite is the one the proof names: an unknown one is refused with the known ones.
   if (type === 'DataIntegrityProof' && isRdfcCryptosuite(cryptosuite)) {
-    const failedCheck = (await checkRdfcCredential(ctx, credential)).find((check) => !check.valid);
-    if (failedCheck !== undefined) return failed(failedCheck.reason ?? `${failedCheck.id} failed`);
-    return { verified: true, checks: ['proof'], warnings: untrustedIssuerWarnings(ctx, credential), errors: [] };
+    const rdfcChecks = await checkRdfcCredential(ctx, credential);
+    const failedCheck = rdfcChecks.find((check) => !check.valid);
+    if (failedCheck !== undefined) {
+      const reason = failedCheck.reason ?? `${failedCheck.id} failed`;
+      return failedCheck.id.startsWith('data-model:') ? failed(reason, { name: 'DataModelError', check: failedCheck.id }) : failed(reason);
+    }
+    return verifiedWithStatus(ctx, credential);
   }
   if (type === 'DataIntegrityProof' && cryptosuite !== 'bbs-2023') {
     return failed(`cryptosuite ${shortId(JSON.stringify(cryptosuite) ?? 'nothing', 60)} is not supported (supported: bbs-2023, ${RDFC_CRYPTOSUITES.join(', ')})`);
@@ -142,21 +159,26 @@ export async function vcApiVerify(ctx: Context, options: { credential: Json; dom
   // Before any JSON-LD work: more than a request may cost is a 413 naming the limit.
   const cost = checkBbs2023Cost(credential, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
   if (cost !== undefined) throw new TooLargeError(`verifiableCredential: ${cost}`, { field: 'verifiableCredential' });
-  const contexts = checkBbs2023Contexts(credential, pinnedContexts(ctx));
-  if (!contexts.valid) return failed(contexts.reason ?? 'unsupported @context');
-  const keyword = findEmbeddedKeyword(credential);
-  if (keyword !== undefined) return failed(`${keyword}: a JSON-LD keyword inside the credential is not accepted (it could redefine what a signed term means)`);
-  const shape = checkBbs2023Shape(credential);
-  if (shape !== undefined) return failed(shape);
+  const checked = await checkBbs2023Document(ctx, credential, 'verifier');
+  const refused = checked.checks.find((check) => !check.valid);
+  if (refused !== undefined) {
+    return checked.violation === undefined ? failed(refused.reason ?? refused.id) : failed(refused.reason ?? refused.id, { name: 'DataModelError', check: checked.violation.check });
+  }
+  const validity = checkBbs2023Validity(credential, ctx.now());
+  if (validity !== undefined) return failed(validity);
   const engine = await sdEngine(ctx);
   const { proof: _proof, ...document } = credential;
   admitTogether(engine, 2);
   const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyBbs2023(credential, ctx.now())]);
   if (undefinedTerm !== undefined) return failed(undefinedTerm);
   if (!result.verified) return failed(result.reason ?? 'the bbs-2023 proof does not verify');
-  // A credential with a status is verified with it (its list fetched only as src/core/status allows).
+  return verifiedWithStatus(ctx, credential);
+}
+
+/** A credential whose proof holds, with its status checked when it has one (its list obtained only as src/core/status allows). */
+async function verifiedWithStatus(ctx: Context, credential: Json): Promise<VcApiVerifyResult> {
   const status = await checkCredentialStatus(ctx, credential);
-  const checks = status === undefined ? ['proof'] : ['proof', 'status'];
+  const checks = status === undefined ? [...CHECKS] : [...CHECKS, 'status'];
   if (status?.valid === false) return { verified: false, checks, warnings: [], errors: [{ name: 'StatusError', message: `status: ${status.reason ?? 'the status does not hold'}` }] };
   return { verified: true, checks, warnings: untrustedIssuerWarnings(ctx, credential), errors: [] };
 }

@@ -15,6 +15,7 @@ import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } 
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { checkRdfcCredential } from './rdfcCredentials.js';
 import { RDFC_CRYPTOSUITES, isRdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
+import { dataModelCheck, findDataModelViolation } from '../vcDataModel.js';
 
 export { MAX_NONCE_TTL_SECONDS } from './nonce.js';
 export type { VerificationCheck } from './documentChecks.js';
@@ -197,6 +198,7 @@ export async function checkPresentedCredential(
       checks.push(...(await checkRdfcCredential(ctx, vc)));
       if (!checks.some((check) => check.id === 'proof')) return incomplete();
       checks.push(...bindingChecks(ctx, vc, verificationMethod, checkBbs2023Validity(vc, ctx.now())));
+      await pushStatus(ctx, vc, checks, options.statusLists);
       return { checks, complete: true, nonce: { bound: false } };
     }
     if (cryptosuite !== 'bbs-2023') {
@@ -209,11 +211,7 @@ export async function checkPresentedCredential(
     const header = derived.presentationHeader;
     const nonce = header === undefined || header.length === 0 ? undefined : Buffer.from(header).toString('base64');
     checks.push(...bindingChecks(ctx, vc, verificationMethod, checkBbs2023Validity(vc, ctx.now())));
-    // The status only of a credential whose other checks hold (its list is fetched and verified).
-    if (checks.every((check) => check.valid)) {
-      const status = await checkCredentialStatus(ctx, vc, { statusLists: options.statusLists });
-      if (status !== undefined) checks.push(status);
-    }
+    await pushStatus(ctx, vc, checks, options.statusLists);
     return { checks, complete: true, nonce: { bound: true, value: nonce } };
   }
   if (proofType !== 'BbsBlsSignatureProof2020') {
@@ -232,6 +230,10 @@ export async function checkPresentedCredential(
   const shape = checkPresentedShape(vc);
   checks.push(shape === undefined ? { id: 'shape', valid: true } : { id: 'shape', valid: false, reason: shape });
   if (shape !== undefined) return incomplete();
+  // The VC 1.1 share of the data model's rules (identifiers, types, issuer, subject, typed objects).
+  const dataModel = dataModelCheck(await findDataModelViolation(ctx, vc, 'verifier', { version: 1 }));
+  checks.push(dataModel);
+  if (!dataModel.valid) return incomplete();
   const engine = await sdEngine(ctx);
   // The terms and the proof are checked independently of each other: at once, so that with the
   // worker threads of `vc serve` they run side by side (in process they simply interleave).
@@ -280,6 +282,13 @@ export async function verifySelectiveDisclosure(ctx: Context, options: VerifySel
   const refused = othersValid && inspected.check.valid && inspected.issued !== undefined ? consumeNonce(ctx, inspected.issued) : undefined;
   checks.push(refused ?? inspected.check);
   return finish(checks);
+}
+
+/** The status of a credential whose other checks hold (its list is obtained and verified), when it has one. */
+async function pushStatus(ctx: Context, vc: Record<string, unknown>, checks: VerificationCheck[], statusLists: readonly Record<string, unknown>[] | undefined): Promise<void> {
+  if (!checks.every((check) => check.valid)) return;
+  const status = await checkCredentialStatus(ctx, vc, { statusLists });
+  if (status !== undefined) checks.push(status);
 }
 
 /** The checks every suite shares after the proof: the issuer is the key's controller, the key is trusted, the validity dates hold. */

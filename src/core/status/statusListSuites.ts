@@ -16,8 +16,7 @@ import type { Context } from '../../context.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { BBS_2023, bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
-import { checkBbs2023Contexts, checkBbs2023Shape } from '../sd/bbs2023Credentials.js';
-import { findEmbeddedKeyword } from '../sd/documentChecks.js';
+import { checkBbs2023Document } from '../sd/bbs2023Credentials.js';
 import { checkBbs2023Cost } from '../sd/sdCost.js';
 import { sdEngine } from '../sd/sdEngine.js';
 
@@ -56,8 +55,8 @@ export async function statusListSigner(ctx: Context, suite: string): Promise<Sta
 
 /**
  * Whether a status list credential's proof holds (its issuer controls the key, its validity dates
- * hold), with the checks any credential of that suite gets before the proof (contexts, shape,
- * cost), or why not. A suite vc does not verify is a reason, not an error.
+ * hold), with the checks any credential of that suite gets before the proof (cost, contexts,
+ * shape, the VC data model's rules), or why not. A suite vc does not verify is a reason, not an error.
  */
 export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument): Promise<{ verified: true } | { verified: false; reason: string }> {
   const proof = list.proof;
@@ -72,12 +71,10 @@ export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument):
   if ('problem' in header) return { verified: false, reason: `its proof cannot be checked: ${header.problem}` };
   const cost = checkBbs2023Cost(list, header.kind === 'base' ? 'verifyBase' : 'verifyDerived');
   if (cost !== undefined) return { verified: false, reason: cost.replace(/^the credential/, 'it') };
-  const contexts = checkBbs2023Contexts(list);
-  if (!contexts.valid) return { verified: false, reason: contexts.reason ?? 'unsupported @context' };
-  const keyword = findEmbeddedKeyword(list);
-  if (keyword !== undefined) return { verified: false, reason: `${keyword}: a JSON-LD keyword inside it is not accepted` };
-  const shape = checkBbs2023Shape(list);
-  if (shape !== undefined) return { verified: false, reason: shape };
+  // A list is a credential: the VC 1.1 contexts, its shape and the data model's rules, as any other.
+  const checked = await checkBbs2023Document(ctx, list, 'verifier');
+  const refused = checked.checks.find((check) => !check.valid);
+  if (refused !== undefined) return { verified: false, reason: refused.reason ?? refused.id };
   const result = await (await sdEngine(ctx)).verifyBbs2023(list, ctx.now());
   if (!result.verified) return { verified: false, reason: `its bbs-2023 proof does not verify: ${result.reason ?? 'the proof does not match'}` };
   return { verified: true };

@@ -299,11 +299,11 @@ describe('messages that name the input and what was expected (issue 26)', () => 
     const bare = vc(['verifier', 'verify', '--credential', file('passport.json', credential)]);
     expect(bare.status).toBe(2);
     expect(oneLine(bare.stderr)).toBe(
-      `--credential ${path.join(tmp.dir, 'passport.json')}: is an iden3 credential (proof BJJSignature2021); \`verifier verify\` takes a derived BBS+ credential (the output of \`vc holder disclose\`); an iden3 credential is proved on chain with \`vc holder prove-submit\``,
+      `--credential ${path.join(tmp.dir, 'passport.json')}: is an iden3 credential (proof BJJSignature2021); \`verifier verify\` takes a W3C credential (a BBS+ disclosure from \`vc holder disclose\`, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential); an iden3 credential is proved on chain with \`vc holder prove-submit\``,
     );
     const wrapped = vc(['verifier', 'verify', '--credential', file('passport-response.json', { message: 'credential successfully generated', credential })]);
     expect(wrapped.status).toBe(2);
-    expect(oneLine(wrapped.stderr)).toMatch(/: is an issuer's response holding an iden3 credential \(proof BJJSignature2021\); `verifier verify` takes a derived BBS\+ credential/);
+    expect(oneLine(wrapped.stderr)).toMatch(/: is an issuer's response holding an iden3 credential \(proof BJJSignature2021\); `verifier verify` takes a W3C credential \(a BBS\+ disclosure/);
     const res = await call(`${urls.verifier}/verify-vc`, { vc: credential });
     expect(res.status).toBe(422);
     expect(res.body.error?.message).toMatch(/^request body: field vc: is an iden3 credential/);

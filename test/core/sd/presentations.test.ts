@@ -170,6 +170,22 @@ describe('refusals, each with its reason', () => {
     await expect(present([stranger], 'c')).rejects.toThrow(new RegExp(`credentials\\[0\\]: its subject is ${thief.did}, not this holder`));
   });
 
+  it("a credential inside that breaks a rule of the VC data model (their proof holding) is refused naming the check; vc's holder does not present one", async () => {
+    const other = await digitalBazaarKey('Ed25519');
+    const { proof: _proof, ...unsigned } = credential;
+    // A name that is neither a string nor a language value object (section 4.6), which vc.js does not check.
+    const numericName = { name: 42 };
+    const theirs = await digitalBazaarIssue({ ...unsigned, ...numericName, issuer: other.did, credentialSubject: { id: other.did, nationality: 'NLD' } }, other);
+    const vp = await digitalBazaarPresent([theirs], other, 'c-rules', DOMAIN);
+    const result = await verifyPresentation(ctx, { presentation: vp, challenge: 'c-rules', domain: DOMAIN });
+    expect(result.checks.every((check) => check.valid)).toBe(true);
+    expect(result.verified).toBe(false);
+    expect(result.credentials[0]!.checks.find((check) => !check.valid)).toEqual({ id: 'data-model:name', valid: false, reason: 'name: expected a string or language value objects ({"@value", "@language"}), got 42 (check data-model:name, VC Data Model 2.0 §4.6)' });
+    // The same rule on the holder's side: a credential of this holder that breaks it is not presented.
+    const mine = await digitalBazaarIssue({ ...unsigned, ...numericName, issuer: other.did }, other);
+    await expect(present([mine], 'c')).rejects.toThrow(/^credentials\[0\]\.name: expected a string or language value objects .*, got 42 \(check data-model:name, VC Data Model 2\.0 §4\.6\)$/);
+  });
+
   it('a presentation proof of another purpose, of bbs-2023, or no proof; a credential given by reference', async () => {
     const vp = await present([credential], 'c-form');
     const purpose = structuredClone(vp);

@@ -167,15 +167,15 @@ describe('the VC-API issuer and verifier', () => {
     expect(signed.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' });
     const { verifiableCredential: derived } = await vcApiDerive(issuer, { credential: signed, selectivePointers: ['/credentialSubject/driversLicense/document_number'] });
     expect(derived.credentialStatus).toEqual(signed.credentialStatus);
-    expect(await vcApiVerify(issuer, { credential: derived })).toEqual({ verified: true, checks: ['proof', 'status'], warnings: [], errors: [] });
+    expect(await vcApiVerify(issuer, { credential: derived })).toEqual({ verified: true, checks: ['data-model', 'proof', 'status'], warnings: [], errors: [] });
     await changeCredentialStatus(issuer, { id: 'urn:example:licence-1', purpose: 'revocation', set: true });
     const refused = await vcApiVerify(issuer, { credential: derived });
-    expect(refused).toMatchObject({ verified: false, checks: ['proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: revoked: index \d+ of status list/) }] });
+    expect(refused).toMatchObject({ verified: false, checks: ['data-model', 'proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: revoked: index \d+ of status list/) }] });
     // Without a status, the VC-API verifier answers as before.
     const { verifiableCredential: plain } = await vcApiIssue(issuer, { credential });
     expect(plain.credentialStatus).toBeUndefined();
     expect(plain['@context']).not.toContain('https://www.w3.org/ns/credentials/status/v1');
-    expect((await vcApiVerify(issuer, { credential: plain })).checks).toEqual(['proof']);
+    expect((await vcApiVerify(issuer, { credential: plain })).checks).toEqual(['data-model', 'proof']);
     await expect(vcApiIssue(issuer, { credential, status: ['revocation'], credentialId: 'urn:example:licence-1' })).rejects.toMatchObject({ httpStatus: 409, field: 'options.credentialId' });
   });
 });

@@ -75,7 +75,7 @@ describe('the VC-API routes: issue with a status, change it, the verifier servic
   });
 
   it('verified with its status, the list fetched from the issuer service without a token', async () => {
-    expect(await verify()).toEqual({ status: 200, body: { verified: true, checks: ['proof', 'status'], warnings: [], errors: [] } });
+    expect(await verify()).toEqual({ status: 200, body: { verified: true, checks: ['data-model', 'proof', 'status'], warnings: [], errors: [] } });
     const open = await call(`${issuerUrl}/status-lists/revocation-1`);
     expect(open.status).toBe(200);
     expect(open.body).toMatchObject({ id: `${issuerUrl}/status-lists/revocation-1`, type: ['VerifiableCredential', 'BitstringStatusListCredential'], issuer: signed.issuer, proof: { cryptosuite: 'bbs-2023' } });
@@ -88,7 +88,7 @@ describe('the VC-API routes: issue with a status, change it, the verifier servic
     expect(await change('suspension', true)).toMatchObject({ status: 200, body: { message: 'suspended', set: true, changed: true } });
     const suspended = await verify();
     expect(suspended.status).toBe(422);
-    expect(suspended.body).toMatchObject({ verified: false, checks: ['proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: suspended: index \d+ of status list .*suspension-1 is set/) }] });
+    expect(suspended.body).toMatchObject({ verified: false, checks: ['data-model', 'proof', 'status'], errors: [{ name: 'StatusError', message: expect.stringMatching(/^status: suspended: index \d+ of status list .*suspension-1 is set/) }] });
     expect(await change('suspension', false)).toMatchObject({ status: 200, body: { message: 'unsuspended', set: false } });
     expect((await verify()).status).toBe(200);
     expect(await change('revocation', true)).toMatchObject({ status: 200, body: { message: 'revoked', set: true } });

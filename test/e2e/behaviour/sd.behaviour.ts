@@ -61,7 +61,7 @@ export function describeSelectiveDisclosureBehaviours(driver: () => Driver, scra
 
       const verified = await driver().verifyVc({ vc });
       expect(verified).toMatchObject({ verified: true, message: 'user has been verified successfully' });
-      expect(verified.checks.map((check) => check.id)).toEqual(['proof-type', 'context', 'shape', 'terms', 'proof', 'issuer', 'trusted-issuer', 'validity', 'nonce']);
+      expect(verified.checks.map((check) => check.id)).toEqual(['proof-type', 'context', 'shape', 'data-model', 'terms', 'proof', 'issuer', 'trusted-issuer', 'validity', 'nonce']);
       expect(verified.checks.every((check) => check.valid)).toBe(true);
     });
 

@@ -22,6 +22,7 @@ import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js
 import { shortId } from '../../didKey.js';
 import type { DocumentLoader } from '../../documentLoader.js';
 import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../../proofOutcome.js';
+import { checkBbs2023ProofPayload } from './bbs2023ProofValue.js';
 
 const libraries = async () => ({
   multikey: await import('@digitalbazaar/bls12-381-multikey'),
@@ -201,10 +202,15 @@ export function proofHeader(document: JsonLdDocument): { kind: 'base' | 'derived
   if (typeof proofValue !== 'string' || !/^u[A-Za-z0-9_-]+$/.test(proofValue)) {
     return { problem: 'the proof value is malformed: expected "u" and base64url (multibase) characters' };
   }
-  const head = [...Buffer.from(proofValue.slice(1, 9), 'base64url').subarray(0, 3)];
-  if (head.length === 3 && head.every((byte, index) => byte === BASE_PROOF_HEADER[index])) return { kind: 'base' };
-  if (head.length === 3 && head.every((byte, index) => byte === DERIVED_PROOF_HEADER[index])) return { kind: 'derived' };
-  return { problem: 'the proof value is malformed: it starts with neither the base (d9 5d 02) nor the derived (d9 5d 03) bbs-2023 header' };
+  const bytes = Buffer.from(proofValue.slice(1), 'base64url');
+  const head = [...bytes.subarray(0, 3)];
+  const kind = head.length < 3 ? undefined : head.every((byte, index) => byte === BASE_PROOF_HEADER[index]) ? 'base' : head.every((byte, index) => byte === DERIVED_PROOF_HEADER[index]) ? 'derived' : undefined;
+  if (kind === undefined) return { problem: 'the proof value is malformed: it starts with neither the base (d9 5d 02) nor the derived (d9 5d 03) bbs-2023 header' };
+  // One encoding per proof: base64url in its canonical form (no stray bits in its last character),
+  // then exactly the CBOR of the five components (see bbs2023ProofValue.ts).
+  if (bytes.toString('base64url') !== proofValue.slice(1)) return { problem: 'the proof value is malformed: its base64url is not in canonical form' };
+  const problem = checkBbs2023ProofPayload(bytes.subarray(3), kind);
+  return problem === undefined ? { kind } : { problem };
 }
 
 /** A one-line reason for a failure inside the libraries; our own errors keep their message. */

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decode } from 'cborg';
+import { decode, encode } from 'cborg';
 import { parseConfig } from '../../../../src/config/parse.js';
 import { Context } from '../../../../src/context.js';
 import { createVerifierNonce, deriveSelectiveDisclosure, verifySelectiveDisclosure } from '../../../../src/core/sd/index.js';
@@ -159,6 +159,29 @@ describe('what a holder cannot hide, and what links disclosures', () => {
     expect(a.validFrom).toMatch(/T00:00:00\.000Z$/);
     expect((a.proof as Json).proofValue).not.toBe((b.proof as Json).proofValue);
   });
+
+  it('but they share their label map: the blank nodes of a nested subject keep the order the issuer’s HMAC key shuffled them into (the README says so)', async () => {
+    // No credential id and no subject id: the credential, its subject and the nested degree are
+    // blank nodes, whose canonical labels each disclosure maps to the base proof's shuffled ones.
+    const unsigned: Json = {
+      '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+      type: ['VerifiableCredential'],
+      issuer: did,
+      validFrom: '2024-01-01T00:00:00Z',
+      credentialSubject: { degree: { type: 'ExampleBachelorDegree', name: 'Bachelor of Science' }, alumniOf: 'Example University' },
+    };
+    const signed = (await vcApiIssue(ctx, { credential: unsigned })).verifiableCredential;
+    const labelMap = async (): Promise<Map<number, number>> => {
+      const derived = (await vcApiDerive(ctx, { credential: signed, selectivePointers: ['/credentialSubject/degree/name'] })).verifiableCredential;
+      return proofComponents(derived)[1] as Map<number, number>;
+    };
+    const [first, second] = [await labelMap(), await labelMap()];
+    expect(first.size).toBe(3);
+    // The same permutation of 0..n-1 in every disclosure: with n blank nodes, up to log2(n!) bits
+    // (2.6 here) that two verifiers can compare to link disclosures of one credential.
+    expect([...first.values()].sort()).toEqual([0, 1, 2]);
+    expect([...second.entries()]).toEqual([...first.entries()]);
+  });
 });
 
 describe('randomness, as properties', () => {
@@ -209,6 +232,14 @@ describe('tampered bbs-2023 disclosures are refused with a reason', () => {
     otherDid = (await deriveBbs2023Key(OTHER_PHRASE)).did;
     derived = await disclose(['id', 'name', 'nationality']);
   });
+  const proofPayload = (vc: Json): Buffer => Buffer.from(((vc.proof as Json).proofValue as string).slice(1), 'base64url').subarray(3);
+  /** The proof value with its CBOR (after the 3-byte header) replaced by `change` of it. */
+  const recode = (vc: Json, change: (payload: Buffer) => Buffer): void => {
+    const proof = vc.proof as Json;
+    const bytes = Buffer.from((proof.proofValue as string).slice(1), 'base64url');
+    expect(bytes[3]).toBe(0x85);
+    proof.proofValue = `u${Buffer.concat([bytes.subarray(0, 3), change(bytes.subarray(3))]).toString('base64url')}`;
+  };
   const flip = (vc: Json, index: number): void => {
     const proof = vc.proof as Json;
     const bytes = Buffer.from((proof.proofValue as string).slice(1), 'base64url');
@@ -234,10 +265,18 @@ describe('tampered bbs-2023 disclosures are refused with a reason', () => {
     ['the proof created date invalid', (vc) => ((vc.proof as Json).created = 'invalidDate'), 'proof'],
     ['the verificationMethod is another key', (vc) => ((vc.proof as Json).verificationMethod = `${otherDid}#${otherDid.slice(8)}`), 'proof'],
     ['the verificationMethod is not a did:key', (vc) => ((vc.proof as Json).verificationMethod = 'https://evil.example/key'), 'proof'],
-    ['an inline @context added', (vc) => (vc['@context'] as unknown[]).push({ name: 'https://evil.example/name' }), 'context'],
-    ['a remote @context added', (vc) => (vc['@context'] as unknown[]).push('https://evil.example/ctx'), 'context'],
-    ['the credentials context not first', (vc) => (vc['@context'] as unknown[]).reverse(), 'context'],
-    ['an @context inside the subject', (vc) => ((vc.credentialSubject as Json)['@context'] = { nickname: 'https://schema.org/name' }), 'context'],
+    // VC 2.0 accepts inline contexts (section 4.3), but not one that redefines a protected term.
+    ['an inline @context redefining a protected term', (vc) => (vc['@context'] as unknown[]).push({ name: 'https://evil.example/name' }), 'data-model:jsonld-expansion'],
+    ['a remote @context added', (vc) => (vc['@context'] as unknown[]).push('https://evil.example/ctx'), 'data-model:context-known'],
+    ['the credentials context not first', (vc) => (vc['@context'] as unknown[]).reverse(), 'data-model:context-first'],
+    ['an @context inside the subject', (vc) => ((vc.credentialSubject as Json)['@context'] = { nickname: 'https://schema.org/name' }), 'data-model:compacted-form'],
+    // One encoding per proof value (Digital Bazaar's parser reads the first five items of any CBOR).
+    ['a sixth CBOR item in the proof value', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x86]), payload.subarray(1), Buffer.from([0x40])])), 'proof-type'],
+    ['a CBOR item missing from the proof value', (vc) => recode(vc, () => Buffer.from(encode((decode(proofPayload(vc), { useMaps: true }) as unknown[]).slice(0, 4), { useMaps: true } as never))), 'proof-type'],
+    ['a byte after the CBOR array', (vc) => recode(vc, (payload) => Buffer.concat([payload, Buffer.from([0x00])])), 'proof-type'],
+    ['the CBOR array with an indefinite length', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x9f]), payload.subarray(1), Buffer.from([0xff])])), 'proof-type'],
+    ['the CBOR array length not in its shortest form', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0x98, 0x05]), payload.subarray(1)])), 'proof-type'],
+    ['a CBOR tag around the proof value', (vc) => recode(vc, (payload) => Buffer.concat([Buffer.from([0xd8, 0x40]), payload])), 'proof-type'],
     ['a null for a hidden field', (vc) => ((vc.credentialSubject as Json).passportNumber = null), 'shape'],
     ['blank node identifiers', (vc) => ((vc.credentialSubject as Json).nationality = { id: '_:b0' }), 'shape'],
     ['the proof removed', (vc) => delete vc.proof, 'proof-type'],
