@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context, ServiceKey } from '../../../src/context.js';
 import { createCredentialRequest } from '../../../src/core/pbq/request.js';
-import { UnprocessableError } from '../../../src/errors.js';
+import { InputError } from '../../../src/errors.js';
 import { tempDir, templateHome } from '../../helpers.js';
 
 const tmp = tempDir('vc-pbq-request-');
@@ -18,8 +18,9 @@ describe('createCredentialRequest', () => {
     const ctx = new Context({ config: parseConfig({}, templateHome(`${tmp.dir}/home`)) });
     try {
       const error = await createCredentialRequest(ctx, { field: 'birthDat', op: '$lt', value: 20010101 }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UnprocessableError);
-      expect((error as Error).message).toMatch(/does not fit type PassportCredential/);
+      // A field the type does not have is the caller's mistake (exit 2 / 400), with the field it meant.
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as Error).message).toMatch(/^field: PassportCredential has no field birthDat \(did you mean birthDate\?\); its fields: .*birthDate/);
       expect(ctx.peek(new ServiceKey('iden3.circuitsDir'))).toBeUndefined();
       expect(ctx.peek(new ServiceKey('chain'))).toBeUndefined();
       expect(ctx.peek(new ServiceKey('chain.connection'))).toBeUndefined();
