@@ -4,17 +4,20 @@
  * public address (as through RPC_URL); the node is killed right after a receipt is served, right
  * after a racing reader saw a new block number, and right after the send was answered; after the
  * restart every transaction or block any party was shown is on chain. A node killed while its
- * state is saved is a NetworkError with the reason (exit 4), never an internal error.
+ * state is saved is a NetworkError with the reason (exit 4), never an internal error, and the next
+ * command restarts it.
  */
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
+import { Contract, HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
+import { universalVerifierAbi } from '../../src/chain/universalVerifier.js';
 import { findFreePort } from '../../src/chain/node/ports.js';
 import { fetchStateDump } from '../../src/chain/node/snapshots.js';
 import { isMutatingMethod } from '../../src/chain/node/front.js';
 import { NetworkError, asConnectionFailure } from '../../src/errors.js';
-import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 const LONG = 300_000;
 const tmp = tempDir('vc-front-');
@@ -24,8 +27,8 @@ const network = Network.from(152);
 let port: number;
 let url: string;
 
-function vc(args: string[]): VcRun {
-  return runVc(['--json', ...args], { home, env });
+function vc(args: string[], extraEnv: Record<string, string> = {}): VcRun {
+  return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
 /** The running node's pid, from `vc chain status`. */
@@ -132,4 +135,35 @@ describe('a node killed while its state is saved', () => {
       server.close();
     }
   });
+
+  it('end to end: vc exits 4 naming the reason, without a stack, and the next command restarts the node and succeeds', async () => {
+    const pid = nodePid();
+    const status = vc(['chain', 'status']);
+    const address = status.json<{ contracts: { universalVerifier: string } }>().contracts.universalVerifier;
+    /** The UniversalVerifier's request count, read by another party. */
+    const requests = async (): Promise<number> => {
+      const { provider } = party();
+      try {
+        return Number(await new Contract(address, universalVerifierAbi(), provider).getFunction('getRequestsCount')());
+      } finally {
+        provider.destroy();
+      }
+    };
+    const requestsBefore = await requests();
+    // A command that changed the chain: vc saves the node's state after its transaction, and the
+    // node is killed as that save asks it for its state (src/faults.ts).
+    const killedOutput = path.join(tmp.dir, 'request-killed.json');
+    const killed = vc(['verifier', 'request', '-o', killedOutput], { VC_KILL_NODE_AT: 'checkpoint:dumping' });
+    expect(killed.status, killed.stderr).toBe(4);
+    const error = jsonError(killed.stderr);
+    expect(error.message).toMatch(/the local chain node's state could not be saved: anvil_dumpState .*failed.*state\.json is unchanged/);
+    expect(killed.stderr).not.toMatch(/\n\s+at |internal error/);
+    expect(existsSync(killedOutput)).toBe(false);
+
+    const next = vc(['verifier', 'request', '-o', path.join(tmp.dir, 'request-next.json')]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(nodePid(), 'the node was not killed and restarted').not.toBe(pid);
+    // The killed command's transaction was answered only once the front had saved it: both requests are on chain.
+    expect(await requests()).toBe(requestsBefore + 2);
+  }, LONG);
 });
