@@ -7,6 +7,7 @@
  * state is saved is a NetworkError with the reason (exit 4), never an internal error, and the next
  * command restarts it.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { Contract, HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
 import { universalVerifierAbi } from '../../src/chain/universalVerifier.js';
 import { findFreePort } from '../../src/chain/node/ports.js';
 import { fetchStateDump } from '../../src/chain/node/snapshots.js';
-import { isMutatingMethod } from '../../src/chain/node/front.js';
+import { isMutatingMethod, startFront } from '../../src/chain/node/front.js';
 import { NetworkError, asConnectionFailure } from '../../src/errors.js';
 import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 
@@ -133,6 +134,48 @@ describe('a node killed while its state is saved', () => {
       expect(asConnectionFailure((refused as NetworkError).cause)).toBeInstanceOf(NetworkError);
     } finally {
       server.close();
+    }
+  });
+
+  it("the front answers the send it could not save with the reason (the node killed), not a dropped connection", async () => {
+    // A node that mines the transaction and dies while it dumps its state; a live process stands
+    // for its pid (the front kills it, fail-stop).
+    const hash = `0x${'ab'.repeat(32)}`;
+    const node = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        if (method === 'anvil_dumpState') {
+          response.socket?.destroy();
+          return;
+        }
+        const result = method === 'eth_getTransactionReceipt' ? { transactionHash: hash, status: '0x1', blockNumber: '0x2' } : hash;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+      });
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    const stand = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const standExit = new Promise<NodeJS.Signals | null>((resolve) => stand.once('exit', (_code, signal) => resolve(signal)));
+    const snapshotFile = path.join(tmp.dir, 'front-unit-served.json');
+    const port = await findFreePort();
+    const { stopped } = await startFront({ host: '127.0.0.1', port, nodeUrl: `http://127.0.0.1:${(node.address() as { port: number }).port}`, nodePid: stand.pid!, snapshotFile });
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_sendRawTransaction', params: ['0x00'] }),
+      });
+      const reply = (await response.json()) as { id: number; result?: unknown; error?: { message: string } };
+      expect(reply.id).toBe(7);
+      expect(reply.result).toBeUndefined();
+      expect(reply.error?.message).toMatch(/the chain node's state could not be saved \(.*anvil_dumpState.*\); the change is not kept: send it again once the node is restarted/);
+      expect(await standExit).toBe('SIGKILL');
+      await stopped;
+      expect(existsSync(snapshotFile)).toBe(false);
+    } finally {
+      stand.kill('SIGKILL');
+      node.close();
     }
   });
 
