@@ -27,10 +27,10 @@
  *
  * The CI budget allows one issuance (a state-transition proof) and one submission (a query
  * proof) per moment at most, in sequence on one issuer identity; every submission proves the
- * latest credential answered 200, so those credentials are proven for real too. Measured on 2
- * cores shared with other work: the file's tests took 108 s at a load average of 8-10 (about 86
- * CPU-seconds of vc; its work is three state-transition proofs and two query proofs, about 60 s by
- * test/README.md's figures, plus five node restarts), 265 s at a load average of 17.
+ * latest credential answered 200, so those credentials are proven for real too: three
+ * state-transition proofs, two query proofs and five node restarts. Measured on 2 cores: the
+ * file's tests took 56 s at a load average under 2 (64 s with the run's global setup; about 90
+ * CPU-seconds), 108 s at a load average of 8-10, 265 s at 17.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
