@@ -3,8 +3,8 @@
  * call `crashPoint(name)` between their steps; with `VC_CRASH_AT=name[,name...]` in the
  * environment the process kills itself there with SIGKILL (no cleanup, no exit handlers: exactly
  * what a kill -9 or a power cut leaves behind), and with `VC_KILL_NODE_AT=name` it kills the
- * embedded chain node instead and carries on. Tests use them to show that the next command
- * recovers from each step; without those variables they do nothing.
+ * embedded chain node instead and carries on (NODE_KILL_POINTS). Tests use them to show that the
+ * next command recovers from each step; without those variables they do nothing.
  */
 import { readFileSync } from 'node:fs';
 
@@ -39,8 +39,15 @@ export type CrashPointName = (typeof CRASH_POINTS)[number];
 export const STATUS_CRASH_POINTS = ['status:assigned', 'status:list-signed'] as const;
 export type StatusCrashPointName = (typeof STATUS_CRASH_POINTS)[number];
 
-/** The points where VC_KILL_NODE_AT can kill the embedded node (the receipt of a publication). */
-export const NODE_KILL_POINTS = ['issue:receipt', 'revoke:receipt'] as const satisfies readonly CrashPointName[];
+/**
+ * The points where VC_KILL_NODE_AT can kill the embedded node: the receipt of a publication, and
+ * `checkpoint:dumping`, vc's own save of the node's state (state.json) the moment it asks the node
+ * for its state (anvil_dumpState), so the dump never arrives. That one is a node kill point only:
+ * vc's own process killed around the dump is `checkpoint:dumped`, where the checkpoint is just as
+ * unchanged.
+ */
+export const NODE_KILL_POINTS = ['issue:receipt', 'revoke:receipt', 'checkpoint:dumping'] as const;
+export type NodeKillPointName = (typeof NODE_KILL_POINTS)[number];
 
 function named(variable: string, name: string): boolean {
   const spec = process.env[variable];
@@ -53,7 +60,7 @@ export function crashPoint(name: CrashPointName | StatusCrashPointName): void {
 }
 
 /** Kills the embedded chain node (process `pid`) at `name` when VC_KILL_NODE_AT names it, and waits until it is gone. */
-export async function killNodePoint(name: (typeof NODE_KILL_POINTS)[number], pid: number | undefined): Promise<void> {
+export async function killNodePoint(name: NodeKillPointName, pid: number | undefined): Promise<void> {
   if (!named('VC_KILL_NODE_AT', name) || pid === undefined) return;
   try {
     process.kill(pid, 'SIGKILL');

@@ -4,17 +4,21 @@
  * public address (as through RPC_URL); the node is killed right after a receipt is served, right
  * after a racing reader saw a new block number, and right after the send was answered; after the
  * restart every transaction or block any party was shown is on chain. A node killed while its
- * state is saved is a NetworkError with the reason (exit 4), never an internal error.
+ * state is saved is a NetworkError with the reason (exit 4), never an internal error, and the next
+ * command restarts it.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
+import { Contract, HDNodeWallet, JsonRpcProvider, Network } from 'ethers';
+import { universalVerifierAbi } from '../../src/chain/universalVerifier.js';
 import { findFreePort } from '../../src/chain/node/ports.js';
 import { fetchStateDump } from '../../src/chain/node/snapshots.js';
-import { isMutatingMethod } from '../../src/chain/node/front.js';
+import { isMutatingMethod, startFront } from '../../src/chain/node/front.js';
 import { NetworkError, asConnectionFailure } from '../../src/errors.js';
-import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 const LONG = 300_000;
 const tmp = tempDir('vc-front-');
@@ -24,8 +28,8 @@ const network = Network.from(152);
 let port: number;
 let url: string;
 
-function vc(args: string[]): VcRun {
-  return runVc(['--json', ...args], { home, env });
+function vc(args: string[], extraEnv: Record<string, string> = {}): VcRun {
+  return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
 /** The running node's pid, from `vc chain status`. */
@@ -132,4 +136,77 @@ describe('a node killed while its state is saved', () => {
       server.close();
     }
   });
+
+  it("the front answers the send it could not save with the reason (the node killed), not a dropped connection", async () => {
+    // A node that mines the transaction and dies while it dumps its state; a live process stands
+    // for its pid (the front kills it, fail-stop).
+    const hash = `0x${'ab'.repeat(32)}`;
+    const node = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        if (method === 'anvil_dumpState') {
+          response.socket?.destroy();
+          return;
+        }
+        const result = method === 'eth_getTransactionReceipt' ? { transactionHash: hash, status: '0x1', blockNumber: '0x2' } : hash;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+      });
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    const stand = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const standExit = new Promise<NodeJS.Signals | null>((resolve) => stand.once('exit', (_code, signal) => resolve(signal)));
+    const snapshotFile = path.join(tmp.dir, 'front-unit-served.json');
+    const port = await findFreePort();
+    const { stopped } = await startFront({ host: '127.0.0.1', port, nodeUrl: `http://127.0.0.1:${(node.address() as { port: number }).port}`, nodePid: stand.pid!, snapshotFile });
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_sendRawTransaction', params: ['0x00'] }),
+      });
+      const reply = (await response.json()) as { id: number; result?: unknown; error?: { message: string } };
+      expect(reply.id).toBe(7);
+      expect(reply.result).toBeUndefined();
+      expect(reply.error?.message).toMatch(/the chain node's state could not be saved \(.*anvil_dumpState.*\); the change is not kept: send it again once the node is restarted/);
+      expect(await standExit).toBe('SIGKILL');
+      await stopped;
+      expect(existsSync(snapshotFile)).toBe(false);
+    } finally {
+      stand.kill('SIGKILL');
+      node.close();
+    }
+  });
+
+  it('end to end: vc exits 4 naming the reason, without a stack, and the next command restarts the node and succeeds', async () => {
+    const pid = nodePid();
+    const status = vc(['chain', 'status']);
+    const address = status.json<{ contracts: { universalVerifier: string } }>().contracts.universalVerifier;
+    /** The UniversalVerifier's request count, read by another party. */
+    const requests = async (): Promise<number> => {
+      const { provider } = party();
+      try {
+        return Number(await new Contract(address, universalVerifierAbi(), provider).getFunction('getRequestsCount')());
+      } finally {
+        provider.destroy();
+      }
+    };
+    const requestsBefore = await requests();
+    // A command that changed the chain: vc saves the node's state after its transaction, and the
+    // node is killed as that save asks it for its state (src/faults.ts).
+    const killedOutput = path.join(tmp.dir, 'request-killed.json');
+    const killed = vc(['verifier', 'request', '-o', killedOutput], { VC_KILL_NODE_AT: 'checkpoint:dumping' });
+    expect(killed.status, killed.stderr).toBe(4);
+    const error = jsonError(killed.stderr);
+    expect(error.message).toMatch(/the local chain node's state could not be saved: anvil_dumpState .*failed.*state\.json is unchanged/);
+    expect(killed.stderr).not.toMatch(/\n\s+at |internal error/);
+    expect(existsSync(killedOutput)).toBe(false);
+
+    const next = vc(['verifier', 'request', '-o', path.join(tmp.dir, 'request-next.json')]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(nodePid(), 'the node was not killed and restarted').not.toBe(pid);
+    // The killed command's transaction was answered only once the front had saved it: both requests are on chain.
+    expect(await requests()).toBe(requestsBefore + 2);
+  }, LONG);
 });

@@ -45,6 +45,8 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** How long a sent transaction is waited for until mined before the state is saved anyway. */
 const MINE_WAIT_MS = 5_000;
 const SUPERVISE_INTERVAL_MS = 200;
+/** How long the requests in flight have to get their answers once the front stops. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 /** anvil_/evm_/hardhat_ methods that only read. */
 const READ_ONLY_NODE_METHODS = new Set([
@@ -177,7 +179,10 @@ export async function startFront(options: FrontOptions): Promise<{ server: Serve
     log(`stopping: ${reason}`);
     if (killNode) killQuietly(options.nodePid, 'SIGKILL');
     server.close(() => resolveStopped());
-    server.closeAllConnections?.();
+    // The requests in flight (the send whose state could not be saved, the reads it held back)
+    // are answered first, with the reason; whatever connection is left after that is cut.
+    server.closeIdleConnections?.();
+    setTimeout(() => server.closeAllConnections?.(), SHUTDOWN_GRACE_MS).unref();
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

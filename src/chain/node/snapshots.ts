@@ -21,7 +21,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Context } from '../../context.js';
-import { crashPoint } from '../../faults.js';
+import { crashPoint, killNodePoint } from '../../faults.js';
 import { NetworkError, describeError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../store/atomicFile.js';
 import { jsonRpcCall } from '../jsonRpc.js';
@@ -221,7 +221,9 @@ export function nodeUrlOf(record: LocalNodeRecord): string {
 export async function checkpointNode(ctx: Context, record: LocalNodeRecord): Promise<{ blockNumber: number; written: boolean }> {
   return ctx.store.withLock('chain-state', async () => {
     const mark = ctx.store.get<CheckpointMark>(NODE_NS, checkpointKey(record.chainId));
-    const { json, blockNumber } = await fetchStateDump(nodeUrlOf(record), stateFiles(record.stateDir).checkpoint);
+    // VC_KILL_NODE_AT=checkpoint:dumping kills the node as the dump is asked for (both awaited
+    // together, so the dump's failure is never left unhandled while the kill is waited for).
+    const [{ json, blockNumber }] = await Promise.all([fetchStateDump(nodeUrlOf(record), stateFiles(record.stateDir).checkpoint), killNodePoint('checkpoint:dumping', record.pid)]);
     // A concurrent process may already have saved a later block: never go backwards.
     if (mark !== undefined && mark.blockNumber > blockNumber && existsSync(stateFiles(record.stateDir).checkpoint)) {
       return { blockNumber: mark.blockNumber, written: false };
