@@ -119,7 +119,8 @@ export async function addDocument(ctx: Context, options: AddDocumentOptions): Pr
     }
   }
   const existing = pinnedDocumentRecord(ctx.store, url);
-  if (existing !== undefined && existing.sha256 !== sha256Hex(text)) {
+  // A record another program broke (sha256 '') is replaced; another content is refused.
+  if (existing !== undefined && existing.sha256 !== '' && existing.sha256 !== sha256Hex(text)) {
     throw new ConflictError(`${names('url')}: ${url} is pinned already with another content (sha256 ${existing.sha256.slice(0, 16)}..., added ${existing.addedAt}); remove it first (vc documents remove ${url})`, {
       field: 'url',
       publicUrls: [url],

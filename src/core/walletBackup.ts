@@ -15,8 +15,8 @@
  * replaces every record in one SQLite transaction and moves the snapshots in place. An import
  * interrupted midway is completed by running it again with --force.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
@@ -46,6 +46,8 @@ const backupSchema = z.strictObject({
   vcVersion: z.string(),
   records: z.array(z.tuple([z.string(), z.string(), z.string(), z.number().int()])),
   chains: z.array(z.strictObject({ chainId: z.number().int().positive(), blockNumber: z.number().int().nonnegative(), state: z.string() })),
+  /** SHA-256 (hex) of the JSON of [records, chains]: a changed record is refused before anything is written. */
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
 });
 type WalletBackup = z.output<typeof backupSchema>;
 
@@ -142,6 +144,11 @@ export async function exportWallet(ctx: Context, options: { file: string; names?
   const where = options.names?.('file') ?? options.file;
   const file = path.resolve(options.file);
   const home = path.resolve(ctx.store.paths.home);
+  // Only a regular file is replaced (a FIFO would block the export until someone reads it).
+  const existing = statSync(file, { throwIfNoEntry: false });
+  if (existing !== undefined && !existing.isFile()) {
+    throw new InputError(`${where}: ${options.file} is ${existing.isDirectory() ? 'a directory' : 'not a regular file'}: name the backup file to write`, { field: 'file' });
+  }
   if (file === home || file.startsWith(`${home}${path.sep}`)) {
     throw new InputError(`${where}: ${options.file} is inside the wallet home ${home}: a backup belongs elsewhere`, { field: 'file' });
   }
@@ -155,7 +162,9 @@ export async function exportWallet(ctx: Context, options: { file: string; names?
     vcVersion: VERSION,
     records: records.map((record) => [record.ns, record.key, record.value, record.updatedAt]),
     chains,
+    digest: '',
   };
+  backup.digest = backupDigest(backup);
   const data = gzipSync(JSON.stringify(backup));
   try {
     writeFileAtomicSync(file, data, { mode: 0o600 });
@@ -169,6 +178,11 @@ export async function exportWallet(ctx: Context, options: { file: string; names?
   if (ctx.config.issuer.blsSeedPhrase !== undefined) notes.push('the issuer\'s BBS+ key comes from IDP_BLS_SIGN_SEED_PHRASE, which is configuration, not in the wallet: keep that phrase too');
   if (ctx.config.chain.rpcUrl !== undefined) notes.push('the chain is the one RPC_URL names: its state is not in the backup (only the embedded chains\' are)');
   return { file, bytes: data.length, createdAt, ...contents, notes };
+}
+
+/** The digest a backup carries of its content (records and chain snapshots). */
+function backupDigest(backup: Pick<WalletBackup, 'records' | 'chains'>): string {
+  return createHash('sha256').update(JSON.stringify([backup.records, backup.chains])).digest('hex');
 }
 
 /** Reads and checks a backup file whole; InputError naming the file on anything wrong. */
@@ -214,6 +228,7 @@ function readBackup(file: string, where: string): WalletBackup {
     throw notBackup(`field ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   const backup = result.data;
+  if (backupDigest(backup) !== backup.digest) throw notBackup('its records do not match its digest: the file was changed after it was written');
   backup.records.forEach(([ns, key, value], index) => {
     try {
       JSON.parse(value);

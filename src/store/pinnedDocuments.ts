@@ -54,14 +54,28 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/**
+ * A stored record as a PinnedDocument; one another program broke (not JSON, or not the shape vc
+ * writes) becomes a record whose copy can never match (sha256 ''): it reads as changed, is listed
+ * as not intact, and `vc documents remove` / `add` replace it.
+ */
+function asPinnedRecord(url: string, value: unknown): PinnedDocument {
+  const record = value as Partial<PinnedDocument> | null | undefined;
+  const valid =
+    typeof record === 'object' && record !== null && record.url === url && (record.kind === 'context' || record.kind === 'schema') && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && typeof record.bytes === 'number';
+  return valid ? (record as PinnedDocument) : { url, kind: 'context', sha256: '', bytes: 0, addedAt: '' };
+}
+
 /** The record of `url`, if pinned (no check of its copy). */
 export function pinnedDocumentRecord(store: WalletStore, url: string): PinnedDocument | undefined {
-  return store.get<PinnedDocument>(PINNED_DOCUMENTS_NS, url);
+  const found = store.getLenient(PINNED_DOCUMENTS_NS, url);
+  if (found === undefined) return undefined;
+  return asPinnedRecord(url, 'value' in found ? found.value : undefined);
 }
 
 /** Every pinned document's record, by URL. */
 export function listPinnedDocuments(store: WalletStore): PinnedDocument[] {
-  return store.list<PinnedDocument>(PINNED_DOCUMENTS_NS).map((record) => record.value);
+  return store.listLenient(PINNED_DOCUMENTS_NS).map((record) => asPinnedRecord(record.key, record.value));
 }
 
 /**
@@ -71,8 +85,9 @@ export function listPinnedDocuments(store: WalletStore): PinnedDocument[] {
 export function readPinnedDocument(store: WalletStore, url: string): unknown {
   const record = pinnedDocumentRecord(store, url);
   if (record === undefined) return undefined;
-  const text = store.get<string>(PINNED_CONTENT_NS, record.sha256);
-  const found = typeof text === 'string' ? sha256Hex(text) : undefined;
+  const stored = record.sha256 === '' ? undefined : store.getLenient(PINNED_CONTENT_NS, record.sha256);
+  const text = stored !== undefined && 'value' in stored && typeof stored.value === 'string' ? stored.value : undefined;
+  const found = text === undefined ? undefined : sha256Hex(text);
   if (found !== record.sha256) throw new PinnedDocumentChangedError(url, record.sha256, found);
   try {
     return JSON.parse(text!) as unknown;
@@ -91,7 +106,8 @@ export function writePinnedDocument(store: WalletStore, record: Omit<PinnedDocum
   const full: PinnedDocument = { ...record, sha256, bytes: Buffer.byteLength(text, 'utf8') };
   return store.transaction(() => {
     const existing = pinnedDocumentRecord(store, record.url);
-    if (existing?.sha256 === sha256 && store.get<string>(PINNED_CONTENT_NS, sha256) === text) return { record: existing, added: false };
+    const stored = store.getLenient(PINNED_CONTENT_NS, sha256);
+    if (existing?.sha256 === sha256 && stored !== undefined && 'value' in stored && stored.value === text) return { record: existing, added: false };
     store.put(PINNED_CONTENT_NS, sha256, text);
     store.put(PINNED_DOCUMENTS_NS, record.url, full);
     return { record: full, added: true };
@@ -104,7 +120,7 @@ export function removePinnedDocument(store: WalletStore, url: string): PinnedDoc
     const record = pinnedDocumentRecord(store, url);
     if (record === undefined) return undefined;
     store.delete(PINNED_DOCUMENTS_NS, url);
-    if (!listPinnedDocuments(store).some((other) => other.sha256 === record.sha256)) store.delete(PINNED_CONTENT_NS, record.sha256);
+    if (record.sha256 !== '' && !listPinnedDocuments(store).some((other) => other.sha256 === record.sha256)) store.delete(PINNED_CONTENT_NS, record.sha256);
     return record;
   });
 }

@@ -76,6 +76,15 @@ function prepared<Params extends unknown[], Row = unknown>(db: Database.Database
   return db.prepare(sql) as unknown as Statement<Params, Row>;
 }
 
+/** A record's JSON value; one that is not JSON (the database edited by another program) is a StoreError naming it. */
+function parseRecord<T>(ns: string, key: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new StoreError(`the wallet record ${ns}/${key.length > 80 ? `${key.slice(0, 80)}...` : key} is not JSON: the wallet database was changed outside vc`, { cause: error });
+  }
+}
+
 export class WalletStore {
   readonly paths: HomePaths;
   private readonly db: Database.Database;
@@ -157,7 +166,18 @@ export class WalletStore {
   /** Reads one record, or undefined. */
   get<T>(ns: string, key: string): T | undefined {
     const row = this.statements.get.get(ns, key);
-    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+    return row === undefined ? undefined : parseRecord<T>(ns, key, row.value);
+  }
+
+  /** Reads one record as stored, or undefined: for callers that mend what another program broke. */
+  getLenient(ns: string, key: string): { value: unknown } | { invalid: string } | undefined {
+    const row = this.statements.get.get(ns, key);
+    if (row === undefined) return undefined;
+    try {
+      return { value: JSON.parse(row.value) as unknown };
+    } catch {
+      return { invalid: row.value };
+    }
   }
 
   /** Writes one record (insert or replace), atomically. */
@@ -172,7 +192,18 @@ export class WalletStore {
 
   /** Lists the records of a namespace whose keys start with `prefix`, in key order. */
   list<T>(ns: string, prefix = ''): StoreRecord<T>[] {
-    return this.statements.list.all(ns, prefix, prefix).map((row) => ({ key: row.key, value: JSON.parse(row.value) as T }));
+    return this.statements.list.all(ns, prefix, prefix).map((row) => ({ key: row.key, value: parseRecord<T>(ns, row.key, row.value) }));
+  }
+
+  /** Lists a namespace's records, a value that is not JSON as undefined: for callers that mend what another program broke. */
+  listLenient(ns: string): Array<{ key: string; value: unknown }> {
+    return this.statements.list.all(ns, '', '').map((row) => {
+      try {
+        return { key: row.key, value: JSON.parse(row.value) as unknown };
+      } catch {
+        return { key: row.key, value: undefined };
+      }
+    });
   }
 
   /**

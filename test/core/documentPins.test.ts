@@ -197,6 +197,37 @@ describe('a stored copy changed in the wallet', () => {
   });
 });
 
+describe('a pinned record broken by another program', () => {
+  it('is listed as not intact, never an internal error, and remove or add mends it', () => {
+    const home = path.join(tmp.dir, 'broken-record');
+    expect(vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]).status).toBe(0);
+    for (const broken of ['{not json', '{"url":5}']) {
+      const db = new Database(path.join(home, 'wallet.db'));
+      try {
+        db.prepare("UPDATE records SET value = ? WHERE ns = 'documents.pinned'").run(broken);
+      } finally {
+        db.close();
+      }
+      const listed = vc(home, ['documents', 'list']);
+      expect(listed.status, `${broken}: ${listed.stderr}`).toBe(0);
+      expect(listed.json<{ documents: Array<{ url: string; intact: boolean }> }>().documents).toMatchObject([{ url: LOYALTY_URL, intact: false }]);
+      // Added again over the broken record: mended, intact.
+      const again = vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]);
+      expect(again.status, `${broken}: ${again.stderr}`).toBe(0);
+      expect(vc(home, ['documents', 'list']).json<{ documents: Array<{ intact: boolean }> }>().documents).toMatchObject([{ intact: true }]);
+    }
+    const db = new Database(path.join(home, 'wallet.db'));
+    try {
+      db.prepare("UPDATE records SET value = '{not json' WHERE ns = 'documents.pinned'").run();
+    } finally {
+      db.close();
+    }
+    const removed = vc(home, ['documents', 'remove', LOYALTY_URL]);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(vc(home, ['documents', 'list']).json<{ documents: unknown[] }>().documents).toEqual([]);
+  });
+});
+
 describe('BBS+ (bbs-2023) under a context vc does not bundle', () => {
   const home = path.join(tmp.dir, 'bbs');
 

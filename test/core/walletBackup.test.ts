@@ -5,9 +5,11 @@
  * keys, the issuer's key, the held credentials, which still disclose), refuses a home that holds
  * anything unless --force, and refuses a damaged or foreign file before writing anything.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
@@ -69,6 +71,13 @@ describe('vc wallet export', () => {
     expect(nowhere.status).toBe(2);
     expect(jsonError(nowhere.stderr).message).toMatch(/^-o: cannot write .*no such directory/);
     expect(vc(['wallet', 'export'], source).stderr).toMatch(/required option '-o, --output <file>' not specified/);
+    // A FIFO (or any file that is not a regular one) is refused at once, not written into (which
+    // would block until someone reads it).
+    const fifo = path.join(tmp.dir, 'backup.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const toFifo = vc(['--json', 'wallet', 'export', '-o', fifo], source);
+    expect(toFifo.status).toBe(2);
+    expect(jsonError(toFifo.stderr).message).toMatch(/backup\.fifo is not a regular file/);
   });
 });
 
@@ -118,7 +127,13 @@ describe('vc wallet import', () => {
     writeFileSync(file('plain.json'), '{"format": "vc-wallet-backup"}');
     writeFileSync(file('foreign.backup'), gzipSync(JSON.stringify({ format: 'something-else', version: 1 })));
     writeFileSync(file('future.backup'), gzipSync(JSON.stringify({ format: 'vc-wallet-backup', version: 9 })));
-    writeFileSync(file('bad-record.backup'), gzipSync(JSON.stringify({ format: 'vc-wallet-backup', version: 1, createdAt: 'x', vcVersion: '0', records: [['ns', 'key', '{not json', 1]], chains: [] })));
+    const badRecords = [['ns', 'key', '{not json', 1]];
+    const digestOf = (records: unknown[]): string => createHash('sha256').update(JSON.stringify([records, []])).digest('hex');
+    writeFileSync(file('bad-record.backup'), gzipSync(JSON.stringify({ format: 'vc-wallet-backup', version: 1, createdAt: 'x', vcVersion: '0', records: badRecords, chains: [], digest: digestOf(badRecords) })));
+    // A record changed after the export, the file re-compressed (gzip's own check passes): refused by the digest.
+    const good = JSON.parse(gunzipSync(readFileSync(file('wallet.backup'))).toString('utf8')) as { records: Array<[string, string, string, number]> };
+    good.records[0]![2] = JSON.stringify({ changed: true });
+    writeFileSync(file('changed.backup'), gzipSync(JSON.stringify(good)));
     const cases: Array<[string, RegExp]> = [
       ['cut.backup', /is not a vc wallet backup \(its compressed data is damaged: /],
       ['flipped.backup', /is not a vc wallet backup \(its compressed data is damaged: /],
@@ -126,6 +141,7 @@ describe('vc wallet import', () => {
       ['foreign.backup', /is not a vc wallet backup \(no "format": "vc-wallet-backup"\)/],
       ['future.backup', /is a wallet backup of version 9; this vc reads version 1/],
       ['bad-record.backup', /record 0 \(ns\/key\) is not JSON/],
+      ['changed.backup', /its records do not match its digest: the file was changed after it was written/],
       ['missing.backup', /cannot read .*missing\.backup: no such file/],
     ];
     for (const [name, message] of cases) {

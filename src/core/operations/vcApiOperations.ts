@@ -35,7 +35,14 @@ export const vcapiIssue = defineOperation({
         curve: z.enum(['P-256', 'P-384']).describe('ecdsa-rdfc-2019 only: the key\'s curve (default P-256)').optional(),
         mandatoryPointers: Pointers.describe('bbs-2023 only: JSON Pointers always disclosed (default: issuer and validity fields)').optional(),
         credentialStatus: z
-          .union([StatusRequest, z.array(StatusRequest).min(1).max(STATUS_PURPOSES.length)])
+          .union([
+            StatusRequest,
+            z
+              .array(StatusRequest)
+              .min(1)
+              .max(STATUS_PURPOSES.length)
+              .refine((entries) => new Set(entries.map((entry) => entry.statusPurpose)).size === entries.length, 'each statusPurpose at most once'),
+          ])
           .describe('bbs-2023 only: give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
           .optional(),
         credentialId: z.string().min(1).max(500).describe('an id to change the credential\'s status by (POST /credentials/status), when the credential has no id').optional(),
