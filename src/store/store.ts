@@ -266,11 +266,10 @@ export class WalletStore {
     this.transactionDepth += 1;
     try {
       const result = fn();
-      this.transactionDepth -= 1;
+      // A COMMIT that fails (a full disk) undoes the whole transaction below, as a failing fn does.
       this.db.exec(savepoint === undefined ? 'COMMIT' : `RELEASE ${savepoint}`);
       return result;
     } catch (error) {
-      this.transactionDepth -= 1;
       if (savepoint === undefined) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
       } else {
@@ -278,6 +277,8 @@ export class WalletStore {
         this.db.exec(`RELEASE ${savepoint}`);
       }
       throw error;
+    } finally {
+      this.transactionDepth -= 1;
     }
   }
 
