@@ -45,7 +45,7 @@ const vcErrorClasses = (Object.values(errors) as unknown[]).filter(
 describe('errors across threads', () => {
   it('covers every class of src/errors.ts', () => {
     expect(vcErrorClasses.map((c) => c.name).sort()).toEqual(
-      ['ConfigError', 'ConflictError', 'InputError', 'InternalError', 'NetworkError', 'NotFoundError', 'OverloadedError', 'StoreError', 'TooLargeError', 'UnprocessableError', 'VcError', 'VerificationError'].sort(),
+      ['ConfigError', 'ConflictError', 'DataModelError', 'InputError', 'InternalError', 'NetworkError', 'NotFoundError', 'OverloadedError', 'StoreError', 'TooLargeError', 'UnprocessableError', 'VcError', 'VerificationError'].sort(),
     );
   });
 
@@ -57,12 +57,15 @@ describe('errors across threads', () => {
     expect(revived.stack).toMatch(/in worker thread 42/);
   });
 
-  it('keeps the fields of its own: the URL of an unknown document, the seconds of Retry-After', () => {
+  it('keeps the fields of its own: the URL of an unknown document, the seconds of Retry-After, the data-model check', () => {
     for (const original of [new UnknownDocumentError('https://evil.example/ctx'), new errors.OverloadedError('busy', { retryAfterSeconds: 7 })]) {
       const revived = across(original);
       expect(observable(revived)).toEqual(observable(original));
     }
     expect((across(new errors.OverloadedError('busy', { retryAfterSeconds: 7 })) as errors.OverloadedError).retryAfterSeconds).toBe(7);
+    const ruleBroken = across(new errors.DataModelError('validFrom: after validUntil', 'data-model:validity-order', { field: 'validFrom' }));
+    expect(ruleBroken).toBeInstanceOf(errors.DataModelError);
+    expect((ruleBroken as errors.DataModelError).check).toBe('data-model:validity-order');
   });
 
   it('a malformed proof value stays MalformedProofValueError, recognised by describeProofError', () => {
