@@ -5,24 +5,13 @@
  * secret is ever printed.
  */
 import type { Command } from 'commander';
+import type { WalletContents } from '../core/walletBackup.js';
 import type { CliRuntime } from './runtime.js';
-
-interface Contents {
-  records: number;
-  holderDid?: string;
-  issuerDid?: string;
-  identities: number;
-  privateKeys: number;
-  issuerSeedPhrase: boolean;
-  heldCredentials: number;
-  issuedCredentials: number;
-  chains: Array<{ chainId: number; blockNumber: number }>;
-}
 
 const plural = (n: number, word: string, words = `${word}s`): string => `${n} ${n === 1 ? word : words}`;
 
 /** What a backup holds, in one line. */
-function describeContents(contents: Contents): string {
+function describeContents(contents: WalletContents): string {
   const parts = [
     plural(contents.identities, 'identity', 'identities'),
     plural(contents.privateKeys, 'private key'),
