@@ -178,11 +178,11 @@ the same file again after an interruption at any point (even after the publicati
 written, or once another command completed it) gives that batch instead of issuing it twice;
 after a run that wrote its output, it issues again.
 
---credential FILE (bbs-2023): signs that whole credential (VC 2.0; inline @context objects and
+--credential FILE (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019): signs that whole credential (VC 2.0; inline @context objects and
 language value objects allowed) instead of a passport built from --subject. Every rule of the VC
 Data Model 2.0 is checked first: a credential that breaks one is refused (exit 2) naming its check,
 e.g. \`credentialSchema[0]: the data schema has no type (check data-model:schema-type, VC Data
-Model 2.0 §4.11)\`. Its issuer, when given, must be this issuer's bbs-2023 DID (vc issuer bbs-key).
+Model 2.0 §4.11)\`. Its issuer, when given, must be this issuer's DID of the suite (vc issuer bbs-key).
 
 A BBS+ credential is signed with the key derived from IDP_BLS_SIGN_SEED_PHRASE (or the wallet's
 own phrase) and issued under that key's did:key. A BBS+ credential for this wallet's holder (--holder
@@ -193,7 +193,7 @@ key of the same phrase (\`vc issuer bbs-key\` lists them all) and kept by no one
 it whole (\`vc holder present --credential FILE\`).
 Every subject field must be defined by a bundled JSON-LD context, otherwise issuing is refused.
 
---status (bbs-2023): a W3C Bitstring Status List entry of each purpose given (revocation,
+--status (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019): a W3C Bitstring Status List entry of each purpose given (revocation,
 suspension), at a random free index of a list of 131,072 entries kept in this wallet and served by
 \`vc serve --role issuer\` at GET /status-lists/ID, named under VC_ISSUER_URL (default: the served
 issuer's address, or http://127.0.0.1:3000). Change it with \`vc issuer revoke|suspend|unsuspend

@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { MAX_NONCE_TTL_SECONDS } from '../sd/nonce.js';
 import { STATUS_PURPOSES } from '../../status/bitstringStatusList.js';
+import type { Context } from '../../context.js';
+import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
+import type { FieldNamer } from '../validate.js';
+import type { BbsCredential } from '../sd/sdSchemas.js';
 import {
   BbsCredentialSchema,
   CredentialSubjectSchema,
@@ -85,30 +89,69 @@ export const sdIssueBbs2023 = defineOperation({
   },
 });
 
+/** The inputs of an rdfc issuance besides the passport's: a status, or a whole credential. */
+const rdfcIssueInput = sdIssue.input.extend({
+  status: z
+    .array(z.enum(STATUS_PURPOSES))
+    .min(1)
+    .max(STATUS_PURPOSES.length)
+    .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072, signed with the same suite and key) for revocation, suspension or both')
+    .optional(),
+  credential: z
+    .record(z.string(), z.unknown())
+    .describe("sign this whole VC 2.0 credential instead of a passport built from a subject (every rule of the VC data model is checked first; issuer defaults to this issuer's DID of the suite)")
+    .optional(),
+});
+
+/** Issues with the rdfc suite of `keyType`, with the status list entries asked for (in lists of that suite and key). */
+async function issueWithRdfc(ctx: Context, input: z.infer<typeof rdfcIssueInput>, names: FieldNamer, keyType: RdfcKeyType): Promise<BbsCredential> {
+  const [{ issueRdfcCredential }, { credentialStatusAssignment }, { rdfcStatusListSuite }] = await Promise.all([
+    import('../sd/rdfcCredentials.js'),
+    import('../status/issuerStatusLists.js'),
+    import('../status/statusListSuites.js'),
+  ]);
+  const purposes = input.status;
+  return issueRdfcCredential(ctx, {
+    type: input.type,
+    subject: input.credentialSubject,
+    holder: input.holder,
+    expirationDate: input.expirationDate,
+    credential: input.credential,
+    names,
+    keyType,
+    status:
+      purposes === undefined
+        ? undefined
+        : (completed) =>
+            credentialStatusAssignment(ctx, {
+              purposes,
+              suite: rdfcStatusListSuite(keyType),
+              credentialId: typeof completed.id === 'string' ? completed.id : undefined,
+              names,
+              credentialIdField: 'credential.id',
+            }),
+  });
+}
+
 export const sdIssueEddsaRdfc2022 = defineOperation({
   name: 'sd.issueEddsaRdfc2022',
   summary: 'issue the credential on VC 2.0 with an eddsa-rdfc-2022 DataIntegrityProof (Ed25519, no selective disclosure); the holder presents it whole (vc holder present)',
-  input: sdIssue.input,
+  input: rdfcIssueInput,
   result: BbsCredentialSchema,
-  mutates: false,
-  run: async (ctx, input, call) => {
-    const { issueRdfcCredential } = await import('../sd/rdfcCredentials.js');
-    return issueRdfcCredential(ctx, { type: input.type, subject: input.credentialSubject, holder: input.holder, expirationDate: input.expirationDate, names: call.names, keyType: 'Ed25519' });
-  },
+  // A status list index is claimed in a store transaction (a new list under the wallet's lock).
+  mutates: 'coalesced',
+  run: async (ctx, input, call) => issueWithRdfc(ctx, input, call.names, 'Ed25519'),
 });
 
 export const sdIssueEcdsaRdfc2019 = defineOperation({
   name: 'sd.issueEcdsaRdfc2019',
   summary: 'issue the credential on VC 2.0 with an ecdsa-rdfc-2019 DataIntegrityProof (P-256, or P-384; no selective disclosure); the holder presents it whole (vc holder present)',
-  input: sdIssue.input.extend({
+  input: rdfcIssueInput.extend({
     curve: z.enum(['P-256', 'P-384']).describe("the issuer key's curve (default P-256)").optional(),
   }),
   result: BbsCredentialSchema,
-  mutates: false,
-  run: async (ctx, input, call) => {
-    const { issueRdfcCredential } = await import('../sd/rdfcCredentials.js');
-    return issueRdfcCredential(ctx, { type: input.type, subject: input.credentialSubject, holder: input.holder, expirationDate: input.expirationDate, names: call.names, keyType: input.curve ?? 'P-256' });
-  },
+  mutates: 'coalesced',
+  run: async (ctx, input, call) => issueWithRdfc(ctx, input, call.names, input.curve ?? 'P-256'),
 });
 
 export const sdIssuerKey = defineOperation({

@@ -26,7 +26,7 @@ const StatusRequest = z.strictObject({
 
 export const vcapiIssue = defineOperation({
   name: 'vcapi.issue',
-  summary: 'VC-API: sign the given credential (VC 2.0, or 1.1 with the data-integrity context appended) with a bbs-2023 base proof (with a status list entry when asked), or with eddsa-rdfc-2022 / ecdsa-rdfc-2019 (options.cryptosuite), refusing one that breaks a rule of the VC data model',
+  summary: 'VC-API: sign the given credential (VC 2.0, or 1.1 with the data-integrity context appended) with a bbs-2023 base proof, or with eddsa-rdfc-2022 / ecdsa-rdfc-2019 (options.cryptosuite), with a status list entry when asked, refusing one that breaks a rule of the VC data model',
   input: z.strictObject({
     credential: Credential.describe("the credential to sign; issuer, when given, must be this issuer's DID of the suite (see GET /bbs-key)"),
     options: z
@@ -43,7 +43,7 @@ export const vcapiIssue = defineOperation({
               .max(STATUS_PURPOSES.length)
               .refine((entries) => new Set(entries.map((entry) => entry.statusPurpose)).size === entries.length, 'each statusPurpose at most once'),
           ])
-          .describe('bbs-2023 only: give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
+          .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072, the list signed with the credential\'s suite and key): {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}, or one of each purpose')
           .optional(),
         credentialId: z.string().min(1).max(500).describe('an id to change the credential\'s status by (POST /credentials/status), when the credential has no id').optional(),
       })

@@ -1,24 +1,25 @@
 /**
  * Credentials signed with eddsa-rdfc-2022 or ecdsa-rdfc-2019 (no selective disclosure): the
- * issuer's signing after every check a verifier makes later, and the verifier's checks of such a
- * credential up to its proof. The document checks are the bbs-2023 ones (VC 1.1 contexts, shape,
- * the VC data model's rules of src/core/vcDataModel.ts, terms JSON-LD would drop): the rules of the
- * data model do not depend on the suite.
+ * issuer's signing after every check a verifier makes later (rdfcChecks.ts), with a W3C Bitstring
+ * Status List entry when asked (its list signed with the same suite and key). The document checks
+ * are the bbs-2023 ones (VC 1.1 contexts, shape, the VC data model's rules of
+ * src/core/vcDataModel.ts, terms JSON-LD would drop): the rules of the data model do not depend on
+ * the suite.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { isVcError, UnprocessableError } from '../../errors.js';
+import { InputError, isVcError, UnprocessableError } from '../../errors.js';
 import { plainFieldNames, parseInput, type FieldNamer } from '../validate.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { loadIssuerRdfcKey, type IssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
 import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
-import { cryptosuiteOfKey, describeRdfcError, rdfcProofForm } from '../../sd/suites/rdfc/rdfcSuite.js';
+import { cryptosuiteOfKey, describeRdfcError } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { SD_PASSPORT_SCHEMA_URL } from '../../sd/documentLoader.js';
-import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Document } from './bbs2023Credentials.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Document, completeForBbs2023, type Bbs2023StatusAssignment } from './bbs2023Credentials.js';
 import { dataModelError } from '../vcDataModel.js';
-import { findEmbeddedKeyword, type VerificationCheck } from './documentChecks.js';
-import { admitTogether, sdEngine } from './sdEngine.js';
+import { findEmbeddedKeyword } from './documentChecks.js';
+import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, PASSPORT_CREDENTIAL_TYPE, type BbsCredential } from './sdSchemas.js';
 import { checkExpirationDate, resolveSubject, type IssueSelectiveDisclosureOptions } from './sdIssuance.js';
 
@@ -40,7 +41,7 @@ export function issuerOf(credential: Record<string, unknown>): string | undefine
 export async function signRdfcCredentialChecked(
   ctx: Context,
   unsigned: JsonLdDocument,
-  options: { keyType: RdfcKeyType; names?: FieldNamer | undefined; base?: string },
+  options: { keyType: RdfcKeyType; names?: FieldNamer | undefined; base?: string; status?: Bbs2023StatusAssignment | undefined },
 ): Promise<{ credential: JsonLdDocument; key: IssuerRdfcKey }> {
   const names = options.names ?? plainFieldNames;
   const base = options.base ?? 'credential';
@@ -53,15 +54,19 @@ export async function signRdfcCredentialChecked(
   if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
   const failed = checked.checks.find((check) => !check.valid);
   if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
-  if (unsigned.credentialStatus !== undefined) throw refuse('credentialStatus', `status list entries are issued with bbs-2023 only for now (the lists are signed with the issuer's bbs-2023 key); leave credentialStatus out of a ${suite} credential`);
+  if (unsigned.credentialStatus !== undefined) {
+    throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
+  }
   const issuer = issuerOf(unsigned);
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's ${suite} ${options.keyType} DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(unsigned.issuer) ?? 'nothing', 80)}`);
   const engine = await sdEngine(ctx);
   const undefinedTerm = await engine.findUndefinedTerms2023(unsigned);
   if (undefinedTerm !== undefined) throw refuse('', undefinedTerm);
+  // Every check passed: only now is a status list index assigned (and the list created, once).
+  const document = options.status === undefined ? unsigned : { ...unsigned, credentialStatus: await options.status.assign(key.did) };
   const progress = ctx.progress.start(`signing with ${suite} (${options.keyType})`);
   try {
-    const credential = await engine.signRdfcCredential(unsigned, key.material, ctx.now());
+    const credential = await engine.signRdfcCredential(document, key.material, ctx.now());
     progress.succeed(`signed (DataIntegrityProof, ${suite})`);
     return { credential, key };
   } catch (error) {
@@ -78,10 +83,14 @@ export async function signRdfcCredentialChecked(
  * kept: without selective disclosure the holder presents the credential as it is
  * (`vc holder present --credential FILE`).
  */
-export async function issueRdfcCredential(ctx: Context, options: IssueSelectiveDisclosureOptions & { keyType: RdfcKeyType }): Promise<BbsCredential> {
+export async function issueRdfcCredential(
+  ctx: Context,
+  options: Omit<IssueSelectiveDisclosureOptions, 'status'> & { keyType: RdfcKeyType; status?: RdfcStatusRequest | undefined },
+): Promise<BbsCredential> {
+  if (options.credential !== undefined) return issueGivenRdfcCredential(ctx, options.credential, options);
   const type = options.type ?? PASSPORT_CREDENTIAL_TYPE;
   const names = options.names ?? plainFieldNames;
-  const subject = resolveSubject(type, options);
+  const subject = resolveSubject(type, { ...options, status: undefined });
   const key = await loadIssuerRdfcKey(ctx, options.keyType);
   const issuedAt = ctx.now();
   const unsigned: JsonLdDocument = {
@@ -99,31 +108,36 @@ export async function issueRdfcCredential(ctx: Context, options: IssueSelectiveD
   if (keyword !== undefined) {
     throw new UnprocessableError(`${names('credentialSubject')}: ${keyword}: JSON-LD keywords are not accepted in a subject (they could redefine what a signed term means)`, { field: keyword });
   }
-  const { credential } = await signRdfcCredentialChecked(ctx, unsigned, { keyType: options.keyType, names, base: 'credentialSubject' });
+  const { credential } = await signRdfcCredentialChecked(ctx, unsigned, { keyType: options.keyType, names, base: 'credentialSubject', status: options.status?.(unsigned) });
   parseInput(BbsCredentialSchema, credential, 'signed credential');
   return credential as BbsCredential;
 }
 
+/** The status list assignment of a credential about to be signed (it names the credential's id, if any), when one is asked for. */
+export type RdfcStatusRequest = (completed: JsonLdDocument) => Bbs2023StatusAssignment;
+
 /**
- * The checks of an eddsa-rdfc-2022 or ecdsa-rdfc-2019 credential up to its proof: the proof's
- * form (suite, purpose, a did:key of the suite's key type), contexts, shape, the data model's
- * rules, terms, and the proof itself (signature, a key the issuer controls, validity dates). The caller adds the issuer
- * binding, trust and validity checks shared with the other suites.
+ * Signs a credential given whole (POST /credentials/issue with an rdfc cryptosuite, `vc issuer
+ * issue --format eddsa-rdfc-2022|ecdsa-rdfc-2019 --credential FILE`): VC 1.1 gets the data-integrity
+ * context (and the status list context when it is to carry a status), an absent issuer becomes
+ * this issuer's DID of the suite, and every check of signRdfcCredentialChecked applies.
  */
-export async function checkRdfcCredential(ctx: Context, vc: Record<string, unknown>): Promise<VerificationCheck[]> {
-  const checks: VerificationCheck[] = [];
-  const form = rdfcProofForm(vc, 'assertionMethod');
-  if ('problem' in form) return [{ id: 'proof-type', valid: false, reason: form.problem }];
-  checks.push({ id: 'proof-type', valid: true });
-  // The VC 1.1 contexts, the shape and the data model's rules, as for bbs-2023.
-  const checked = await checkBbs2023Document(ctx, vc, 'verifier');
-  checks.push(...checked.checks);
-  if (checked.checks.some((check) => !check.valid)) return checks;
-  const engine = await sdEngine(ctx);
-  const { proof: _proof, ...document } = vc;
-  admitTogether(engine, 2);
-  const [undefinedTerm, result] = await Promise.all([engine.findUndefinedTerms2023(document), engine.verifyRdfcCredential(vc, ctx.now())]);
-  checks.push(undefinedTerm === undefined ? { id: 'terms', valid: true } : { id: 'terms', valid: false, reason: undefinedTerm });
-  checks.push(result.verified ? { id: 'proof', valid: true } : { id: 'proof', valid: false, reason: result.reason ?? `the ${form.cryptosuite} proof does not verify` });
-  return checks;
+export async function signGivenRdfcCredential(
+  ctx: Context,
+  options: { credential: Record<string, unknown>; keyType: RdfcKeyType; names?: FieldNamer | undefined; base?: string; status?: RdfcStatusRequest | undefined },
+): Promise<JsonLdDocument> {
+  const completed = completeForBbs2023(options.credential, ctx.now(), { status: options.status !== undefined });
+  if (completed.issuer === undefined) completed.issuer = (await loadIssuerRdfcKey(ctx, options.keyType)).did;
+  const { credential } = await signRdfcCredentialChecked(ctx, completed, { keyType: options.keyType, names: options.names, base: options.base ?? 'credential', status: options.status?.(completed) });
+  return credential;
+}
+
+async function issueGivenRdfcCredential(ctx: Context, given: Record<string, unknown>, options: Omit<IssueSelectiveDisclosureOptions, 'status'> & { keyType: RdfcKeyType; status?: RdfcStatusRequest | undefined }): Promise<BbsCredential> {
+  const names = options.names ?? plainFieldNames;
+  const conflicting = (['type', 'subject', 'holder', 'expirationDate'] as const).find((option) => options[option] !== undefined);
+  if (conflicting !== undefined) {
+    const field = conflicting === 'subject' ? 'credentialSubject' : conflicting;
+    throw new InputError(`${names(field)}: give either the whole credential (${names('credential')}) or the fields to build one from, not both`, { field });
+  }
+  return (await signGivenRdfcCredential(ctx, { credential: given, keyType: options.keyType, names, base: 'credential', status: options.status })) as BbsCredential;
 }

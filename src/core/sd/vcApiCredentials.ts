@@ -17,24 +17,26 @@ import {
   checkBbs2023Document,
   checkBbs2023Validity,
   checkPointers,
-  completeForBbs2023,
   deriveBbs2023Credential,
   resolvePointer,
   signGivenBbs2023Credential,
 } from './bbs2023Credentials.js';
 import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
-import { loadIssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
+import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { RDFC_CRYPTOSUITES, isRdfcCryptosuite, type RdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
-import { checkRdfcCredential, signRdfcCredentialChecked } from './rdfcCredentials.js';
+import { checkRdfcCredential } from './rdfcChecks.js';
+import { signGivenRdfcCredential } from './rdfcCredentials.js';
+import { rdfcStatusListSuite } from '../status/statusListSuites.js';
 
 type Json = Record<string, unknown>;
 
 
 /**
  * POST /credentials/issue: the credential signed with the suite asked for (default bbs-2023), with
- * the issuer filled in when absent, and (bbs-2023) a status list entry of each purpose asked for
- * (the credential's status is then changed by its id, options.credentialId, or its credentialStatus id).
+ * the issuer filled in when absent, and a status list entry of each purpose asked for, in a list
+ * signed with the same suite and key (the credential's status is then changed by its id,
+ * options.credentialId, or its credentialStatus id).
  */
 export async function vcApiIssue(
   ctx: Context,
@@ -53,17 +55,25 @@ export async function vcApiIssue(
   if (options.curve !== undefined && cryptosuite !== 'ecdsa-rdfc-2019') {
     throw new InputError(`${names('options.curve')}: applies to ecdsa-rdfc-2019 only (the cryptosuite is ${cryptosuite})`, { field: 'options.curve' });
   }
+  // Whose status it is: the credential's id (or options.credentialId), for POST /credentials/status.
+  const statusTarget = (completed: JsonLdDocument): { credentialId: string | undefined; names: FieldNamer; credentialIdField: string } => ({
+    credentialId: options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined),
+    names,
+    credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId',
+  });
   if (isRdfcCryptosuite(cryptosuite)) {
     if (options.mandatoryPointers !== undefined) {
       throw new InputError(`${names('options.mandatoryPointers')}: applies to bbs-2023 only (${cryptosuite} signs the whole credential, nothing can be left out)`, { field: 'options.mandatoryPointers' });
     }
-    if (options.status !== undefined) {
-      throw new InputError(`${names('options.credentialStatus')}: status list entries are issued with bbs-2023 only for now (the lists are signed with the issuer's bbs-2023 key)`, { field: 'options.credentialStatus' });
-    }
     const keyType = cryptosuite === 'eddsa-rdfc-2022' ? 'Ed25519' : (options.curve ?? 'P-256');
-    const completed = completeForBbs2023(options.credential, ctx.now());
-    if (completed.issuer === undefined) completed.issuer = (await loadIssuerRdfcKey(ctx, keyType)).did;
-    const { credential } = await signRdfcCredentialChecked(ctx, completed, { keyType, names, base: 'credential' });
+    const rdfcPurposes = options.status;
+    const credential = await signGivenRdfcCredential(ctx, {
+      credential: options.credential,
+      keyType,
+      names,
+      base: 'credential',
+      status: rdfcPurposes === undefined ? undefined : (completed) => credentialStatusAssignment(ctx, { ...statusTarget(completed), purposes: rdfcPurposes, suite: rdfcStatusListSuite(keyType) }),
+    });
     return { verifiableCredential: credential };
   }
   const purposes = options.status;
@@ -75,14 +85,7 @@ export async function vcApiIssue(
     status:
       purposes === undefined
         ? undefined
-        : (completed) =>
-            credentialStatusAssignment(ctx, {
-              purposes,
-              suite: BBS_2023,
-              credentialId: options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined),
-              names,
-              credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId',
-            }),
+        : (completed) => credentialStatusAssignment(ctx, { ...statusTarget(completed), purposes, suite: BBS_2023 }),
   });
   return { verifiableCredential: credential };
 }

@@ -13,7 +13,7 @@ import { SD_NONCES_NAMESPACE, type StoredNonce } from './sdRecords.js';
 import { MAX_NONCE_TTL_SECONDS, existingVerifierNonceSecret, mintVerifierNonce, openVerifierNonce, verifierNonceSecret } from './nonce.js';
 import { checkBbs2023Validity, checkDerivedBbs2023, isDataIntegrityCredential } from './bbs2023Credentials.js';
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
-import { checkRdfcCredential } from './rdfcCredentials.js';
+import { checkRdfcCredential } from './rdfcChecks.js';
 import { RDFC_CRYPTOSUITES, isRdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { dataModelCheck, findDataModelViolation } from '../vcDataModel.js';
 

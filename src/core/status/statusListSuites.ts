@@ -4,7 +4,10 @@
  * credentials it is about, with that issuer's key (the specification's validation and Digital
  * Bazaar's checkStatus both require the two issuers to be the same), so each suite that issues
  * credentials with a status brings a signer here, and each suite a verifier accepts brings a
- * proof check. Today: bbs-2023.
+ * proof check. Today: bbs-2023, eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-256, P-384): a list is signed
+ * with the suite and key of the credentials it is about, so that a verifier that checks the
+ * credential can check its list (Digital Bazaar's checkStatus verifies the list with the suite the
+ * caller gives it, usually the credential's).
  *
  * bbs-2023 lists carry a derived proof that discloses everything: the specification verifies
  * only derived bbs-2023 proofs (a base proof is the issuer's secret material for deriving), so a
@@ -16,7 +19,11 @@ import type { Context } from '../../context.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { BBS_2023, bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { RDFC_KEY_TYPES, type RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
+import { loadIssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
+import { cryptosuiteOfKey, isRdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { checkBbs2023Document } from '../sd/bbs2023Credentials.js';
+import { checkRdfcCredential } from '../sd/rdfcChecks.js';
 import { checkBbs2023Cost } from '../sd/sdCost.js';
 import { sdEngine } from '../sd/sdEngine.js';
 
@@ -47,9 +54,30 @@ export async function bbs2023StatusListSigner(ctx: Context): Promise<StatusListS
   };
 }
 
+/**
+ * The name a status list's signer goes by in the wallet (StoredStatusList.suite): the cryptosuite,
+ * and for ecdsa-rdfc-2019 the curve too (one issuer DID per curve, so one set of lists per curve).
+ */
+export function rdfcStatusListSuite(keyType: RdfcKeyType): string {
+  const cryptosuite = cryptosuiteOfKey(keyType);
+  return keyType === 'Ed25519' ? cryptosuite : `${cryptosuite} ${keyType}`;
+}
+
+/** The issuer's eddsa-rdfc-2022 or ecdsa-rdfc-2019 signer of status lists (the key of `keyType`). */
+export async function rdfcStatusListSigner(ctx: Context, keyType: RdfcKeyType): Promise<StatusListSigner> {
+  const key = await loadIssuerRdfcKey(ctx, keyType);
+  return {
+    suite: rdfcStatusListSuite(keyType),
+    issuer: key.did,
+    sign: async (unsigned) => (await sdEngine(ctx)).signRdfcCredential(unsigned, key.material, ctx.now()),
+  };
+}
+
 /** The signer of a suite for re-signing a stored list: it must still be the list's issuer. */
 export async function statusListSigner(ctx: Context, suite: string): Promise<StatusListSigner> {
   if (suite === BBS_2023) return bbs2023StatusListSigner(ctx);
+  const keyType = RDFC_KEY_TYPES.find((candidate) => rdfcStatusListSuite(candidate) === suite);
+  if (keyType !== undefined) return rdfcStatusListSigner(ctx, keyType);
   throw new Error(`no status list signer for the cryptosuite ${suite}`);
 }
 
@@ -61,11 +89,18 @@ export async function statusListSigner(ctx: Context, suite: string): Promise<Sta
 export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument): Promise<{ verified: true } | { verified: false; reason: string }> {
   const proof = list.proof;
   const cryptosuite = typeof proof === 'object' && proof !== null && !Array.isArray(proof) ? (proof as Record<string, unknown>).cryptosuite : undefined;
+  if (isRdfcCryptosuite(cryptosuite)) {
+    // The checks of any credential of the suite: its proof's form, contexts, shape, the data
+    // model's rules, terms, and the proof.
+    const refused = (await checkRdfcCredential(ctx, list)).find((check) => !check.valid);
+    if (refused === undefined) return { verified: true };
+    return { verified: false, reason: refused.id === 'proof' ? `its ${cryptosuite} proof does not verify: ${refused.reason ?? 'the proof does not match'}` : (refused.reason ?? refused.id) };
+  }
   if (cryptosuite !== BBS_2023) {
     if (typeof proof !== 'object' || proof === null || Array.isArray(proof)) return { verified: false, reason: 'it has no proof object' };
     const type = (proof as Record<string, unknown>).type;
     const named = `${shortId(JSON.stringify(type) ?? 'no type', 40)}${cryptosuite === undefined ? '' : `, cryptosuite ${shortId(JSON.stringify(cryptosuite), 40)}`}`;
-    return { verified: false, reason: `its proof (${named}) is not of a suite vc checks status lists with (${BBS_2023})` };
+    return { verified: false, reason: `its proof (${named}) is not of a suite vc checks status lists with (${BBS_2023}, eddsa-rdfc-2022, ecdsa-rdfc-2019)` };
   }
   const header = proofHeader(list);
   if ('problem' in header) return { verified: false, reason: `its proof cannot be checked: ${header.problem}` };

@@ -7,6 +7,7 @@
  * credential (or between re-signing a list and storing it) neither hands an index out twice nor
  * loses a list.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createList } from '@digitalbazaar/vc-bitstring-status-list';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,8 +239,11 @@ describe('a status list that cannot be trusted is refused with a reason', () => 
     }
     const { proof: _proof, ...unsigned } = await signedList(issuer, 'suspension', MIN_STATUS_LIST_LENGTH);
     expect(statusCheck(await verifyWith(unsigned))?.reason).toMatch(/does not verify: it has no proof object/);
+    const sd = { ...unsigned, proof: { type: 'DataIntegrityProof', cryptosuite: 'ecdsa-sd-2023', proofValue: 'u3' } };
+    expect(statusCheck(await verifyWith(sd))?.reason).toMatch(/its proof \("DataIntegrityProof", cryptosuite "ecdsa-sd-2023"\) is not of a suite vc checks status lists with \(bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019\)/);
+    // A suite vc checks lists with, but a proof that is no proof: refused by that suite's checks.
     const ed25519 = { ...unsigned, proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', proofValue: 'z3' } };
-    expect(statusCheck(await verifyWith(ed25519))?.reason).toMatch(/its proof \("DataIntegrityProof", cryptosuite "eddsa-rdfc-2022"\) is not of a suite vc checks status lists with \(bbs-2023\)/);
+    expect(statusCheck(await verifyWith(ed25519))?.reason).toMatch(/^status list \S+: the list \(given\) does not verify: proofPurpose: expected assertionMethod, got nothing$/);
   });
 
   it('a status of a type or purpose vc does not check: not verified', async () => {
@@ -252,6 +256,60 @@ describe('a status list that cannot be trusted is refused with a reason', () => 
     });
     expect(await checkCredentialStatus(verifier, { credentialStatus: { ...entry, statusPurpose: 'message' } })).toEqual({ id: 'status', valid: false, reason: 'statusPurpose "message" is not one vc checks (revocation, suspension)' });
     expect(await checkCredentialStatus(verifier, {})).toBeUndefined();
+  });
+});
+
+describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', () => {
+  const home = path.join(tmp.dir, 'rdfc-cli');
+  const elsewhere = path.join(tmp.dir, 'rdfc-verifier');
+  const env = { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL, VC_TRUSTED_ISSUERS: '*' };
+  const vc = (args: string[], where = home) => runVc(['--json', ...args], { home: where, env });
+
+  it('issues with --status (a passport, or --credential FILE), revokes by --id, and a verifier elsewhere given the list sees it', () => {
+    const passport = vc(['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation', '-o', path.join(tmp.dir, 'eddsa.json')]);
+    expect(passport.status, passport.stderr).toBe(0);
+    writeFileSync(path.join(tmp.dir, 'given.json'), JSON.stringify({
+      '@context': ['https://www.w3.org/ns/credentials/v2', 'https://vc.example/contexts/sd-passport/v2'],
+      id: 'urn:uuid:5e3b1c9a-8f2d-4c61-9a57-0d8e2f4b7c13',
+      type: ['VerifiableCredential', 'PassportCredential'],
+      credentialSubject: { id: 'did:example:given', name: 'Given Example', nationality: 'NLD' },
+    }));
+    const given = vc(['issuer', 'issue', '--format', 'ecdsa-rdfc-2019', '--curve', 'P-384', '--credential', path.join(tmp.dir, 'given.json'), '--status', 'revocation,suspension', '-o', path.join(tmp.dir, 'p384.json')]);
+    expect(given.status, given.stderr).toBe(0);
+    const eddsa = JSON.parse(readFileSync(path.join(tmp.dir, 'eddsa.json'), 'utf8')) as Json;
+    const p384 = JSON.parse(readFileSync(path.join(tmp.dir, 'p384.json'), 'utf8')) as Json;
+    expect((eddsa.proof as Json).cryptosuite).toBe('eddsa-rdfc-2022');
+    expect((p384.proof as Json).cryptosuite).toBe('ecdsa-rdfc-2019');
+    // Lists of their own suite and key: the ed25519 list, and the P-384 ones.
+    const [eddsaEntry] = entries(eddsa) as [Entry];
+    const [p384Revocation, p384Suspension] = entries(p384) as [Entry, Entry];
+    expect(eddsaEntry.statusListCredential).toBe(`${ISSUER_URL}/status-lists/revocation-1`);
+    expect(p384Revocation.statusListCredential).toBe(`${ISSUER_URL}/status-lists/revocation-2`);
+    expect(p384Suspension.statusListCredential).toBe(`${ISSUER_URL}/status-lists/suspension-1`);
+
+    // Revoked by the credential's own id (the --credential's), suspended by its entry's id.
+    const revoked = vc(['issuer', 'revoke', '--id', 'urn:uuid:5e3b1c9a-8f2d-4c61-9a57-0d8e2f4b7c13']);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, statusListCredential: p384Revocation.statusListCredential });
+    const lists: Record<string, string> = {};
+    for (const id of ['revocation-1', 'revocation-2']) {
+      const list = vc(['issuer', 'status-list', '--id', id, '-o', path.join(tmp.dir, `${id}.json`)]);
+      expect(list.status, list.stderr).toBe(0);
+      lists[id] = path.join(tmp.dir, `${id}.json`);
+    }
+    expect((JSON.parse(readFileSync(lists['revocation-2']!, 'utf8')) as { proof: Json }).proof.cryptosuite).toBe('ecdsa-rdfc-2019');
+
+    const verifyElsewhere = (file: string, list: string) => vc(['verifier', 'verify', '--credential', path.join(tmp.dir, file), '--status-list', list], elsewhere);
+    const fine = verifyElsewhere('eddsa.json', lists['revocation-1']!);
+    expect(fine.status, fine.stderr).toBe(0);
+    expect(fine.json<{ checks: Array<{ id: string; valid: boolean }> }>().checks).toContainEqual({ id: 'status', valid: true });
+    const refused = verifyElsewhere('p384.json', lists['revocation-2']!);
+    expect(refused.status, refused.stderr).toBe(1);
+    expect(refused.json<{ checks: Array<{ id: string; valid: boolean; reason?: string }> }>().checks).toContainEqual({
+      id: 'status',
+      valid: false,
+      reason: `revoked: index ${p384Revocation.statusListIndex} of status list ${p384Revocation.statusListCredential} is set (revocation)`,
+    });
   });
 });
 

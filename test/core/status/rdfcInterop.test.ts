@@ -1,0 +1,225 @@
+/**
+ * Bitstring Status Lists on eddsa-rdfc-2022 and ecdsa-rdfc-2019 credentials (Ed25519, P-256,
+ * P-384), both ways with Digital Bazaar's libraries used directly (their vc.issue, verifyCredential
+ * and cryptosuites, their checkStatus / createList / createCredential of
+ * @digitalbazaar/vc-bitstring-status-list, their multikey libraries for did:key; see
+ * test/sd/suites/rdfc/digitalBazaarSide.ts, which imports nothing of vc):
+ * - vc's credentials issued with a status (the VC-API route and the issuance function), their lists
+ *   signed with the credential's own suite and key and served at GET /status-lists/:id: their
+ *   checkStatus (the list's proof and issuer checked) sees revoked, suspended, unsuspended and
+ *   untouched as such, and their verifyCredential refuses the revoked and suspended ones;
+ * - their credentials with a status, their list signed by their suite: vc's verifier accepts the
+ *   clear bit, refuses the set one with the reason, and refuses a list whose bits were changed
+ *   after signing or that another key signed.
+ */
+import path from 'node:path';
+import { cryptosuite as ecdsaCryptosuite } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
+import { cryptosuite as eddsaCryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import * as vcjs from '@digitalbazaar/vc';
+import { checkStatus, createCredential, createList } from '@digitalbazaar/vc-bitstring-status-list';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { vcApiIssue } from '../../../src/core/sd/vcApiCredentials.js';
+import { changeCredentialStatus } from '../../../src/core/status/issuerStatusLists.js';
+import { startServer, type RunningServer } from '../../../src/http/server.js';
+import { tempDir } from '../../helpers.js';
+import { digitalBazaarIssue, digitalBazaarKey, digitalBazaarLoader, type DigitalBazaarKey } from '../../sd/suites/rdfc/digitalBazaarSide.js';
+
+type Json = Record<string, unknown>;
+type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
+type KeyType = 'Ed25519' | 'P-256' | 'P-384';
+
+const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+const SD_PASSPORT_V2 = 'https://vc.example/contexts/sd-passport/v2';
+const KEY_TYPES: readonly KeyType[] = ['Ed25519', 'P-256', 'P-384'];
+
+const tmp = tempDir('vc-status-rdfc-interop-');
+let ctx: Context;
+let server: RunningServer;
+
+beforeAll(async () => {
+  ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_WORKERS: '0' }, path.join(tmp.dir, 'home')) });
+  server = await startServer(ctx, { roles: ['issuer'], port: 0, host: '127.0.0.1' });
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  await ctx.close();
+  tmp.cleanup();
+});
+
+/** Their loader, serving the status lists given as well. */
+async function loaderWith(lists: Map<string, Json>): Promise<(url: string) => Promise<unknown>> {
+  const base = await digitalBazaarLoader();
+  return async (url: string) => {
+    const list = lists.get(url);
+    return list === undefined ? base(url) : { contextUrl: null, documentUrl: url, document: structuredClone(list) };
+  };
+}
+
+/** Their verifying suite of `keyType`'s cryptosuite. */
+function theirVerifySuite(keyType: KeyType): unknown {
+  return new DataIntegrityProof({ cryptosuite: keyType === 'Ed25519' ? eddsaCryptosuite : ecdsaCryptosuite });
+}
+
+function cryptosuiteOf(keyType: KeyType): 'eddsa-rdfc-2022' | 'ecdsa-rdfc-2019' {
+  return keyType === 'Ed25519' ? 'eddsa-rdfc-2022' : 'ecdsa-rdfc-2019';
+}
+
+/** A VC 2.0 licence of vc's passport type, unsigned and without an issuer (the issuer fills in its DID of the suite). */
+function licence(subject: string): Json {
+  return {
+    '@context': ['https://www.w3.org/ns/credentials/v2', SD_PASSPORT_V2],
+    type: ['VerifiableCredential', 'PassportCredential'],
+    validFrom: '2025-01-01T00:00:00Z',
+    credentialSubject: { id: subject, name: 'Ada Example', nationality: 'NLD' },
+  };
+}
+
+async function fetchList(url: string): Promise<Json> {
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  return (await response.json()) as Json;
+}
+
+function entries(credential: Json): Entry[] {
+  const status = credential.credentialStatus as Entry | Entry[];
+  return Array.isArray(status) ? status : [status];
+}
+
+describe.each(KEY_TYPES.map((keyType) => [keyType] as const))("%s: vc's credentials and lists, checked by Digital Bazaar's checkStatus and verifyCredential", (keyType) => {
+  it('sees revoked, suspended, unsuspended and untouched as such; the lists are signed with the credential\'s suite and key', async () => {
+    const issue = async (subject: string, purposes: Array<'revocation' | 'suspension'>): Promise<Json> =>
+      (await vcApiIssue(ctx, { credential: licence(subject), cryptosuite: cryptosuiteOf(keyType), ...(keyType === 'Ed25519' ? {} : { curve: keyType }), status: purposes })).verifiableCredential;
+    const revoked = await issue('did:example:rev', ['revocation']);
+    const suspended = await issue('did:example:sus', ['suspension']);
+    const untouched = await issue('did:example:ok', ['revocation', 'suspension']);
+    // Over the VC-API route too (POST /credentials/issue with options.credentialStatus).
+    const response = await fetch(`${server.urls.issuer}/credentials/issue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        credential: licence('did:example:http'),
+        options: { cryptosuite: cryptosuiteOf(keyType), ...(keyType === 'Ed25519' ? {} : { curve: keyType }), credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' } },
+      }),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    const served = ((await response.json()) as { verifiableCredential: Json }).verifiableCredential;
+
+    const issuer = revoked.issuer as string;
+    for (const credential of [revoked, suspended, untouched, served]) {
+      expect((credential.proof as Json).cryptosuite).toBe(cryptosuiteOf(keyType));
+      expect(credential.issuer).toBe(issuer);
+    }
+    // Each suite and curve has lists of its own, served by the issuer service.
+    const urls = new Set([...entries(revoked), ...entries(suspended), ...entries(untouched), ...entries(served)].map((entry) => entry.statusListCredential));
+    expect(urls.size).toBe(2);
+    const lists = new Map<string, Json>();
+    for (const url of urls) {
+      expect(url.startsWith(`${server.urls.issuer}/status-lists/`), url).toBe(true);
+      const list = await fetchList(url);
+      expect(list.issuer).toBe(issuer);
+      expect((list.proof as Json).cryptosuite).toBe(cryptosuiteOf(keyType));
+      lists.set(url, list);
+    }
+
+    await changeCredentialStatus(ctx, { id: entries(revoked)[0]!.id, purpose: 'revocation', set: true });
+    await changeCredentialStatus(ctx, { id: entries(suspended)[0]!.id, purpose: 'suspension', set: true });
+    await changeCredentialStatus(ctx, { id: entries(served)[0]!.id, purpose: 'suspension', set: true });
+    await changeCredentialStatus(ctx, { id: entries(served)[0]!.id, purpose: 'suspension', set: false });
+    for (const url of urls) lists.set(url, await fetchList(url));
+
+    const documentLoader = await loaderWith(lists);
+    const check = (credential: Json) =>
+      checkStatus({ credential, documentLoader, suite: theirVerifySuite(keyType), verifyBitstringStatusListCredential: true, verifyMatchingIssuers: true });
+    const onRevoked = await check(revoked);
+    expect(onRevoked.error).toBeUndefined();
+    expect(onRevoked).toMatchObject({ verified: true, results: [{ verified: true, status: true }] });
+    expect(await check(suspended)).toMatchObject({ verified: true, results: [{ verified: true, status: true }] });
+    expect(await check(served)).toMatchObject({ verified: true, results: [{ verified: true, status: false }] });
+    expect(await check(untouched)).toMatchObject({ verified: true, results: [{ status: false }, { status: false }] });
+
+    // Their verifyCredential with their checkStatus: the revoked and suspended ones are refused.
+    const theirVerdict = async (credential: Json): Promise<boolean> =>
+      (
+        await vcjs.verifyCredential({
+          credential,
+          suite: theirVerifySuite(keyType),
+          documentLoader,
+          checkStatus: async (options: { credential: object }) => {
+            const status = await check(options.credential as Json);
+            return { verified: status.verified && status.results!.every((result) => !result.status) };
+          },
+        })
+      ).verified;
+    expect(await theirVerdict(untouched)).toBe(true);
+    expect(await theirVerdict(served)).toBe(true);
+    expect(await theirVerdict(revoked)).toBe(false);
+    expect(await theirVerdict(suspended)).toBe(false);
+
+    // vc's own verifier, the lists fetched from the issuer service: the same verdicts, with reasons.
+    const ours = async (credential: Json) => (await verifySelectiveDisclosure(ctx, { vc: credential })).checks.find((c) => c.id === 'status');
+    expect(await ours(untouched)).toEqual({ id: 'status', valid: true });
+    expect(await ours(served)).toEqual({ id: 'status', valid: true });
+    expect(await ours(revoked)).toEqual({ id: 'status', valid: false, reason: `revoked: index ${entries(revoked)[0]!.statusListIndex} of status list ${entries(revoked)[0]!.statusListCredential} is set (revocation)` });
+    expect((await ours(suspended))?.reason).toMatch(/^suspended: index \d+ of status list \S+ is set \(suspension\)$/);
+  });
+});
+
+describe.each(KEY_TYPES.map((keyType) => [keyType] as const))("%s: vc's verifier on Digital Bazaar's credential and list", (keyType) => {
+  const LIST_URL = `https://issuer.example/status/${keyType}`;
+  const INDEX = 90_017;
+  let key: DigitalBazaarKey;
+  let credential: Json;
+
+  beforeAll(async () => {
+    key = await digitalBazaarKey(keyType);
+    credential = await digitalBazaarIssue(
+      {
+        '@context': ['https://www.w3.org/ns/credentials/v2', SD_PASSPORT_V2],
+        type: ['VerifiableCredential', 'PassportCredential'],
+        issuer: key.did,
+        validFrom: '2025-01-01T00:00:00Z',
+        credentialStatus: { id: `${LIST_URL}#${INDEX}`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: String(INDEX), statusListCredential: LIST_URL },
+        credentialSubject: { id: 'did:example:dora', name: 'Dora Example', nationality: 'BEL' },
+      },
+      key,
+    );
+  });
+
+  /** Their list with the entry's bit as given, signed by their suite with `signer`'s key (the credential's issuer by default). */
+  async function theirList(revoked: boolean, signer: DigitalBazaarKey = key): Promise<Json> {
+    const list = await createList({ length: 131_072 });
+    if (revoked) list.setStatus(INDEX, true);
+    const unsigned = { ...(await createCredential({ id: LIST_URL, list, statusPurpose: 'revocation' })), issuer: signer.did, validFrom: '2025-01-01T00:00:00Z' };
+    return digitalBazaarIssue(unsigned, signer);
+  }
+
+  const status = async (lists: Json[]) => (await verifySelectiveDisclosure(ctx, { vc: credential, statusLists: lists })).checks.find((check) => check.id === 'status');
+
+  it('accepts the clear bit, refuses the set one with its reason (and their checkStatus agrees)', async () => {
+    const clear = await verifySelectiveDisclosure(ctx, { vc: credential, statusLists: [await theirList(false)] });
+    expect(clear.checks.filter((check) => !check.valid)).toEqual([]);
+    expect(clear.checks.find((check) => check.id === 'status')).toEqual({ id: 'status', valid: true });
+    expect(await status([await theirList(true)])).toEqual({ id: 'status', valid: false, reason: `revoked: index ${INDEX} of status list ${LIST_URL} is set (revocation)` });
+    for (const revoked of [false, true]) {
+      const theirs = await checkStatus({ credential, documentLoader: await loaderWith(new Map([[LIST_URL, await theirList(revoked)]])), suite: theirVerifySuite(keyType), verifyMatchingIssuers: true });
+      expect(theirs, String(revoked)).toMatchObject({ verified: true, results: [{ verified: true, status: revoked }] });
+    }
+  });
+
+  it('refuses a list whose bits changed after it was signed, and one another key signed', async () => {
+    const tampered = await theirList(true);
+    const cleared = await createList({ length: 131_072 });
+    (tampered.credentialSubject as Json).encodedList = await cleared.encode();
+    const onTampered = await status([tampered]);
+    expect(onTampered?.valid).toBe(false);
+    expect(onTampered?.reason).toMatch(new RegExp(`^status list ${LIST_URL}: the list \\(given\\) does not verify: its ${cryptosuiteOf(keyType)} proof does not verify`));
+
+    const stranger = await digitalBazaarKey(keyType);
+    const onStranger = await status([await theirList(false, stranger)]);
+    expect(onStranger).toEqual({ id: 'status', valid: false, reason: `status list ${LIST_URL} (given) is issued by ${stranger.did}, not by the credential's issuer ${key.did}` });
+  });
+});
