@@ -10,6 +10,7 @@ import type { Context } from '../../context.js';
 import { InputError, UnprocessableError } from '../../errors.js';
 import { joinPath, parseInput, plainFieldNames, type FieldNamer } from '../validate.js';
 import { checkDisclosableCredential } from '../sd/disclose.js';
+import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { BbsCredentialSchema } from '../sd/sdSchemas.js';
 import { heldKindOf, holderDids, isHolderDid, keepHeldCredential, subjectIdOf, summaryOf, type HeldCredentialSummary, type HeldKind } from './holderStore.js';
 
@@ -62,16 +63,27 @@ async function checkHeldCredential(ctx: Context, value: unknown, names: FieldNam
     await checkHeldIden3Credential(ctx, credential, names, base);
     return kind;
   }
-  const status = credential.credentialStatus as { type?: unknown } | undefined;
-  if (status !== undefined) {
-    throw refuse('credentialStatus', `vc cannot check a status of type ${String(status?.type)} on a BBS+ credential yet, so it cannot tell whether the issuer revoked it; not kept`);
+  // BbsBlsSignature2020 (VC 1.1, spec 2.4) defines no status vc can check.
+  if (kind === 'bbs2020' && credential.credentialStatus !== undefined) {
+    throw refuse('credentialStatus', `vc cannot check a status (${statusTypes(credential.credentialStatus)}) on a BbsBlsSignature2020 credential, so it cannot tell whether the issuer revoked it; not kept`);
   }
   // A BBS+ credential meets the checks a verifier makes first (a credential over the cost limits
-  // is refused for its size at once, 413), then the question whose it is.
+  // is refused for its size at once, 413), then the question whose it is, then its status (a
+  // bbs-2023 credential's Bitstring Status List entries, their lists obtained as a verifier does:
+  // this wallet's own, or from the issuer service on this machine).
   const parsed = parseInput(BbsCredentialSchema, credential, names, base);
   await checkDisclosableCredential(ctx, parsed, names, base);
   if (foreign !== undefined) throw refuse('credentialSubject.id', foreign);
+  const status = await checkCredentialStatus(ctx, credential);
+  if (status !== undefined && !status.valid) throw refuse('credentialStatus', `${status.reason ?? 'its status cannot be established'}; not kept`);
   return kind;
+}
+
+/** The types of a credentialStatus (one entry or a list), for a message. */
+function statusTypes(status: unknown): string {
+  const list = Array.isArray(status) ? (status as unknown[]) : [status];
+  const types = list.map((entry) => (typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>).type : undefined));
+  return `${list.length === 1 ? 'type' : 'types'} ${types.map((type) => (type === undefined ? 'none' : JSON.stringify(type).slice(0, 80))).join(', ')}`;
 }
 
 /**

@@ -17,6 +17,8 @@ import { createHolderIdentity } from '../../../src/core/pbq/identities.js';
 import { issueBbs2023SelectiveDisclosureCredential, issueSelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
 import { verifySelectiveDisclosure } from '../../../src/core/sd/verify.js';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../../src/errors.js';
+import { changeCredentialStatus } from '../../../src/core/status/issuerStatusLists.js';
+import { startServer } from '../../../src/http/server.js';
 import { tempDir } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -193,6 +195,53 @@ describe('an import refuses, with the reason, and keeps nothing', () => {
     expect(conflict).toBeInstanceOf(ConflictError);
     expect(conflict.message).toBe(`credential: the holder already has another credential with the id ${credential.id} (\`vc holder credentials delete ${credential.id}\` first to replace it)`);
     expect(listHeldCredentials(ctx).map((record) => record.credential.note)).toEqual(['kept earlier']);
+  });
+});
+
+describe('a credential with a status', () => {
+  type Entry = { id: string; statusListIndex: string; statusListCredential: string };
+  const entriesOf = (credential: Json): Entry[] => (Array.isArray(credential.credentialStatus) ? (credential.credentialStatus as Entry[]) : [credential.credentialStatus as Entry]);
+
+  it('bbs-2023: kept when its list (from the issuer service) says it holds; refused with the reason when revoked or when its list is not at hand', async () => {
+    const server = await startServer(issuer, { roles: ['issuer'], port: 0, host: '127.0.0.1' });
+    try {
+      const ctx = new Context({ config: parseConfig({ VC_ISSUER_URL: server.urls.issuer! }, path.join(tmp.dir, 'status-holder')) });
+      contexts.push(ctx);
+      const did = (await createHolderIdentity(ctx)).did_String;
+      const good = (await issueBbs2023SelectiveDisclosureCredential(issuer, { holder: did, status: ['revocation'], store: false })) as Json;
+      const revoked = (await issueBbs2023SelectiveDisclosureCredential(issuer, { holder: did, status: ['revocation', 'suspension'], store: false })) as Json;
+      const [entry] = entriesOf(revoked) as [Entry];
+      expect(entry.statusListCredential.startsWith(`${server.urls.issuer!}/status-lists/`)).toBe(true);
+      await changeCredentialStatus(issuer, { id: entry.id, purpose: 'revocation', set: true });
+
+      const refused = await refusal(importing(ctx, [good, revoked]));
+      expect(refused).toBeInstanceOf(UnprocessableError);
+      expect(refused.message).toBe(`credential[1].credentialStatus: revoked: index ${entry.statusListIndex} of status list ${entry.statusListCredential} is set (revocation); not kept`);
+      expect(refused.field).toBe('credential[1].credentialStatus');
+      expect(heldIds(ctx)).toEqual([]);
+      const { imported } = await importing(ctx, good);
+      expect(imported).toHaveLength(1);
+      expect(heldIds(ctx)).toEqual([imported[0]!.id]);
+
+      // A wallet that may fetch no list (its issuer address is not the list's): not kept.
+      const elsewhere = wallet('status-elsewhere');
+      const noSubjectId = (await issueBbs2023SelectiveDisclosureCredential(issuer, { status: ['revocation'], store: false })) as Json;
+      expect((noSubjectId.credentialSubject as Json).id).toBeUndefined();
+      const unknown = await refusal(importing(elsewhere, noSubjectId));
+      expect(unknown.message).toMatch(/^credential\.credentialStatus: status list \S+: not at hand: give it .*; not kept$/);
+      expect(heldIds(elsewhere)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('BbsBlsSignature2020: refused naming every status type, since none can be checked', async () => {
+    const ctx = wallet('status-2020');
+    const credential = await issueSelectiveDisclosureCredential(issuer, { store: false });
+    const withStatus = { ...credential, credentialStatus: [{ id: 'https://status.example/1#5', type: 'RevocationList2020Status' }, { id: 'https://status.example/2#9' }] };
+    const refused = await refusal(importing(ctx, withStatus));
+    expect(refused.message).toBe('credential.credentialStatus: vc cannot check a status (types "RevocationList2020Status", none) on a BbsBlsSignature2020 credential, so it cannot tell whether the issuer revoked it; not kept');
+    expect(heldIds(ctx)).toEqual([]);
   });
 });
 
