@@ -10,8 +10,13 @@
  *   untouched as such, and their verifyCredential refuses the revoked and suspended ones;
  * - their credentials with a status, their list signed by their suite: vc's verifier accepts the
  *   clear bit, refuses the set one with the reason, and refuses a list whose bits were changed
- *   after signing or that another key signed.
+ *   after signing or that another key signed;
+ * - presentations both ways: their presentation of their credential, its list served on this
+ *   machine, verifies in vc until the bit is set; vc's presentation of vc's credential verifies in
+ *   their vc.verify (with their checkStatus) until vc revokes it.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { cryptosuite as ecdsaCryptosuite } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
 import { cryptosuite as eddsaCryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
@@ -22,11 +27,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
+import { createHolderPresentation, describeHolderKey, verifyPresentation } from '../../../src/core/sd/presentations.js';
 import { vcApiIssue } from '../../../src/core/sd/vcApiCredentials.js';
 import { changeCredentialStatus } from '../../../src/core/status/issuerStatusLists.js';
 import { startServer, type RunningServer } from '../../../src/http/server.js';
 import { tempDir } from '../../helpers.js';
-import { digitalBazaarIssue, digitalBazaarKey, digitalBazaarLoader, type DigitalBazaarKey } from '../../sd/suites/rdfc/digitalBazaarSide.js';
+import { digitalBazaarIssue, digitalBazaarKey, digitalBazaarLoader, digitalBazaarPresent, type DigitalBazaarKey } from '../../sd/suites/rdfc/digitalBazaarSide.js';
 
 type Json = Record<string, unknown>;
 type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
@@ -221,5 +227,89 @@ describe.each(KEY_TYPES.map((keyType) => [keyType] as const))("%s: vc's verifier
     const stranger = await digitalBazaarKey(keyType);
     const onStranger = await status([await theirList(false, stranger)]);
     expect(onStranger).toEqual({ id: 'status', valid: false, reason: `status list ${LIST_URL} (given) is issued by ${stranger.did}, not by the credential's issuer ${key.did}` });
+  });
+});
+
+describe('presentations with a status, both ways', () => {
+  const CHALLENGE = 'challenge-status';
+  const DOMAIN = 'verifier.example';
+  /** What their issuer publishes, on this machine (path -> list credential). */
+  const published = new Map<string, Json>();
+  let theirServer: Server;
+  let base: string;
+  let verifier: Context;
+
+  beforeAll(async () => {
+    theirServer = createServer((request, response) => {
+      const list = published.get(request.url ?? '');
+      response.writeHead(list === undefined ? 404 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(list ?? { error: 'not found' }));
+    });
+    await new Promise<void>((resolve) => theirServer.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(theirServer.address() as AddressInfo).port}`;
+    // A verifier whose issuer address is theirs (so it may fetch their lists), trusting every issuer.
+    verifier = new Context({ config: parseConfig({ VC_ISSUER_URL: base, VC_TRUSTED_ISSUERS: '*', VC_WORKERS: '0' }, path.join(tmp.dir, 'verifier')) });
+  });
+  afterAll(async () => {
+    await verifier.close();
+    await new Promise((resolve) => theirServer.close(resolve));
+  });
+
+  it.each(KEY_TYPES.map((keyType) => [keyType] as const))("%s: their presentation of their credential verifies in vc until their list sets the bit", async (keyType) => {
+    const issuer = await digitalBazaarKey(keyType);
+    const holder = await digitalBazaarKey(keyType);
+    const listPath = `/status-lists/their-${keyType}`;
+    const INDEX = 4_242;
+    const credential = await digitalBazaarIssue(
+      {
+        '@context': ['https://www.w3.org/ns/credentials/v2', SD_PASSPORT_V2],
+        type: ['VerifiableCredential', 'PassportCredential'],
+        issuer: issuer.did,
+        validFrom: '2025-01-01T00:00:00Z',
+        credentialStatus: { id: `${base}${listPath}#${INDEX}`, type: 'BitstringStatusListEntry', statusPurpose: 'suspension', statusListIndex: String(INDEX), statusListCredential: `${base}${listPath}` },
+        credentialSubject: { id: holder.did, name: 'Hana Example', nationality: 'JPN' },
+      },
+      issuer,
+    );
+    const publish = async (set: boolean): Promise<void> => {
+      const list = await createList({ length: 131_072 });
+      if (set) list.setStatus(INDEX, true);
+      const unsigned = { ...(await createCredential({ id: `${base}${listPath}`, list, statusPurpose: 'suspension' })), issuer: issuer.did, validFrom: '2025-01-01T00:00:00Z' };
+      published.set(listPath, await digitalBazaarIssue(unsigned, issuer));
+    };
+    const presentation = await digitalBazaarPresent([credential], holder, CHALLENGE, DOMAIN);
+    await publish(false);
+    const clear = await verifyPresentation(verifier, { presentation, challenge: CHALLENGE, domain: DOMAIN });
+    expect(clear.message).toMatch(/^presentation verified: 1 credential presented by /);
+    expect(clear.credentials[0]!.checks).toContainEqual({ id: 'status', valid: true });
+    await publish(true);
+    const suspended = await verifyPresentation(verifier, { presentation, challenge: CHALLENGE, domain: DOMAIN });
+    expect(suspended.verified).toBe(false);
+    expect(suspended.message).toBe(`verification failed: credential 0: suspended: index ${INDEX} of status list ${base}${listPath} is set (suspension)`);
+  });
+
+  it.each(KEY_TYPES.map((keyType) => [keyType] as const))("%s: vc's presentation of vc's credential verifies in their vc.verify until vc revokes it", async (keyType) => {
+    const holder = describeHolderKey(ctx, keyType).did;
+    const credential = (await vcApiIssue(ctx, { credential: licence(holder), cryptosuite: cryptosuiteOf(keyType), ...(keyType === 'Ed25519' ? {} : { curve: keyType }), status: ['revocation'] })).verifiableCredential;
+    const [entry] = entries(credential) as [Entry];
+    const presentation = await createHolderPresentation(ctx, { credentials: [credential], challenge: CHALLENGE, domain: DOMAIN, keyType });
+    const theirVerdict = async (): Promise<boolean> => {
+      const documentLoader = await loaderWith(new Map([[entry.statusListCredential, await fetchList(entry.statusListCredential)]]));
+      const result = await vcjs.verify({
+        presentation,
+        challenge: CHALLENGE,
+        domain: DOMAIN,
+        suite: [theirVerifySuite('Ed25519'), theirVerifySuite('P-256')],
+        documentLoader,
+        checkStatus: async (options: { credential: object }) => {
+          const status = await checkStatus({ credential: options.credential as Json, documentLoader, suite: theirVerifySuite(keyType), verifyBitstringStatusListCredential: true, verifyMatchingIssuers: true });
+          return { verified: status.verified && status.results!.every((result) => !result.status) };
+        },
+      });
+      return result.verified;
+    };
+    expect(await theirVerdict()).toBe(true);
+    await changeCredentialStatus(ctx, { id: entry.id, purpose: 'revocation', set: true });
+    expect(await theirVerdict()).toBe(false);
   });
 });
