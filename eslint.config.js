@@ -69,6 +69,8 @@ export default tseslint.config(
   { files: ['bin/vc.ts'], rules: { 'no-restricted-properties': 'off' } },
   // The entry of the chain node's front, a process of its own (src/chain/node/front.ts).
   { files: ['src/chain/node/frontMain.ts'], rules: { 'no-restricted-properties': 'off' } },
+  // The entry of vc serve's prover process (src/iden3/proverPool.ts).
+  { files: ['src/iden3/proverProcess.ts'], rules: { 'no-restricted-properties': 'off' } },
   { files: ['src/sd/library.ts'], rules: { 'no-restricted-imports': 'off' } },
   {
     files: ['src/cli/**/*.ts'],

@@ -99,7 +99,8 @@ export interface ServerConfig {
   corsOrigin: string | undefined;
   /**
    * VC_WORKERS: worker threads running the BBS+ work of `vc serve` (0: on the main thread, as the
-   * commands do); undefined means one per core (`os.availableParallelism()`).
+   * commands do, proofs included; otherwise proofs run in a prover process of their own); undefined
+   * means one per core (`os.availableParallelism()`).
    */
   workers: number | undefined;
 }

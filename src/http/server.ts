@@ -105,6 +105,12 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   const { prepareSelectiveDisclosure, startSelectiveDisclosureWorkers } = await import('../core/sd/ready.js');
   await prepareSelectiveDisclosure();
   const workers = await startSelectiveDisclosureWorkers(ctx, { log: options.logWarning ?? options.logError });
+  // Proofs (witness and Groth16) run in a prover process, started with the first proof, so the
+  // event loop keeps answering while they run; VC_WORKERS=0 keeps every call on the main thread.
+  if (ctx.config.server.workers !== 0) {
+    const { proveInWorker } = await import('../core/pbq/proverProcessing.js');
+    proveInWorker(ctx, { log: options.logWarning ?? options.logError });
+  }
   const host = options.host ?? ctx.config.server.host;
   const single = options.roles.length === 1;
   const apps: FastifyInstance[] = [];

@@ -11,6 +11,7 @@ import { ChainStateStorage } from './chainState.js';
 import { Iden3Documents } from './documents.js';
 import { loadIden3Modules, type Iden3Modules } from './modules.js';
 import { TimedProver } from './prover.js';
+import { proverOffload } from './proverPool.js';
 import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
@@ -139,7 +140,7 @@ export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
     const { sdk } = iden3.modules;
     const circuitsDir = await proofCircuitsDir(ctx);
     const circuitStorage = new sdk.FSCircuitStorage({ dirname: circuitsDir });
-    const prover = new TimedProver(circuitStorage, iden3.modules);
+    const prover = new TimedProver(circuitStorage, iden3.modules, () => proverOffload(ctx), circuitsDir);
     const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, circuitStorage, iden3.states, {
       prover,
       documentLoader: iden3.documents.loader() as never,
