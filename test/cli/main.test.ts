@@ -3,8 +3,8 @@
  * is the binary: the same commands through the built `vc` and in this process give the same exit
  * code, stdout and stderr, byte for byte: results with and without --json, help, usage errors
  * (commander's own output, and its JSON line with --json), a user error (exit 2, one JSON line), a
- * failed verification (exit 1), configuration read from the environment and from --env, a bad
- * variable (exit 3); with this test process in a zone 12 hours behind UTC, as the binary's
+ * failed verification (exit 1), configuration read from the environment, from --env and from the
+ * preferences file under XDG_CONFIG_HOME, a bad variable (exit 3); with this test process in a zone 12 hours behind UTC, as the binary's
  * environment says, since the binary runs in UTC whatever it is given.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -54,6 +54,8 @@ const CASES: Array<[string, string[], RunOptions, number]> = [
   ['configuration from --env FILE', ['--env', file('vars.env'), 'config', 'show'], { home }, 0],
   ['a malformed variable (exit 3)', ['--json', 'config', 'show'], { home, env: { VC_BODY_LIMIT: 'lots' } }, 3],
   ['the wallet home from VC_HOME', ['--json', 'config', 'show'], { env: { VC_HOME: home } }, 0],
+  ['the preferences file under XDG_CONFIG_HOME', ['config', 'set-home', home], { env: { XDG_CONFIG_HOME: file('xdg-config') } }, 0],
+  ['the wallet home from the preferences file', ['--json', 'config', 'show'], { env: { XDG_CONFIG_HOME: file('xdg-config') } }, 0],
 ];
 
 describe('the in-process command line is the binary', () => {
