@@ -20,7 +20,7 @@ import { STATUS_ENTRIES_NAMESPACE, STATUS_LISTS_NAMESPACE, type StoredStatusEntr
 import { STATUS_CRASH_POINTS } from '../../../src/faults.js';
 import { MIN_STATUS_LIST_LENGTH, unsignedStatusListCredential } from '../../../src/status/bitstringStatusList.js';
 import { WalletStore } from '../../../src/store/store.js';
-import { runVc, tempDir } from '../../helpers.js';
+import { runVc, runVcInProcess, tempDir } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
@@ -258,7 +258,9 @@ describe('a status list that cannot be trusted is refused with a reason', () => 
 describe('a kill at each status crash point', () => {
   const home = path.join(tmp.dir, 'crash');
   const env = { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL };
+  // The killed commands through the binary (a crash point kills the process); what runs after them in process.
   const vc = (args: string[], extra: Record<string, string> = {}) => runVc(['--json', ...args], { home, env: { ...env, ...extra } });
+  const vcInProcess = (args: string[]) => runVcInProcess(['--json', ...args], { home, env });
   const read = <T>(ns: string, key?: string): T => {
     const store = WalletStore.open(home);
     try {
@@ -269,7 +271,7 @@ describe('a kill at each status crash point', () => {
   };
   const killedAt = new Set<string>();
 
-  it('status:assigned (index claimed, credential not signed): the index is never handed out again, the list is kept', () => {
+  it('status:assigned (index claimed, credential not signed): the index is never handed out again, the list is kept', async () => {
     const crashed = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation'], { VC_CRASH_AT: 'status:assigned' });
     expect(crashed.signal).toBe('SIGKILL');
     killedAt.add('status:assigned');
@@ -278,18 +280,18 @@ describe('a kill at each status crash point', () => {
     expect(claimed).toHaveLength(1);
     const list = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
     expect(list).toMatchObject({ assigned: 1, version: 1 });
-    const issued = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation']);
+    const issued = await vcInProcess(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation']);
     expect(issued.status, issued.stderr).toBe(0);
     const status = issued.json<{ credentialStatus: Entry }>().credentialStatus;
     expect(status.statusListCredential).toBe(`${ISSUER_URL}/status-lists/revocation-1`);
     expect(Number(status.statusListIndex)).not.toBe(claimed[0]!.value.index);
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ assigned: 2 });
-    const served = vc(['issuer', 'status-list', '--id', 'revocation-1']);
+    const served = await vcInProcess(['issuer', 'status-list', '--id', 'revocation-1']);
     expect(served.status, served.stderr).toBe(0);
     expect(served.json()).toEqual(list.credential);
   });
 
-  it('status:list-signed (list re-signed, not stored): nothing changed, and the revocation completes when run again', () => {
+  it('status:list-signed (list re-signed, not stored): nothing changed, and the revocation completes when run again', async () => {
     const [{ value: entry }] = read<Array<{ value: StoredStatusEntry }>>(STATUS_ENTRIES_NAMESPACE).filter((record) => record.value.index !== undefined).slice(-1) as [{ value: StoredStatusEntry }];
     const before = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
     const crashed = vc(['issuer', 'revoke', '--id', entry.statusId], { VC_CRASH_AT: 'status:list-signed' });
@@ -297,7 +299,7 @@ describe('a kill at each status crash point', () => {
     killedAt.add('status:list-signed');
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toEqual(before);
     expect(read<StoredStatusEntry>(STATUS_ENTRIES_NAMESPACE, `revocation-1#${entry.index}`).set).toBe(false);
-    const revoked = vc(['issuer', 'revoke', '--id', entry.statusId]);
+    const revoked = await vcInProcess(['issuer', 'revoke', '--id', entry.statusId]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, set: true });
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ version: before.version + 1, assigned: before.assigned });
