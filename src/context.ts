@@ -54,12 +54,15 @@ export interface ContextOptions {
   progress?: ProgressReporter;
   /** Injected clock, so tests can run deterministically. */
   now?: () => Date;
+  /** The environment of the command or server (paths a health answer hides); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Context {
   readonly config: Config;
   readonly progress: ProgressReporter;
   readonly now: () => Date;
+  readonly env: NodeJS.ProcessEnv;
   private storeInstance: WalletStore | undefined;
   private readonly instances = new Map<string, Promise<unknown>>();
   private readonly closers: Array<() => Promise<void> | void> = [];
@@ -72,6 +75,7 @@ export class Context {
     this.config = options.config;
     this.progress = options.progress ?? silentProgress;
     this.now = options.now ?? (() => new Date());
+    this.env = options.env ?? process.env;
   }
 
   /** The wallet store, opened on first use. */

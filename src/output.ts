@@ -8,11 +8,16 @@ import { PATH_ERROR_CODES, writeFailureCode, writeFileAtomicSync } from './store
 import { InputError, StoreError, isVcError, redactUrls, type VcError } from './errors.js';
 import type { ProgressReporter, ProgressStep } from './context.js';
 
+/** A stream Output writes to: the process' stdout or stderr, or any writable (a test's capture). */
+export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 export interface OutputOptions {
   json: boolean;
   quiet: boolean;
-  stdout?: NodeJS.WriteStream;
-  stderr?: NodeJS.WriteStream;
+  stdout?: OutputStream;
+  stderr?: OutputStream;
+  /** The environment NO_COLOR is read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 type Chalk = typeof import('chalk').default;
@@ -48,8 +53,9 @@ export function terminalSafe(text: string, max = 2_000, keepNewlines = false): s
 export class Output {
   readonly json: boolean;
   readonly quiet: boolean;
-  private readonly stdout: NodeJS.WriteStream;
-  private readonly stderr: NodeJS.WriteStream;
+  private readonly stdout: OutputStream;
+  private readonly stderr: OutputStream;
+  private readonly env: NodeJS.ProcessEnv;
   private chalk: Chalk | undefined;
   /** The live progress line on the terminal while a step runs (set and cleared by its ProgressRenderer). */
   live: ProgressRenderer | undefined;
@@ -59,12 +65,13 @@ export class Output {
     this.quiet = options.quiet;
     this.stdout = options.stdout ?? process.stdout;
     this.stderr = options.stderr ?? process.stderr;
+    this.env = options.env ?? process.env;
   }
 
   /** Loads chalk (colour only on a terminal); called once at start-up by the entry. */
   async init(): Promise<void> {
     const { Chalk } = await import('chalk');
-    this.chalk = new Chalk({ level: this.stderr.isTTY && !process.env.NO_COLOR ? 1 : 0 });
+    this.chalk = new Chalk({ level: this.stderr.isTTY === true && !this.env.NO_COLOR ? 1 : 0 });
   }
 
   private get c(): Chalk | undefined {

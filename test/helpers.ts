@@ -1,10 +1,12 @@
 /**
- * Helpers shared by the tests: run the built `vc` binary as a user would, in a throwaway home.
+ * Helpers shared by the tests: run the built `vc` binary as a user would, in a throwaway home, or
+ * run the same command line in the test's own process (runVcInProcess), which starts no node.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect, inject } from 'vitest';
 
@@ -73,6 +75,60 @@ export function runVcAsync(args: string[], options: RunOptions = {}): Promise<Vc
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }));
   });
+}
+
+/** Runs of runVcInProcess under way, and the test process' own TZ they replaced with UTC. */
+let inProcessRuns = 0;
+let testTimeZone: string | undefined;
+
+/** A stream that keeps what is written to it (not a terminal, like a pipe to a child process). */
+function captureStream(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, callback) {
+      chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      callback();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/**
+ * Runs `vc ARGS` in this process, as the binary would run them (src/cli/main.ts's runCli, which
+ * bin/vc.ts calls): the same environment as runVc's child (childEnv), stdout and stderr captured,
+ * stdin not a terminal, and the process' time zone UTC while the command runs, as bin/vc.ts sets
+ * it (the test's own TZ is restored when no run is under way; code of the test running meanwhile
+ * sees UTC). It starts no node, so it costs the command and not the start-up: use it where the
+ * test is about what a command does, and runVc where it is about the process (signals, crash
+ * points, exit on a closed pipe, stdin). Concurrent runs are allowed (each has its own runtime,
+ * context and store handles, released before it resolves).
+ */
+export async function runVcInProcess(args: string[], options: RunOptions = {}): Promise<VcRun> {
+  if (options.cwd !== undefined && path.resolve(options.cwd) !== process.cwd()) {
+    throw new Error(`runVcInProcess runs in the test process' directory (${process.cwd()}), not ${options.cwd}: use runVc`);
+  }
+  if (options.input !== undefined && options.input !== '') throw new Error('runVcInProcess has no stdin input: use runVc');
+  if (options.env?.VC_CRASH_AT !== undefined) throw new Error('a crash point kills the process: use runVc for VC_CRASH_AT');
+  const { runCli } = await import('../src/cli/main.js');
+  const fullArgs = options.home === undefined ? args : ['--home', options.home, ...args];
+  const stdout = captureStream();
+  const stderr = captureStream();
+  if (inProcessRuns++ === 0) {
+    testTimeZone = process.env.TZ;
+    process.env.TZ = 'UTC';
+  }
+  let status: number;
+  try {
+    status = await runCli(fullArgs, { stdout: stdout.stream, stderr: stderr.stream, env: childEnv(options.env), stdinIsTerminal: false });
+  } finally {
+    if (--inProcessRuns === 0) {
+      if (testTimeZone === undefined) delete process.env.TZ;
+      else process.env.TZ = testTimeZone;
+    }
+  }
+  const out = stdout.text();
+  return { status, signal: null, stdout: out, stderr: stderr.text(), json: <T>() => JSON.parse(out) as T };
 }
 
 /**

@@ -164,8 +164,8 @@ async function settleWithLimit<T>(tasks: Array<() => Promise<T>>, limit: number)
   return results;
 }
 
-function planBuild(options: BuildOptions): BuildPlan {
-  const cacheRoot = path.resolve(options.cacheDir ?? defaultCacheRoot());
+function planBuild(options: BuildOptions, env: NodeJS.ProcessEnv): BuildPlan {
+  const cacheRoot = path.resolve(options.cacheDir ?? defaultCacheRoot(env));
   const optimisation = options.optimisation ?? 'O2';
   const tools = toolVersions();
   const libraries = [circomLibraryDir()];
@@ -429,7 +429,7 @@ export async function buildCircuits(ctx: Context, options: BuildOptions = {}): P
       field: 'CIRCUITS_PATH',
     });
   }
-  return runBuild(ctx, planBuild(options), options.force === true);
+  return runBuild(ctx, planBuild(options, ctx.env), options.force === true);
 }
 
 /** Describes CIRCUITS_PATH (official files, used as is) for the project's circuit ids. */
@@ -462,7 +462,7 @@ export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promis
   }
   const lazyKey = options.circuits === undefined && options.cacheDir === undefined ? 'circuits.info' : `circuits.info:${options.cacheDir ?? ''}:${(options.circuits ?? []).map((c) => c.id).join(',')}`;
   return ctx.lazy(new ServiceKey<CircuitsInfo>(lazyKey), async () => {
-    const plan = planBuild(options);
+    const plan = planBuild(options, ctx.env);
     // Fast path without the lock: entries only ever appear by atomic rename.
     if (options.force !== true && setIsComplete(plan)) return describeSet(plan, []);
     return runBuild(ctx, plan, options.force === true);
@@ -475,7 +475,7 @@ export async function circuitsStatus(ctx: Context, options: BuildOptions = {}): 
     const info = await describeConfigured(ctx.config.circuitsPath);
     return { ...info, upToDate: info.circuits.every((c) => c.complete) };
   }
-  const plan = planBuild(options);
+  const plan = planBuild(options, ctx.env);
   const info = await describeSet(plan, []);
   // Report the planned keys even for circuits not built yet.
   info.circuits = info.circuits.map((c, i) => ({ ...c, key: c.key ?? plan.circuits[i]!.key }));

@@ -15,7 +15,7 @@ export function registerConfigCommands(program: Command, rt: CliRuntime): void {
     .addHelpText('after', '\nExample:\n  $ vc config set-home ~/wallets/work')
     .action(async (dir: string) => {
       const { openConf } = await import('../config/load.js');
-      const conf = await openConf();
+      const conf = await openConf(rt.env);
       const home = path.resolve(dir);
       conf.set('home', home);
       rt.output.result({ home, conf: conf.path }, { summary: `default home is now ${home}` });
@@ -25,7 +25,7 @@ export function registerConfigCommands(program: Command, rt: CliRuntime): void {
     .description('forget the default wallet home set with set-home')
     .action(async () => {
       const { openConf } = await import('../config/load.js');
-      const conf = await openConf();
+      const conf = await openConf(rt.env);
       conf.delete('home');
       rt.output.result({ home: null, conf: conf.path });
     });

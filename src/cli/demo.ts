@@ -124,7 +124,7 @@ Examples:
       let demoOptions: DemoOptions;
       if (options.yes === true) {
         demoOptions = { flow: options.flow ?? 'both', ...DEMO_DEFAULTS };
-      } else if (process.stdin.isTTY !== true) {
+      } else if (!rt.stdinIsTerminal) {
         throw new InputError('vc demo asks questions on a terminal; run it with --yes to use the defaults', { field: 'yes' });
       } else {
         demoOptions = await askOptions(options.flow);

@@ -40,6 +40,10 @@ export function buildProgram(rt: CliRuntime): Command {
     .addHelpText('after', EXAMPLES)
     .showSuggestionAfterError(true)
     .configureOutput({
+      // The run's streams (the process' own, or a test's): help is wrapped to a terminal's width,
+      // else to commander's default of 80 columns.
+      getOutHelpWidth: () => (rt.stdout.isTTY === true ? (rt.stdout.columns ?? 80) : 80),
+      getErrHelpWidth: () => (rt.stderr.isTTY === true ? (rt.stderr.columns ?? 80) : 80),
       writeOut: (text) => rt.output.rawOut(text),
       writeErr: (text) => {
         // With --json, a usage error is one JSON line like every other error.

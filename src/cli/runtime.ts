@@ -1,11 +1,12 @@
 /**
  * What every command action needs from the CLI: the parsed global options, the output module and
- * the per-process Context (created on first use, closed by the entry after the command).
+ * the Context of the run (created on first use, closed by runCli after the command), and where the
+ * run reads and writes (the process' streams and environment, or those a test injects).
  */
 import { InvalidOptionArgumentError, type Command } from 'commander';
 import type { Context } from '../context.js';
 import type { ExitCodeValue } from '../errors.js';
-import { Output } from '../output.js';
+import { Output, type OutputStream } from '../output.js';
 
 export interface GlobalOptions {
   home?: string;
@@ -14,8 +15,27 @@ export interface GlobalOptions {
   quiet?: boolean;
 }
 
+/** Where a run of the command line reads and writes. */
+export interface CliIo {
+  /** Results (default process.stdout). */
+  stdout?: OutputStream;
+  /** Summaries, progress, warnings, errors, help on a usage error (default process.stderr). */
+  stderr?: OutputStream;
+  /** Whether stdin is a terminal (`vc demo` asks its questions only there; default process.stdin's). */
+  stdinIsTerminal?: boolean;
+  /** The environment the configuration is read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
 export class CliRuntime {
-  output: Output = new Output({ json: false, quiet: false });
+  /** Where this run writes (injected by the caller of runCli, else the process' own streams). */
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** The environment the configuration is read from. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Whether stdin is a terminal (`vc demo` asks questions only there). */
+  readonly stdinIsTerminal: boolean;
+  output: Output;
   /** Exit code requested by a command that completed (1 when a verification failed). */
   exitCode: ExitCodeValue = 0;
   /** --json was on the command line: set before parsing, for usage errors found before any command runs. */
@@ -25,13 +45,21 @@ export class CliRuntime {
   private context: Context | undefined;
   private globals: GlobalOptions = {};
 
+  constructor(io: CliIo = {}) {
+    this.stdout = io.stdout ?? process.stdout;
+    this.stderr = io.stderr ?? process.stderr;
+    this.env = io.env ?? process.env;
+    this.stdinIsTerminal = io.stdinIsTerminal ?? process.stdin.isTTY === true;
+    this.output = new Output({ json: false, quiet: false, stdout: this.stdout, stderr: this.stderr, env: this.env });
+  }
+
   /** Applies the global options before a command action runs (commander preAction hook). */
   async configure(command: Command): Promise<void> {
     this.globals = command.optsWithGlobals<GlobalOptions>();
     // `vc serve` logs JSON Lines only: an error that stops it before it serves (a busy port, a bad
     // variable) is one JSON line too, as if --json were given.
     const serving = command.name() === 'serve' && command.parent?.parent === null;
-    this.output = new Output({ json: this.globals.json === true || serving, quiet: this.globals.quiet === true });
+    this.output = new Output({ json: this.globals.json === true || serving, quiet: this.globals.quiet === true, stdout: this.stdout, stderr: this.stderr, env: this.env });
     await this.output.init();
   }
 
@@ -40,13 +68,13 @@ export class CliRuntime {
     if (this.context === undefined) {
       // Loaded here, not at start-up: `vc --help` and `--version` never touch config or the store.
       const [{ loadConfig }, { Context }] = await Promise.all([import('../config/load.js'), import('../context.js')]);
-      const config = await loadConfig({ home: this.globals.home, envFile: this.globals.env });
-      this.context = new Context({ config, progress: this.output.progressReporter() });
+      const config = await loadConfig({ home: this.globals.home, envFile: this.globals.env, env: this.env });
+      this.context = new Context({ config, progress: this.output.progressReporter(), env: this.env });
     }
     return this.context;
   }
 
-  /** Releases the Context (chain handles, store); called once by the entry. */
+  /** Releases the Context (chain handles, store); called once by runCli. */
   async close(): Promise<void> {
     await this.context?.close();
     this.context = undefined;

@@ -47,12 +47,23 @@ export interface VcPreferences {
 }
 
 /**
+ * The directory of the preferences file as conf chooses it (env-paths), read from `env` rather
+ * than from the process' environment: $XDG_CONFIG_HOME/vc or ~/.config/vc on Linux and the other
+ * XDG systems; undefined elsewhere (conf's own choice, which does not depend on XDG variables).
+ */
+function confDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (process.platform === 'darwin' || process.platform === 'win32') return undefined;
+  return path.join(env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'vc');
+}
+
+/**
  * Opens the preferences kept by conf (~/.config/vc/config.json on Linux); conf is loaded only
  * when needed. An unreadable or corrupt file is a ConfigError (exit 3) naming it.
  */
-export async function openConf(): Promise<Conf<VcPreferences>> {
+export async function openConf(env: NodeJS.ProcessEnv = process.env): Promise<Conf<VcPreferences>> {
   const { default: ConfStore } = await import('conf');
-  const options = { projectName: 'vc', projectSuffix: '' };
+  const cwd = confDir(env);
+  const options = { projectName: 'vc', projectSuffix: '', ...(cwd === undefined ? {} : { cwd }) };
   try {
     return new ConfStore<VcPreferences>(options);
   } catch (error) {
@@ -69,8 +80,8 @@ export async function openConf(): Promise<Conf<VcPreferences>> {
 }
 
 /** The home chosen by `vc config set-home`, if any. */
-async function confHome(): Promise<string | undefined> {
-  const conf = await openConf();
+async function confHome(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const conf = await openConf(env);
   const home = conf.get('home');
   return typeof home === 'string' && home !== '' ? home : undefined;
 }
@@ -83,6 +94,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
   const fromFile = readEnvFile(path.resolve(cwd, envFile), options.envFile !== undefined);
   const vars: RawVariables = { ...fromFile, ...env };
 
-  const homeValue = options.home ?? (vars.VC_HOME?.trim() || undefined) ?? (await confHome()) ?? defaultHome(env);
+  const homeValue = options.home ?? (vars.VC_HOME?.trim() || undefined) ?? (await confHome(env)) ?? defaultHome(env);
   return parseConfig(vars, path.resolve(cwd, homeValue));
 }

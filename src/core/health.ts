@@ -31,7 +31,7 @@ export function withoutPaths(text: string, known: ReadonlyArray<string | undefin
 
 /** The paths of this configuration that a health answer must never show. */
 function configuredPaths(ctx: Context): Array<string | undefined> {
-  return [ctx.config.circuitsPath, ctx.config.home, process.env.VC_CIRCUITS_CACHE, process.env.XDG_CACHE_HOME, process.env.HOME];
+  return [ctx.config.circuitsPath, ctx.config.home, ctx.env.VC_CIRCUITS_CACHE, ctx.env.XDG_CACHE_HOME, ctx.env.HOME];
 }
 
 /** Checks chain and circuits without changing anything. */

@@ -1,6 +1,7 @@
 /**
  * `vc documents add|list|remove` (src/core/documentPins.ts, src/store/pinnedDocuments.ts): the
- * documents others publish, pinned under their URLs. Through the binary: add, list, remove, and
+ * documents others publish, pinned under their URLs. From the command line (in process, and the
+ * binary where another process pins or lists while a Context is open): add, list, remove, and
  * the refusals (a bundled URL, a file that is no context or schema, other content under a pinned
  * URL, a context importing one vc lacks, a schema naming another URL). A stored copy changed in
  * the wallet (the SQLite record edited, as another program could) is refused by every loader and
@@ -23,7 +24,7 @@ import { createBbs2023DocumentLoader } from '../../src/sd/suites/bbs2023/bbs2023
 import { BbsWorkerPool } from '../../src/sd/worker/bbsWorkerPool.js';
 import { PINNED_CONTENT_NS, PinnedDocumentChangedError, pinnedLookup } from '../../src/store/pinnedDocuments.js';
 import { WalletStore } from '../../src/store/store.js';
-import { ROOT, runVc, tempDir } from '../helpers.js';
+import { ROOT, runVc, runVcInProcess, tempDir } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const tmp = tempDir('vc-documents-');
@@ -55,7 +56,8 @@ const file = (name: string, content: unknown): string => {
   writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
   return target;
 };
-const vc = (home: string, args: string[]) => runVc(['--json', ...args], { home });
+/** `vc --json ARGS` in process (runVcInProcess); the few runVc calls below are another process at work on the same wallet. */
+const vc = (home: string, args: string[]) => runVcInProcess(['--json', ...args], { home });
 const errorOf = (stderr: string): { code: string; message: string } => {
   expect(stderr).not.toMatch(/internal error|\n\s+at /);
   expect(stderr.trim().split('\n')).toHaveLength(1);
@@ -85,36 +87,36 @@ afterAll(() => tmp.cleanup());
 describe('vc documents add, list, remove', () => {
   const home = path.join(tmp.dir, 'cli');
 
-  it('pins the official KYCAgeCredential documents under their URLs, lists and removes them', () => {
-    const schema = vc(home, ['documents', 'add', KYC_SCHEMA_URL, KYC_SCHEMA_FILE]);
+  it('pins the official KYCAgeCredential documents under their URLs, lists and removes them', async () => {
+    const schema = await vc(home, ['documents', 'add', KYC_SCHEMA_URL, KYC_SCHEMA_FILE]);
     expect(schema.status, schema.stderr).toBe(0);
     expect(schema.json<Json>()).toMatchObject({ url: KYC_SCHEMA_URL, kind: 'schema', added: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The schema names its context, which the wallet lacks yet: said whole, with the command.
     expect(schema.json<{ note: string }>().note).toBe(`its JSON-LD context ${KYC_CONTEXT_URL} is not in the wallet yet: add it too (vc documents add ${KYC_CONTEXT_URL} FILE)`);
     expect(schema.stderr).toContain(`vc documents add ${KYC_CONTEXT_URL} FILE`);
-    const context = vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]);
+    const context = await vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]);
     expect(context.status, context.stderr).toBe(0);
     expect(context.json<Json>()).toMatchObject({ url: KYC_CONTEXT_URL, kind: 'context', added: true });
     // The same document again changes nothing.
-    expect(vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]).json<Json>()).toMatchObject({ added: false });
+    expect((await vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE])).json<Json>()).toMatchObject({ added: false });
 
-    const listed = vc(home, ['documents', 'list']).json<{ documents: Array<Json> }>().documents;
+    const listed = (await vc(home, ['documents', 'list'])).json<{ documents: Array<Json> }>().documents;
     expect(listed.map((d) => [d.url, d.kind, d.intact])).toEqual([
       [KYC_CONTEXT_URL, 'context', true],
       [KYC_SCHEMA_URL, 'schema', true],
     ]);
 
-    const removed = vc(home, ['documents', 'remove', KYC_SCHEMA_URL]);
+    const removed = await vc(home, ['documents', 'remove', KYC_SCHEMA_URL]);
     expect(removed.status, removed.stderr).toBe(0);
     expect(removed.json<Json>()).toMatchObject({ url: KYC_SCHEMA_URL, removed: true });
-    expect(vc(home, ['documents', 'list']).json<{ documents: Array<Json> }>().documents.map((d) => d.url)).toEqual([KYC_CONTEXT_URL]);
-    const again = vc(home, ['documents', 'remove', KYC_SCHEMA_URL]);
+    expect((await vc(home, ['documents', 'list'])).json<{ documents: Array<Json> }>().documents.map((d) => d.url)).toEqual([KYC_CONTEXT_URL]);
+    const again = await vc(home, ['documents', 'remove', KYC_SCHEMA_URL]);
     expect(again.status).toBe(2);
     expect(errorOf(again.stderr)).toMatchObject({ code: 'not_found', message: `URL: no document is pinned under ${KYC_SCHEMA_URL} (vc documents list shows those that are)` });
   });
 
-  it('refuses what it cannot pin, naming the argument and why (exit 2, nothing written)', () => {
-    const before = vc(home, ['documents', 'list']).json<{ documents: unknown[] }>().documents.length;
+  it('refuses what it cannot pin, naming the argument and why (exit 2, nothing written)', async () => {
+    const before = (await vc(home, ['documents', 'list'])).json<{ documents: unknown[] }>().documents.length;
     const cases: Array<[string[], string, RegExp]> = [
       [['https://www.w3.org/2018/credentials/v1', KYC_CONTEXT_FILE], 'conflict', /^URL: https:\/\/www\.w3\.org\/2018\/credentials\/v1 is bundled with vc/],
       [['https://other.example/x', path.join(ROOT, 'package.json')], 'unprocessable', /package\.json: expected a JSON-LD context \(an object with @context\) or a JSON schema/],
@@ -129,13 +131,13 @@ describe('vc documents add, list, remove', () => {
       [['https://mirror.example/kyc.json', KYC_SCHEMA_FILE], 'unprocessable', /KYCAgeCredential-v3\.json: the schema names its URL https:\/\/raw\.githubusercontent\.com\/\S+ \(\$metadata\.uris\.jsonSchema\), not https:\/\/mirror\.example\/kyc\.json/],
     ];
     for (const [args, code, message] of cases) {
-      const run = vc(home, ['documents', 'add', ...args]);
+      const run = await vc(home, ['documents', 'add', ...args]);
       expect(run.status, args.join(' ')).toBe(2);
       const error = errorOf(run.stderr);
       expect(error.code, args.join(' ')).toBe(code);
       expect(error.message, args.join(' ')).toMatch(message);
     }
-    expect(vc(home, ['documents', 'list']).json<{ documents: unknown[] }>().documents).toHaveLength(before);
+    expect((await vc(home, ['documents', 'list'])).json<{ documents: unknown[] }>().documents).toHaveLength(before);
   });
 });
 
@@ -143,12 +145,12 @@ describe('a stored copy changed in the wallet', () => {
   const home = path.join(tmp.dir, 'tampered');
 
   it('is refused by every loader and by the verifier, naming the URL, until it is added again', async () => {
-    expect(vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]).status).toBe(0);
-    expect(vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]).status).toBe(0);
+    expect((await vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE])).status).toBe(0);
+    expect((await vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)])).status).toBe(0);
     // The term `birthday` comes to mean something else.
     tamperWith(home, 'kyc-vocab:birthday', (text) => text.replace('kyc-vocab:birthday', 'kyc-vocab:deathday'));
 
-    const listed = vc(home, ['documents', 'list']);
+    const listed = await vc(home, ['documents', 'list']);
     expect(listed.json<{ documents: Array<Json> }>().documents.map((d) => [d.url, d.intact])).toEqual([
       [LOYALTY_URL, true],
       [KYC_CONTEXT_URL, false],
@@ -180,27 +182,27 @@ describe('a stored copy changed in the wallet', () => {
       credentialSubject: { birthday: 19960424 },
       proof: { type: 'BbsBlsSignatureProof2020', verificationMethod: 'did:example:issuer#key', proofValue: 'AA==', nonce: 'AA==' },
     };
-    const verified = vc(home, ['verifier', 'verify', '--credential', file('presented.json', presented)]);
+    const verified = await vc(home, ['verifier', 'verify', '--credential', file('presented.json', presented)]);
     expect(verified.status).toBe(1);
     const context = verified.json<{ checks: Array<{ id: string; valid: boolean; reason?: string }> }>().checks.find((check) => check.id === 'context');
     expect(context?.valid).toBe(false);
     expect(context?.reason).toMatch(new RegExp(`^the stored copy of ${KYC_CONTEXT_URL.replace(/[.]/g, '\\.')} changed since it was added`));
 
     // Added again from the file, it is intact and read again.
-    const readded = vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]);
+    const readded = await vc(home, ['documents', 'add', KYC_CONTEXT_URL, KYC_CONTEXT_FILE]);
     expect(readded.status, readded.stderr).toBe(0);
     expect(readded.json<Json>()).toMatchObject({ added: true });
-    expect(vc(home, ['documents', 'list']).json<{ documents: Array<Json> }>().documents.every((d) => d.intact === true)).toBe(true);
-    const again = vc(home, ['verifier', 'verify', '--credential', file('presented.json', presented)]);
+    expect((await vc(home, ['documents', 'list'])).json<{ documents: Array<Json> }>().documents.every((d) => d.intact === true)).toBe(true);
+    const again = await vc(home, ['verifier', 'verify', '--credential', file('presented.json', presented)]);
     const recheck = again.json<{ checks: Array<{ id: string; valid: boolean }> }>().checks.find((check) => check.id === 'context');
     expect(recheck?.valid).toBe(true);
   });
 });
 
 describe('a pinned record broken by another program', () => {
-  it('is listed as not intact, never an internal error, and remove or add mends it', () => {
+  it('is listed as not intact, never an internal error, and remove or add mends it', async () => {
     const home = path.join(tmp.dir, 'broken-record');
-    expect(vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]).status).toBe(0);
+    expect((await vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)])).status).toBe(0);
     for (const broken of ['{not json', '{"url":5}']) {
       const db = new Database(path.join(home, 'wallet.db'));
       try {
@@ -208,13 +210,13 @@ describe('a pinned record broken by another program', () => {
       } finally {
         db.close();
       }
-      const listed = vc(home, ['documents', 'list']);
+      const listed = await vc(home, ['documents', 'list']);
       expect(listed.status, `${broken}: ${listed.stderr}`).toBe(0);
       expect(listed.json<{ documents: Array<{ url: string; intact: boolean }> }>().documents).toMatchObject([{ url: LOYALTY_URL, intact: false }]);
       // Added again over the broken record: mended, intact.
-      const again = vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]);
+      const again = await vc(home, ['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)]);
       expect(again.status, `${broken}: ${again.stderr}`).toBe(0);
-      expect(vc(home, ['documents', 'list']).json<{ documents: Array<{ intact: boolean }> }>().documents).toMatchObject([{ intact: true }]);
+      expect((await vc(home, ['documents', 'list'])).json<{ documents: Array<{ intact: boolean }> }>().documents).toMatchObject([{ intact: true }]);
     }
     const db = new Database(path.join(home, 'wallet.db'));
     try {
@@ -222,9 +224,9 @@ describe('a pinned record broken by another program', () => {
     } finally {
       db.close();
     }
-    const removed = vc(home, ['documents', 'remove', LOYALTY_URL]);
+    const removed = await vc(home, ['documents', 'remove', LOYALTY_URL]);
     expect(removed.status, removed.stderr).toBe(0);
-    expect(vc(home, ['documents', 'list']).json<{ documents: unknown[] }>().documents).toEqual([]);
+    expect((await vc(home, ['documents', 'list'])).json<{ documents: unknown[] }>().documents).toEqual([]);
   });
 });
 

@@ -14,9 +14,10 @@
  *   see Row.status.
  *
  * Statements and section numbers are the Recommendation's (w3c/vc-data-model index.html); the rule
- * table of src/core/vcDataModel.ts quotes them, and every rule there has a row here. The server and
- * the command line run with TZ at UTC-12, so that a time read as local time instead of UTC (section
- * 5.8) shows. Documents are deduplicated: each distinct one is signed, issued and verified once.
+ * table of src/core/vcDataModel.ts quotes them, and every rule there has a row here. The server (the
+ * binary) runs with TZ at UTC-12, so that a time read as local time instead of UTC (section 5.8)
+ * shows; the command line runs in this process (runVcInProcess), in UTC as the binary sets it
+ * whatever its environment says (test/cli/main.test.ts compares the two under that zone). Documents are deduplicated: each distinct one is signed, issued and verified once.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { createCredential, createList } from '@digitalbazaar/vc-bitstring-status
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_MODEL_RULES } from '../../src/core/vcDataModel.js';
 import { deriveBbs2023Key } from '../../src/sd/suites/bbs2023/bbs2023Suite.js';
-import { ROOT, runVcAsync, startVcServe, tempDir, type ServedUrls, type VcRun, type VcServer } from '../helpers.js';
+import { ROOT, runVcInProcess, startVcServe, tempDir, type ServedUrls, type VcRun, type VcServer } from '../helpers.js';
 import { digitalBazaarIssuer, type DigitalBazaarIssuer } from '../sd/suites/bbs2023/digitalBazaarIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -280,7 +281,8 @@ function fileOf(document: Json): string {
   return file;
 }
 
-const cli = (args: string[]): Promise<VcRun> => runVcAsync(['--json', ...args], { home: cliHome, env: ENV });
+/** The command line in this process (runVcInProcess: in UTC while it runs, as the binary, whatever ENV's TZ says). */
+const cli = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home: cliHome, env: ENV });
 
 /** The documents of a row: what the issuer is given, and what the verifier (and a holder) receive. */
 interface RowDocuments {

@@ -1,5 +1,6 @@
 /**
- * Whole-home backups through the binary, without a chain (the chain's snapshot is restored in
+ * Whole-home backups from the command line (the export through the built binary, the rest in
+ * process: runVcInProcess), without a chain (the chain's snapshot is restored in
  * test/e2e/holderStore.test.ts): `vc wallet export -o FILE` writes one 0600 file and prints no
  * secret; `vc wallet import FILE` restores a home that is the same wallet (the holder's DID and
  * keys, the issuer's key, the held credentials, which still disclose), refuses a home that holds
@@ -13,7 +14,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
-import { jsonError, runVc, tempDir, type VcRun } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, tempDir, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const tmp = tempDir('vc-wallet-backup-');
@@ -26,26 +27,27 @@ let privateKeys: string[];
 let held: Json[];
 let exported: VcRun;
 
-function vc(args: string[], at: string): VcRun {
-  return runVc(args, { home: at });
+function vc(args: string[], at: string): Promise<VcRun> {
+  return runVcInProcess(args, { home: at });
 }
 
-beforeAll(() => {
-  const did = vc(['--json', 'holder', 'did', 'create'], source);
+beforeAll(async () => {
+  const did = await vc(['--json', 'holder', 'did', 'create'], source);
   expect(did.status, did.stderr).toBe(0);
   holderDid = did.json<{ did_String: string }>().did_String;
-  expect(vc(['issuer', 'issue', '--format', 'bbs', '--holder', holderDid, '-o', file('sd.json')], source).status).toBe(0);
-  expect(vc(['issuer', 'issue', '--format', 'bbs-2023', '--holder', holderDid], source).status).toBe(0);
+  expect((await vc(['issuer', 'issue', '--format', 'bbs', '--holder', holderDid, '-o', file('sd.json')], source)).status).toBe(0);
+  expect((await vc(['issuer', 'issue', '--format', 'bbs-2023', '--holder', holderDid], source)).status).toBe(0);
   // The secrets the backup holds, read only to show they are never printed.
-  const key = vc(['--json', 'issuer', 'bbs-key', '--show-secret'], source);
+  const key = await vc(['--json', 'issuer', 'bbs-key', '--show-secret'], source);
   seedPhrase = key.json<{ seedPhrase: string }>().seedPhrase;
   const ctx = new Context({ config: parseConfig({}, source) });
   privateKeys = ctx.store.list<string>('iden3.keys').map((record) => record.value);
   void ctx.close();
   expect(privateKeys.length).toBeGreaterThan(0);
-  held = vc(['--json', 'holder', 'credentials', 'list'], source).json<{ credentials: Json[] }>().credentials;
+  held = (await vc(['--json', 'holder', 'credentials', 'list'], source)).json<{ credentials: Json[] }>().credentials;
   expect(held).toHaveLength(2);
-  exported = vc(['wallet', 'export', '-o', file('wallet.backup')], source);
+  // The export through the built binary, as a user runs it; every other command in process.
+  exported = runVc(['wallet', 'export', '-o', file('wallet.backup')], { home: source });
 }, 120_000);
 
 afterAll(() => tmp.cleanup());
@@ -63,61 +65,61 @@ describe('vc wallet export', () => {
     expect(exported.stderr).toMatch(/holds the wallet's private keys in clear/);
   });
 
-  it('refuses a file inside the wallet home, and a directory that does not exist, writing nothing', () => {
-    const inside = vc(['--json', 'wallet', 'export', '-o', path.join(source, 'backup')], source);
+  it('refuses a file inside the wallet home, and a directory that does not exist, writing nothing', async () => {
+    const inside = await vc(['--json', 'wallet', 'export', '-o', path.join(source, 'backup')], source);
     expect(inside.status).toBe(2);
     expect(jsonError(inside.stderr)).toMatchObject({ code: 'invalid_input', field: '--output', message: expect.stringMatching(/is inside the wallet home/) as string });
-    const nowhere = vc(['--json', 'wallet', 'export', '-o', path.join(tmp.dir, 'no', 'such', 'dir', 'backup')], source);
+    const nowhere = await vc(['--json', 'wallet', 'export', '-o', path.join(tmp.dir, 'no', 'such', 'dir', 'backup')], source);
     expect(nowhere.status).toBe(2);
     expect(jsonError(nowhere.stderr).message).toMatch(/^-o: cannot write .*no such directory/);
-    expect(vc(['wallet', 'export'], source).stderr).toMatch(/required option '-o, --output <file>' not specified/);
+    expect((await vc(['wallet', 'export'], source)).stderr).toMatch(/required option '-o, --output <file>' not specified/);
     // A FIFO (or any file that is not a regular one) is refused at once, not written into (which
     // would block until someone reads it).
     const fifo = path.join(tmp.dir, 'backup.fifo');
     execFileSync('mkfifo', [fifo]);
-    const toFifo = vc(['--json', 'wallet', 'export', '-o', fifo], source);
+    const toFifo = await vc(['--json', 'wallet', 'export', '-o', fifo], source);
     expect(toFifo.status).toBe(2);
     expect(jsonError(toFifo.stderr).message).toMatch(/backup\.fifo is not a regular file/);
   });
 });
 
 describe('vc wallet import', () => {
-  it('restores an empty home into the same wallet: DID, keys, issuer key, held credentials that still disclose', () => {
+  it('restores an empty home into the same wallet: DID, keys, issuer key, held credentials that still disclose', async () => {
     const restored = home('restored');
-    const run = vc(['wallet', 'import', file('wallet.backup')], restored);
+    const run = await vc(['wallet', 'import', file('wallet.backup')], restored);
     expect(run.status, run.stderr).toBe(0);
     expect(run.json<Json>()).toMatchObject({ home: restored, replaced: false, holderDid, identities: 1, privateKeys: 1, issuerSeedPhrase: true, heldCredentials: 2 });
     expect(`${run.stdout}${run.stderr}`).not.toContain(seedPhrase);
     expect(run.stderr).toMatch(/restored into .*restored: 1 identity, 1 private key, the issuer's seed phrase, 2 held credentials/);
 
-    expect(vc(['--json', 'holder', 'credentials', 'list'], restored).json<{ credentials: Json[] }>().credentials).toEqual(held);
-    expect(vc(['--json', 'holder', 'did', 'create'], restored).json<Json>()).toMatchObject({ did_String: holderDid, created: false });
-    const key = (at: string): unknown => vc(['--json', 'issuer', 'bbs-key'], at).json<{ did: string }>().did;
-    expect(key(restored)).toBe(key(source));
+    expect((await vc(['--json', 'holder', 'credentials', 'list'], restored)).json<{ credentials: Json[] }>().credentials).toEqual(held);
+    expect((await vc(['--json', 'holder', 'did', 'create'], restored)).json<Json>()).toMatchObject({ did_String: holderDid, created: false });
+    const key = async (at: string): Promise<unknown> => (await vc(['--json', 'issuer', 'bbs-key'], at)).json<{ did: string }>().did;
+    expect(await key(restored)).toBe(await key(source));
     // The restored holder discloses what it holds, and the disclosure verifies.
-    const disclose = vc(['--json', 'holder', 'disclose', '--id', String(held[1]!.id), '--keys', 'id,name', '-o', file('restored-disclosed.json')], restored);
+    const disclose = await vc(['--json', 'holder', 'disclose', '--id', String(held[1]!.id), '--keys', 'id,name', '-o', file('restored-disclosed.json')], restored);
     expect(disclose.status, disclose.stderr).toBe(0);
-    const verify = vc(['--json', 'verifier', 'verify', '--credential', file('restored-disclosed.json')], restored);
+    const verify = await vc(['--json', 'verifier', 'verify', '--credential', file('restored-disclosed.json')], restored);
     expect(verify.status, verify.stdout).toBe(0);
     expect((JSON.parse(readFileSync(file('restored-disclosed.json'), 'utf8')) as { vc: { credentialSubject: Json } }).vc.credentialSubject).toEqual({ id: holderDid, name: 'Alice Example' });
   });
 
-  it('refuses a home that holds anything unless --force, then replaces it whole', () => {
+  it('refuses a home that holds anything unless --force, then replaces it whole', async () => {
     const other = home('other');
-    expect(vc(['issuer', 'issue', '--format', 'bbs'], other).status).toBe(0);
-    const refused = vc(['--json', 'wallet', 'import', file('wallet.backup')], other);
+    expect((await vc(['issuer', 'issue', '--format', 'bbs'], other)).status).toBe(0);
+    const refused = await vc(['--json', 'wallet', 'import', file('wallet.backup')], other);
     expect(refused.status).toBe(2);
     expect(jsonError(refused.stderr)).toMatchObject({ code: 'conflict', field: '--force', message: expect.stringMatching(/the wallet home .*other is not empty \(\d+ records in wallet\.db\): .*give --force/) as string });
-    const before = vc(['--json', 'holder', 'credentials', 'list'], other).json<{ credentials: Json[] }>().credentials;
+    const before = (await vc(['--json', 'holder', 'credentials', 'list'], other)).json<{ credentials: Json[] }>().credentials;
     expect(before).toHaveLength(1);
-    const forced = vc(['--json', 'wallet', 'import', file('wallet.backup'), '--force'], other);
+    const forced = await vc(['--json', 'wallet', 'import', file('wallet.backup'), '--force'], other);
     expect(forced.status, forced.stderr).toBe(0);
     expect(forced.json<Json>()).toMatchObject({ replaced: true, holderDid });
     // Replaced, not merged: the credential the home had is gone, the backup's are there.
-    expect(vc(['--json', 'holder', 'credentials', 'list'], other).json<{ credentials: Json[] }>().credentials).toEqual(held);
+    expect((await vc(['--json', 'holder', 'credentials', 'list'], other)).json<{ credentials: Json[] }>().credentials).toEqual(held);
   });
 
-  it('refuses a damaged, cut or foreign file before writing anything', () => {
+  it('refuses a damaged, cut or foreign file before writing anything', async () => {
     const target = home('untouched');
     const whole = readFileSync(file('wallet.backup'));
     writeFileSync(file('cut.backup'), whole.subarray(0, Math.floor(whole.length / 2)));
@@ -145,11 +147,11 @@ describe('vc wallet import', () => {
       ['missing.backup', /cannot read .*missing\.backup: no such file/],
     ];
     for (const [name, message] of cases) {
-      const run = vc(['--json', 'wallet', 'import', file(name)], target);
+      const run = await vc(['--json', 'wallet', 'import', file(name)], target);
       expect(run.status, name).toBe(2);
       expect(jsonError(run.stderr), name).toMatchObject({ code: 'invalid_input', field: 'FILE', message: expect.stringMatching(message) as string });
     }
     // Nothing was written: the home is still empty, and takes the good backup without --force.
-    expect(vc(['wallet', 'import', file('wallet.backup')], target).status).toBe(0);
+    expect((await vc(['wallet', 'import', file('wallet.backup')], target)).status).toBe(0);
   });
 });

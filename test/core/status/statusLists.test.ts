@@ -21,7 +21,7 @@ import { STATUS_ENTRIES_NAMESPACE, STATUS_LISTS_NAMESPACE, type StoredStatusEntr
 import { STATUS_CRASH_POINTS } from '../../../src/faults.js';
 import { MIN_STATUS_LIST_LENGTH, unsignedStatusListCredential } from '../../../src/status/bitstringStatusList.js';
 import { WalletStore } from '../../../src/store/store.js';
-import { runVc, tempDir } from '../../helpers.js';
+import { runVc, runVcInProcess, tempDir } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
@@ -263,10 +263,10 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
   const home = path.join(tmp.dir, 'rdfc-cli');
   const elsewhere = path.join(tmp.dir, 'rdfc-verifier');
   const env = { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL, VC_TRUSTED_ISSUERS: '*' };
-  const vc = (args: string[], where = home) => runVc(['--json', ...args], { home: where, env });
+  const vc = (args: string[], where = home) => runVcInProcess(['--json', ...args], { home: where, env });
 
-  it('issues with --status (a passport, or --credential FILE), revokes by --id, and a verifier elsewhere given the list sees it', () => {
-    const passport = vc(['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation', '-o', path.join(tmp.dir, 'eddsa.json')]);
+  it('issues with --status (a passport, or --credential FILE), revokes by --id, and a verifier elsewhere given the list sees it', async () => {
+    const passport = await vc(['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation', '-o', path.join(tmp.dir, 'eddsa.json')]);
     expect(passport.status, passport.stderr).toBe(0);
     writeFileSync(path.join(tmp.dir, 'given.json'), JSON.stringify({
       '@context': ['https://www.w3.org/ns/credentials/v2', 'https://vc.example/contexts/sd-passport/v2'],
@@ -274,7 +274,7 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
       type: ['VerifiableCredential', 'PassportCredential'],
       credentialSubject: { id: 'did:example:given', name: 'Given Example', nationality: 'NLD' },
     }));
-    const given = vc(['issuer', 'issue', '--format', 'ecdsa-rdfc-2019', '--curve', 'P-384', '--credential', path.join(tmp.dir, 'given.json'), '--status', 'revocation,suspension', '-o', path.join(tmp.dir, 'p384.json')]);
+    const given = await vc(['issuer', 'issue', '--format', 'ecdsa-rdfc-2019', '--curve', 'P-384', '--credential', path.join(tmp.dir, 'given.json'), '--status', 'revocation,suspension', '-o', path.join(tmp.dir, 'p384.json')]);
     expect(given.status, given.stderr).toBe(0);
     const eddsa = JSON.parse(readFileSync(path.join(tmp.dir, 'eddsa.json'), 'utf8')) as Json;
     const p384 = JSON.parse(readFileSync(path.join(tmp.dir, 'p384.json'), 'utf8')) as Json;
@@ -288,22 +288,22 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
     expect(p384Suspension.statusListCredential).toBe(`${ISSUER_URL}/status-lists/suspension-1`);
 
     // Revoked by the credential's own id (the --credential's), suspended by its entry's id.
-    const revoked = vc(['issuer', 'revoke', '--id', 'urn:uuid:5e3b1c9a-8f2d-4c61-9a57-0d8e2f4b7c13']);
+    const revoked = await vc(['issuer', 'revoke', '--id', 'urn:uuid:5e3b1c9a-8f2d-4c61-9a57-0d8e2f4b7c13']);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, statusListCredential: p384Revocation.statusListCredential });
     const lists: Record<string, string> = {};
     for (const id of ['revocation-1', 'revocation-2']) {
-      const list = vc(['issuer', 'status-list', '--id', id, '-o', path.join(tmp.dir, `${id}.json`)]);
+      const list = await vc(['issuer', 'status-list', '--id', id, '-o', path.join(tmp.dir, `${id}.json`)]);
       expect(list.status, list.stderr).toBe(0);
       lists[id] = path.join(tmp.dir, `${id}.json`);
     }
     expect((JSON.parse(readFileSync(lists['revocation-2']!, 'utf8')) as { proof: Json }).proof.cryptosuite).toBe('ecdsa-rdfc-2019');
 
     const verifyElsewhere = (file: string, list: string) => vc(['verifier', 'verify', '--credential', path.join(tmp.dir, file), '--status-list', list], elsewhere);
-    const fine = verifyElsewhere('eddsa.json', lists['revocation-1']!);
+    const fine = await verifyElsewhere('eddsa.json', lists['revocation-1']!);
     expect(fine.status, fine.stderr).toBe(0);
     expect(fine.json<{ checks: Array<{ id: string; valid: boolean }> }>().checks).toContainEqual({ id: 'status', valid: true });
-    const refused = verifyElsewhere('p384.json', lists['revocation-2']!);
+    const refused = await verifyElsewhere('p384.json', lists['revocation-2']!);
     expect(refused.status, refused.stderr).toBe(1);
     expect(refused.json<{ checks: Array<{ id: string; valid: boolean; reason?: string }> }>().checks).toContainEqual({
       id: 'status',
@@ -316,7 +316,9 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
 describe('a kill at each status crash point', () => {
   const home = path.join(tmp.dir, 'crash');
   const env = { IDP_BLS_SIGN_SEED_PHRASE: ISSUER_PHRASE, VC_ISSUER_URL: ISSUER_URL };
+  // The killed commands through the binary (a crash point kills the process); what runs after them in process.
   const vc = (args: string[], extra: Record<string, string> = {}) => runVc(['--json', ...args], { home, env: { ...env, ...extra } });
+  const vcInProcess = (args: string[]) => runVcInProcess(['--json', ...args], { home, env });
   const read = <T>(ns: string, key?: string): T => {
     const store = WalletStore.open(home);
     try {
@@ -327,7 +329,7 @@ describe('a kill at each status crash point', () => {
   };
   const killedAt = new Set<string>();
 
-  it('status:assigned (index claimed, credential not signed): the index is never handed out again, the list is kept', () => {
+  it('status:assigned (index claimed, credential not signed): the index is never handed out again, the list is kept', async () => {
     const crashed = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation'], { VC_CRASH_AT: 'status:assigned' });
     expect(crashed.signal).toBe('SIGKILL');
     killedAt.add('status:assigned');
@@ -336,18 +338,18 @@ describe('a kill at each status crash point', () => {
     expect(claimed).toHaveLength(1);
     const list = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
     expect(list).toMatchObject({ assigned: 1, version: 1 });
-    const issued = vc(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation']);
+    const issued = await vcInProcess(['issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation']);
     expect(issued.status, issued.stderr).toBe(0);
     const status = issued.json<{ credentialStatus: Entry }>().credentialStatus;
     expect(status.statusListCredential).toBe(`${ISSUER_URL}/status-lists/revocation-1`);
     expect(Number(status.statusListIndex)).not.toBe(claimed[0]!.value.index);
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ assigned: 2 });
-    const served = vc(['issuer', 'status-list', '--id', 'revocation-1']);
+    const served = await vcInProcess(['issuer', 'status-list', '--id', 'revocation-1']);
     expect(served.status, served.stderr).toBe(0);
     expect(served.json()).toEqual(list.credential);
   });
 
-  it('status:list-signed (list re-signed, not stored): nothing changed, and the revocation completes when run again', () => {
+  it('status:list-signed (list re-signed, not stored): nothing changed, and the revocation completes when run again', async () => {
     const [{ value: entry }] = read<Array<{ value: StoredStatusEntry }>>(STATUS_ENTRIES_NAMESPACE).filter((record) => record.value.index !== undefined).slice(-1) as [{ value: StoredStatusEntry }];
     const before = read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1');
     const crashed = vc(['issuer', 'revoke', '--id', entry.statusId], { VC_CRASH_AT: 'status:list-signed' });
@@ -355,7 +357,7 @@ describe('a kill at each status crash point', () => {
     killedAt.add('status:list-signed');
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toEqual(before);
     expect(read<StoredStatusEntry>(STATUS_ENTRIES_NAMESPACE, `revocation-1#${entry.index}`).set).toBe(false);
-    const revoked = vc(['issuer', 'revoke', '--id', entry.statusId]);
+    const revoked = await vcInProcess(['issuer', 'revoke', '--id', entry.statusId]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, set: true });
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ version: before.version + 1, assigned: before.assigned });

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonError, runVc, startVcServe, tempDir, type VcServer } from '../../helpers.js';
+import { jsonError, runVc, runVcInProcess, startVcServe, tempDir, type VcServer } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 type Entry = { id: string; statusPurpose: string; statusListIndex: string; statusListCredential: string };
@@ -100,13 +100,14 @@ describe('the VC-API routes: issue with a status, change it, the verifier servic
 });
 
 describe('the spec routes and the command line: issue, disclose, verify elsewhere, revoke', () => {
-  const nonceIn = (name: string): string => runVc(['--json', 'verifier', 'nonce'], { home: home(name) }).json<{ nonce: string }>().nonce;
-  const disclose = (nonce: string, out: string) => {
-    const run = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'nationality', '--nonce', nonce, '-o', file(out)], { home: home('issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: PHRASE } });
+  // The commands in process (runVcInProcess), but the revocation: another process on the home the issuer serves.
+  const nonceIn = async (name: string): Promise<string> => (await runVcInProcess(['--json', 'verifier', 'nonce'], { home: home(name) })).json<{ nonce: string }>().nonce;
+  const disclose = async (nonce: string, out: string) => {
+    const run = await runVcInProcess(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'nationality', '--nonce', nonce, '-o', file(out)], { home: home('issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: PHRASE } });
     expect(run.status, run.stderr).toBe(0);
   };
   const verifyIn = (name: string, credential: string, extra: string[] = [], env: Record<string, string> = { VC_ISSUER_URL: issuerUrl }) =>
-    runVc(['--json', 'verifier', 'verify', '--credential', file(credential), ...extra], { home: home(name), env });
+    runVcInProcess(['--json', 'verifier', 'verify', '--credential', file(credential), ...extra], { home: home(name), env });
   let entry: Entry;
 
   it('the issuer service issues with a status; a CLI verifier elsewhere fetches the list, or reads it from --status-list, and nothing else', async () => {
@@ -115,34 +116,34 @@ describe('the spec routes and the command line: issue, disclose, verify elsewher
     entry = issued.body.credentialStatus as Entry;
     expect(entry.statusListCredential).toBe(`${issuerUrl}/status-lists/revocation-1`);
 
-    disclose(nonceIn('cli-verifier'), 'd1.json');
-    const fetched = verifyIn('cli-verifier', 'd1.json');
+    await disclose(await nonceIn('cli-verifier'), 'd1.json');
+    const fetched = await verifyIn('cli-verifier', 'd1.json');
     expect(fetched.status, fetched.stderr).toBe(0);
     expect(fetched.json<{ checks: Json[] }>().checks).toContainEqual({ id: 'status', valid: true });
 
     // No VC_ISSUER_URL: the default issuer address (port 3000) is not this list's; nothing is fetched.
-    disclose(nonceIn('offline'), 'd2.json');
-    const offline = verifyIn('offline', 'd2.json', [], {});
+    await disclose(await nonceIn('offline'), 'd2.json');
+    const offline = await verifyIn('offline', 'd2.json', [], {});
     expect(offline.status).toBe(1);
     expect(offline.json<{ message: string }>().message).toMatch(/status list http:\/\/127\.0\.0\.1:\d+\/status-lists\/revocation-1: not at hand: give it/);
-    const exported = runVc(['--json', 'issuer', 'status-list', '--id', 'revocation-1', '-o', file('revocation-1.json')], { home: home('issuer') });
+    const exported = await runVcInProcess(['--json', 'issuer', 'status-list', '--id', 'revocation-1', '-o', file('revocation-1.json')], { home: home('issuer') });
     expect(exported.status, exported.stderr).toBe(0);
-    disclose(nonceIn('offline'), 'd3.json');
-    const given = verifyIn('offline', 'd3.json', ['--status-list', file('revocation-1.json')], {});
+    await disclose(await nonceIn('offline'), 'd3.json');
+    const given = await verifyIn('offline', 'd3.json', ['--status-list', file('revocation-1.json')], {});
     expect(given.status, given.stdout).toBe(0);
   });
 
-  it('vc issuer revoke --id, on the issuer\'s home while it serves: the next verification fails with the reason', () => {
+  it('vc issuer revoke --id, on the issuer\'s home while it serves: the next verification fails with the reason', async () => {
     const revoked = runVc(['--json', 'issuer', 'revoke', '--id', entry.id], { home: home('issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: PHRASE } });
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json()).toMatchObject({ message: 'revoked', statusListIndex: entry.statusListIndex, changed: true });
-    disclose(nonceIn('cli-verifier'), 'd4.json');
-    const refused = verifyIn('cli-verifier', 'd4.json');
+    await disclose(await nonceIn('cli-verifier'), 'd4.json');
+    const refused = await verifyIn('cli-verifier', 'd4.json');
     expect(refused.status).toBe(1);
     expect(refused.json<{ message: string }>().message).toBe(`verification failed: revoked: index ${entry.statusListIndex} of status list ${entry.statusListCredential} is set (revocation)`);
     // The list exported before the revocation still says what it said then (its validFrom).
-    disclose(nonceIn('offline'), 'd5.json');
-    expect(verifyIn('offline', 'd5.json', ['--status-list', file('revocation-1.json')], {}).status).toBe(0);
+    await disclose(await nonceIn('offline'), 'd5.json');
+    expect((await verifyIn('offline', 'd5.json', ['--status-list', file('revocation-1.json')], {})).status).toBe(0);
   });
 });
 
@@ -194,8 +195,8 @@ describe('bad input on the new routes and flags: 4xx JSON or exit 2, never 500',
     expect(verifier.stderr()).not.toMatch(/"status":500/);
   });
 
-  it('the commands', () => {
-    const cli = (args: string[]) => runVc(['--json', ...args], { home: home('cli-errors') });
+  it('the commands', async () => {
+    const cli = (args: string[]) => runVcInProcess(['--json', ...args], { home: home('cli-errors') });
     writeFileSync(file('some.json'), '{}');
     const cases: Array<[string[], RegExp, string | undefined]> = [
       [['issuer', 'revoke', '--id', 'urn:uuid:nope'], /^--id: no credential with a status list entry is known by "urn:uuid:nope"/, '--id'],
@@ -208,12 +209,12 @@ describe('bad input on the new routes and flags: 4xx JSON or exit 2, never 500',
       [['verifier', 'verify', '--credential', file('some.json'), '--status-list', file('missing.json')], /^--status-list: cannot read/, '--status-list'],
     ];
     for (const [args, message, field] of cases) {
-      const run = cli(args);
+      const run = await cli(args);
       expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(2);
       expect(jsonError(run.stderr), args.join(' ')).toMatchObject({ message: expect.stringMatching(message), ...(field === undefined ? {} : { field }) });
     }
     writeFileSync(file('not-a-list.json'), '"a string"');
-    const notList = cli(['verifier', 'verify', '--credential', file('some.json'), '--status-list', file('not-a-list.json')]);
+    const notList = await cli(['verifier', 'verify', '--credential', file('some.json'), '--status-list', file('not-a-list.json')]);
     expect(notList.status).toBe(2);
     expect(jsonError(notList.stderr).field).toBe('--status-list');
   });
