@@ -58,6 +58,15 @@ const BENCHES: BenchEntry[] = [
     },
   },
   {
+    name: 'proving',
+    description: 'vc serve issuing one credential after another (a state-transition proof each): /healthz p99 with proofs on the main thread vs in the prover process',
+    run: (m) => entry(m, 'runProvingBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { met: boolean; healthP99TargetMs: number }; proverProcess: { health: { failed: number; latencyMs: { p99: number } } } };
+      return report.acceptance.met ? undefined : `/healthz p99 ${report.proverProcess.health.latencyMs.p99} ms while proving (target ${report.acceptance.healthP99TargetMs} ms), ${report.proverProcess.health.failed} failed`;
+    },
+  },
+  {
     name: 'serverEdges',
     description: 'the durations tests no longer assert: slow bodies vs VC_BODY_TIMEOUT, /healthz meanwhile and with a saturated BBS+ pool, the strict JSON parser vs JSON.parse, the cached circuit build, the CLI refusing non-regular files',
     run: (m) => entry(m, 'runServerEdgesBench')({}),

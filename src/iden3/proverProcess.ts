@@ -3,11 +3,13 @@
  * calculation and Groth16 proving (groth16Prove.ts) away from the server's event loop. A process,
  * not a worker thread: snarkjs's curve starts its own threads through the `web-worker` package,
  * which takes over any thread that is not a process's main thread. It loads the js-sdk's witness
- * calculator and snarkjs before it says it is ready, keeps the circuit files it read (by path,
+ * calculator and snarkjs before it says it is ready, runs at a lower priority than the server
+ * (PROVER_NICE), keeps the circuit files it read (by path,
  * size and modification time) and the curve's threads between proofs, and exits when its parent
  * goes away.
  */
 import { readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
 import { proveGroth16, type TimedGroth16Proof, type WitnessBuilder } from './groth16Prove.js';
 
 /** A proof asked of the prover process. */
@@ -42,8 +44,20 @@ function send(message: ProverMessage): void {
   process.send?.(message);
 }
 
+/**
+ * The prover's scheduling priority (a nice value): below the server's, so that on a busy machine
+ * the server's event loop is scheduled first and proofs take the cores it leaves. Set before the
+ * curve's threads start, which inherit it.
+ */
+export const PROVER_NICE = 10;
+
 async function main(): Promise<void> {
   if (process.send === undefined) throw new Error('the prover process runs with an IPC channel to vc serve');
+  try {
+    os.setPriority(Math.min(19, os.getPriority() + PROVER_NICE));
+  } catch {
+    // Not permitted here: the prover runs at the server's priority.
+  }
   const moduleName: string = 'snarkjs';
   const [sdk] = await Promise.all([import('@0xpolygonid/js-sdk'), import(moduleName)]);
   const witnessBuilder = sdk.witnessBuilder as unknown as WitnessBuilder;
