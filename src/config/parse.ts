@@ -224,6 +224,23 @@ function url(vars: RawVariables, name: string, problems: Problems, protocols: st
   }
 }
 
+/**
+ * A base URL that other URLs are made from by appending a path (VC_ISSUER_URL: its status lists are
+ * `${base}/status-lists/<id>`, signed into every credential): http or https, with neither user
+ * nor password (they would be signed into credentials), query nor fragment (a path appended
+ * after them would not be a path).
+ */
+function baseUrl(vars: RawVariables, name: string, problems: Problems): string | undefined {
+  const value = url(vars, name, problems, ['http:', 'https:']);
+  if (value === undefined) return undefined;
+  const parsed = new URL(value);
+  if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '' || value.includes('?') || value.includes('#')) {
+    problems.add(name, text(vars, name)!, 'a base URL such as https://issuer.example/vc: http or https, without user, password, query or fragment (it is signed into credentials)', parsed.username !== '' || parsed.password !== '');
+    return undefined;
+  }
+  return value;
+}
+
 /** Parses the merged variables into a Config; `home` is resolved by the caller (it needs I/O). */
 export function parseConfig(vars: RawVariables, home: string): Config {
   const problems = new Problems();
@@ -315,7 +332,7 @@ export function parseConfig(vars: RawVariables, home: string): Config {
     },
     rhsUrl: url(vars, 'RHS_URL', problems, ['http:', 'https:']),
     circuitsPath: text(vars, 'CIRCUITS_PATH'),
-    issuer: { blsSeedPhrase, did: issuerDid, publicUrl: url(vars, 'VC_ISSUER_URL', problems, ['http:', 'https:']) },
+    issuer: { blsSeedPhrase, did: issuerDid, publicUrl: baseUrl(vars, 'VC_ISSUER_URL', problems) },
     verifier: { trustedIssuers, requireNonce: boolean(vars, 'VC_REQUIRE_NONCE', problems) ?? false },
     server: {
       port: integer(vars, 'PORT', problems, 0, 65535),

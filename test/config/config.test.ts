@@ -22,6 +22,20 @@ describe('parseConfig', () => {
     for (const value of ['issuer.example', 'ftp://issuer.example', 'http:/issuer.example']) {
       expect(() => parseConfig({ VC_ISSUER_URL: value }, '/h'), value).toThrow(/VC_ISSUER_URL=\(hidden\): expected a URL such as https:\/\/host\/path/);
     }
+    // A base URL: what is appended to it must stay a path, and nothing secret is signed into credentials.
+    for (const value of ['http://127.0.0.1:3100?q=1', 'http://127.0.0.1:3100/#f', 'https://issuer.example/vc?x']) {
+      expect(() => parseConfig({ VC_ISSUER_URL: value }, '/h'), value).toThrow(/VC_ISSUER_URL="[^"]*": expected a base URL such as https:\/\/issuer\.example\/vc: http or https, without user, password, query or fragment/);
+    }
+    for (const value of ['http://user:pw@127.0.0.1:3100', 'https://token@issuer.example/vc']) {
+      let message = '';
+      try {
+        parseConfig({ VC_ISSUER_URL: value }, '/h');
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, value).toMatch(/VC_ISSUER_URL=\(hidden\): expected a base URL/);
+      expect(message, value).not.toMatch(/pw|token/);
+    }
   });
 
   it('normalises valid values', () => {

@@ -12,6 +12,8 @@ import type { FieldNamer } from '../validate.js';
 import type { BbsCredential } from '../sd/sdSchemas.js';
 import {
   BbsCredentialSchema,
+  GivenStatusListsSchema,
+  givenStatusLists,
   CredentialSubjectSchema,
   CredentialTypeSchema,
   DiscloseResultSchema,
@@ -21,10 +23,6 @@ import {
 
 const sd = () => import('../sd/index.js');
 
-/** A status list credential given to a verifier (its checks come later: a failed one is a result). */
-const StatusListCredentialSchema = z.record(z.string(), z.unknown());
-/** The most status lists one verification may be given. */
-const MAX_GIVEN_STATUS_LISTS = 8;
 const MultikeySchema = z.object({ did: z.string(), verificationMethod: z.string(), type: z.literal('Multikey'), publicKeyMultibase: z.string() });
 
 export const sdIssue = defineOperation({
@@ -237,10 +235,7 @@ export const sdVerify = defineOperation({
   input: z.strictObject({
     vc: z.record(z.string(), z.unknown()).describe('the credential: a derived disclosure (spec 2.5) or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential'),
     requireNonce: z.boolean().describe('refuse proofs whose nonce this verifier did not issue (always on with VC_REQUIRE_NONCE=true)').optional(),
-    statusList: z
-      .union([StatusListCredentialSchema, z.array(StatusListCredentialSchema).min(1).max(MAX_GIVEN_STATUS_LISTS)])
-      .describe('the signed status list credential(s) the credential\'s credentialStatus names (from `vc issuer status-list`), checked like any other')
-      .optional(),
+    statusList: GivenStatusListsSchema.optional(),
   }),
   result: VerifyResultSchema,
   mutates: false,
@@ -248,7 +243,7 @@ export const sdVerify = defineOperation({
     (await sd()).verifySelectiveDisclosure(ctx, {
       vc: input.vc,
       requireNonce: input.requireNonce === true,
-      statusLists: input.statusList === undefined ? undefined : Array.isArray(input.statusList) ? input.statusList : [input.statusList],
+      statusLists: givenStatusLists(input.statusList),
       names: call.names,
     }),
   failure: (result) => (result.verified ? undefined : result.message),

@@ -4,6 +4,7 @@
  * challenge and domain, every credential inside, the holder binding). The VC-API routes of the
  * same work are in vcApiOperations.ts.
  */
+import { GivenStatusListsSchema, givenStatusLists } from '../sd/sdSchemas.js';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { VerificationCheckSchema } from '../sd/sdSchemas.js';
@@ -81,10 +82,17 @@ export const vpVerify = defineOperation({
     challenge: Binding.describe('the challenge this verifier gave the holder'),
     domain: Binding.describe('the domain this verifier gave the holder'),
     requireNonce: z.boolean().describe('refuse a challenge this verifier did not issue with `vc verifier nonce` (always on with VC_REQUIRE_NONCE=true)').optional(),
+    statusList: GivenStatusListsSchema.optional(),
   }),
   result: VerifyPresentationResultSchema,
   mutates: false,
   run: async (ctx, input) =>
-    (await presentations()).verifyPresentation(ctx, { presentation: input.verifiablePresentation, challenge: input.challenge, domain: input.domain, requireNonce: input.requireNonce }),
+    (await presentations()).verifyPresentation(ctx, {
+      presentation: input.verifiablePresentation,
+      challenge: input.challenge,
+      domain: input.domain,
+      requireNonce: input.requireNonce,
+      statusLists: givenStatusLists(input.statusList),
+    }),
   failure: (result) => (result.verified ? undefined : result.message),
 });

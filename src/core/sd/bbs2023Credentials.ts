@@ -192,6 +192,8 @@ export interface Bbs2023StatusAssignment {
   entries: number;
   /** Assigns the entries for a credential of `issuer` and returns its credentialStatus. */
   assign(issuer: string): Promise<unknown>;
+  /** Called once the credential carrying the entries is signed (its own id then names them). */
+  signed?(): void;
 }
 
 /** A stand-in of `entries` status entries, of their shape, for counting a credential's cost before they are assigned. */
@@ -243,16 +245,18 @@ export async function signBbs2023Credential(
   const pointers = [...new Set([...defaultMandatoryPointers(document), ...given])];
   const now = ctx.now();
   const progress = ctx.progress.start('signing with bbs-2023');
+  let credential: JsonLdDocument;
   try {
-    const credential = await engine.signBbs2023(document, bbs2023KeyMaterial(key), pointers, now);
+    credential = await engine.signBbs2023(document, bbs2023KeyMaterial(key), pointers, now);
     progress.succeed('signed (DataIntegrityProof, bbs-2023)');
-    return { credential, key };
   } catch (error) {
     progress.fail();
     // A fault of the server (a busy or crashed worker) keeps its own status (503, 500).
     if (isVcError(error) && error.httpStatus >= 500) throw error;
     throw new UnprocessableError(`${names(base)}: cannot sign it with bbs-2023: ${describeBbs2023Error(error)}`, { field: base, cause: error });
   }
+  options.status?.signed?.();
+  return { credential, key };
 }
 
 /**

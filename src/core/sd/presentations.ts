@@ -204,6 +204,8 @@ export interface VerifyPresentationOptions {
   domain?: string | undefined;
   /** Require a challenge this verifier issued (always on with VC_REQUIRE_NONCE=true). */
   requireNonce?: boolean | undefined;
+  /** Status list credentials the caller gives for the credentials' statuses (`--status-list FILE`), used first. */
+  statusLists?: readonly Record<string, unknown>[] | undefined;
 }
 
 /** The values of a proof member that may be one string or a list of them (domain). */
@@ -280,7 +282,7 @@ export async function verifyPresentation(ctx: Context, options: VerifyPresentati
 
   const results = await Promise.all(
     credentials.map(async (credential, index): Promise<PresentedCredentialResult> => {
-      const presented = await checkPresentedCredential(ctx, credential);
+      const presented = await checkPresentedCredential(ctx, credential, { statusLists: options.statusLists });
       const credentialChecks = [...presented.checks];
       const ids = subjectIds(credential);
       if (presented.complete && ids.length > 0) {

@@ -65,16 +65,18 @@ export async function signRdfcCredentialChecked(
   // Every check passed: only now is a status list index assigned (and the list created, once).
   const document = options.status === undefined ? unsigned : { ...unsigned, credentialStatus: await options.status.assign(key.did) };
   const progress = ctx.progress.start(`signing with ${suite} (${options.keyType})`);
+  let credential: JsonLdDocument;
   try {
-    const credential = await engine.signRdfcCredential(document, key.material, ctx.now());
+    credential = await engine.signRdfcCredential(document, key.material, ctx.now());
     progress.succeed(`signed (DataIntegrityProof, ${suite})`);
-    return { credential, key };
   } catch (error) {
     progress.fail();
     // A fault of the server (a busy or crashed worker) keeps its own status (503, 500).
     if (isVcError(error) && error.httpStatus >= 500) throw error;
     throw new UnprocessableError(`${names(base)}: cannot sign it with ${suite}: ${describeRdfcError(error, suite)}`, { field: base, cause: error });
   }
+  options.status?.signed?.();
+  return { credential, key };
 }
 
 /**

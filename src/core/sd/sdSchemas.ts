@@ -97,3 +97,17 @@ export const NonceResultSchema = z.object({
   nonce: z.string(),
   expiresAt: z.string(),
 });
+
+/** A status list credential given to a verifier (its checks come later: a failed one is a result). */
+const StatusListCredentialSchema = z.record(z.string(), z.unknown());
+/** The most status lists one verification may be given. */
+const MAX_GIVEN_STATUS_LISTS = 8;
+/** Status list credentials given to a verifier: one, or a list of them (a JSON array in one file). */
+export const GivenStatusListsSchema = z
+  .union([StatusListCredentialSchema, z.array(StatusListCredentialSchema).min(1).max(MAX_GIVEN_STATUS_LISTS)])
+  .describe("the signed status list credential(s) the credentials' credentialStatus name (from `vc issuer status-list`; several: a JSON array in one file), checked like any other");
+
+/** The given status lists as a list. */
+export function givenStatusLists(given: z.infer<typeof GivenStatusListsSchema> | undefined): Record<string, unknown>[] | undefined {
+  return given === undefined ? undefined : Array.isArray(given) ? given : [given];
+}

@@ -11,7 +11,8 @@ import { describeError, isVcError } from '../../errors.js';
 import { STATUS_PURPOSES, issuerOf, readStatusBit, readStatusEntries, type StatusEntry } from '../../status/bitstringStatusList.js';
 import { fetchLoopbackStatusList, isLoopbackUrl } from '../../status/statusListFetch.js';
 import type { VerificationCheck } from '../sd/documentChecks.js';
-import { STATUS_LISTS_PATH, findStatusListByUrl, issuerBaseUrl } from './issuerStatusLists.js';
+import { findStatusListByUrl, issuerBaseUrl, statusListIdAt } from './issuerStatusLists.js';
+import { PinnedDocumentChangedError, readPinnedDocument } from '../../store/pinnedDocuments.js';
 import { verifyStatusListProof } from './statusListSuites.js';
 
 type Json = Record<string, unknown>;
@@ -22,24 +23,34 @@ export interface CredentialStatusOptions {
 }
 
 /** Where a status list came from, for the reason of a failure. */
-type ListSource = 'given' | 'wallet' | 'issuer service';
+type ListSource = 'given' | 'wallet' | 'documents' | 'issuer service';
 
 function fail(reason: string): VerificationCheck {
   return { id: 'status', valid: false, reason };
 }
 
 /**
- * The status list named `url`: one the caller gave, this wallet's own, or, when `url` is a list of
- * the configured issuer service (VC_ISSUER_URL, else the issuer service of this process, else its
- * default address) and that service is on the loopback, fetched from it. Never any other network.
+ * The status list named `url`: one the caller gave, this wallet's own when it is by the
+ * credential's issuer (wallets on one machine name their lists alike by default), one pinned in
+ * the documents store (`vc documents add URL FILE`), or, when `url` is exactly a list of the
+ * configured issuer service (VC_ISSUER_URL, else the issuer service of this process, else its
+ * default address: `${base}/status-lists/<id>`, nothing else on that host) and that service is on
+ * the loopback, fetched from it. Never any other network.
  */
-async function obtainStatusList(ctx: Context, url: string, options: CredentialStatusOptions): Promise<{ list: Json; source: ListSource } | { problem: string }> {
+async function obtainStatusList(ctx: Context, url: string, issuer: string | undefined, options: CredentialStatusOptions): Promise<{ list: Json; source: ListSource } | { problem: string }> {
   const given = options.statusLists?.find((list) => list.id === url);
   if (given !== undefined) return { list: given, source: 'given' };
   const kept = findStatusListByUrl(ctx, url);
-  if (kept !== undefined) return { list: kept, source: 'wallet' };
+  if (kept !== undefined && issuerOf(kept) === issuer) return { list: kept, source: 'wallet' };
+  try {
+    const pinned = readPinnedDocument(ctx.store, url);
+    if (typeof pinned === 'object' && pinned !== null && !Array.isArray(pinned)) return { list: pinned as Json, source: 'documents' };
+  } catch (error) {
+    if (error instanceof PinnedDocumentChangedError) return { problem: describeError(error) };
+    throw error;
+  }
   const base = await issuerBaseUrl(ctx);
-  if (url.startsWith(`${base}${STATUS_LISTS_PATH}/`) && isLoopbackUrl(base)) {
+  if (statusListIdAt(url, base) !== undefined && isLoopbackUrl(base)) {
     try {
       return { list: await fetchLoopbackStatusList(url), source: 'issuer service' };
     } catch (error) {
@@ -49,7 +60,7 @@ async function obtainStatusList(ctx: Context, url: string, options: CredentialSt
   }
   return {
     problem:
-      `not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`) or verify in the issuer's wallet; ` +
+      `not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`), pin it (vc documents add URL FILE) or verify in the issuer's wallet; ` +
       `vc fetches status lists only from the issuer service on this machine (VC_ISSUER_URL on 127.0.0.1, localhost or ::1, now ${base})`,
   };
 }
@@ -61,7 +72,7 @@ async function entryProblem(ctx: Context, credential: Json, entry: StatusEntry, 
   }
   let pending = lists.get(entry.statusListCredential);
   if (pending === undefined) {
-    pending = verifiedList(ctx, entry.statusListCredential, options);
+    pending = verifiedList(ctx, entry.statusListCredential, issuerOf(credential), options);
     lists.set(entry.statusListCredential, pending);
   }
   const obtained = await pending;
@@ -79,8 +90,8 @@ async function entryProblem(ctx: Context, credential: Json, entry: StatusEntry, 
 }
 
 /** A status list whose proof holds, or why there is none. */
-async function verifiedList(ctx: Context, url: string, options: CredentialStatusOptions): Promise<{ list: Json; source: ListSource } | { problem: string }> {
-  const obtained = await obtainStatusList(ctx, url, options);
+async function verifiedList(ctx: Context, url: string, issuer: string | undefined, options: CredentialStatusOptions): Promise<{ list: Json; source: ListSource } | { problem: string }> {
+  const obtained = await obtainStatusList(ctx, url, issuer, options);
   if ('problem' in obtained) return obtained;
   const proof = await verifyStatusListProof(ctx, obtained.list);
   if (!proof.verified) return { problem: `the list (${obtained.source}) does not verify: ${proof.reason}` };

@@ -138,24 +138,39 @@ export interface AssignStatusOptions {
   credentialIdField?: string | undefined;
 }
 
+/** A credential's assigned status, and the record of its own id to make once it is signed. */
+export interface AssignedStatus {
+  /** Its credentialStatus: one entry, or a list of entries for several purposes. */
+  credentialStatus: StatusListEntryJson | StatusListEntryJson[];
+  /**
+   * Records the credential's own id (options.credentialId) as naming these entries, once the
+   * credential is signed: a run that dies before (or fails to sign) leaves the id free for its
+   * retry. ConflictError when another credential took the id meanwhile.
+   */
+  signed(): void;
+}
+
 /**
  * Assigns the credential one random free index in a list of each purpose, in one store transaction
- * (committed before the credential is signed), and returns its credentialStatus: one entry, or a
- * list of entries for several purposes.
+ * (committed before the credential is signed), and returns its credentialStatus (each entry's id
+ * names it from then on); its own id names it once `signed()` is called.
  */
-export async function assignCredentialStatus(ctx: Context, options: AssignStatusOptions): Promise<StatusListEntryJson | StatusListEntryJson[]> {
+export async function assignCredentialStatus(ctx: Context, options: AssignStatusOptions): Promise<AssignedStatus> {
   const names = options.names ?? plainFieldNames;
   const purposes = [...new Set(options.purposes)];
   const baseUrl = await issuerBaseUrl(ctx);
   for (let attempt = 0; ; attempt++) {
     for (const purpose of purposes) await ensureList(ctx, purpose, options.signer, baseUrl);
     try {
-      const entries = ctx.store.transaction(() => {
-        const credentialId = options.credentialId;
+      const credentialId = options.credentialId;
+      const idTaken = (): void => {
         if (credentialId !== undefined && ctx.store.get(STATUS_IDS_NAMESPACE, credentialId) !== undefined) {
           const field = options.credentialIdField ?? 'credential.id';
           throw new ConflictError(`${names(field)}: ${credentialId} already names a credential with a status entry (give each credential its own id)`, { field });
         }
+      };
+      const assignment = ctx.store.transaction(() => {
+        idTaken();
         const now = ctx.now().toISOString();
         const assigned = purposes.map((purpose) => {
           const list = findUsableList(ctx, purpose, options.signer.issuer, baseUrl);
@@ -163,6 +178,8 @@ export async function assignCredentialStatus(ctx: Context, options: AssignStatus
           const index = drawFreeIndex(list.length, (candidate) => ctx.store.get(STATUS_ENTRIES_NAMESPACE, entryKey(list.id, candidate)) !== undefined);
           if (index === undefined) throw new ListFull();
           const entry = entryJson(list, index);
+          // An id someone chose for a credential (options.credentialId) that is this entry's id: draw again.
+          if (ctx.store.get(STATUS_IDS_NAMESPACE, entry.id) !== undefined) throw new ListFull();
           const stored: StoredStatusEntry = {
             listId: list.id,
             index,
@@ -176,13 +193,23 @@ export async function assignCredentialStatus(ctx: Context, options: AssignStatus
           ctx.store.put<StoredStatusList>(STATUS_LISTS_NAMESPACE, list.id, { ...list, assigned: list.assigned + 1 });
           return { entry, key: entryKey(list.id, index) };
         });
-        // Each of its ids names the credential, with all its entries (either entry's id suspends it).
+        // Each of its entries' ids names the credential, with all its entries (either entry's id suspends it).
         const named: StoredStatusIds = { entries: assigned.map((item) => item.key) };
-        for (const id of [...assigned.map((item) => item.entry.id), ...(credentialId === undefined ? [] : [credentialId])]) ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, id, named);
-        return assigned.map((item) => item.entry);
+        for (const id of assigned.map((item) => item.entry.id)) ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, id, named);
+        return { entries: assigned.map((item) => item.entry), named };
       });
       crashPoint('status:assigned');
-      return entries.length === 1 ? entries[0]! : entries;
+      const { entries, named } = assignment;
+      return {
+        credentialStatus: entries.length === 1 ? entries[0]! : entries,
+        signed: () => {
+          if (credentialId === undefined) return;
+          ctx.store.transaction(() => {
+            idTaken();
+            ctx.store.put<StoredStatusIds>(STATUS_IDS_NAMESPACE, credentialId, named);
+          });
+        },
+      };
     } catch (error) {
       if (!(error instanceof ListFull) || attempt >= 5) throw error;
     }
@@ -290,9 +317,25 @@ export function readStatusListCredential(ctx: Context, id: string, names: FieldN
   return list.credential;
 }
 
+/** The characters of a status list id in a URL: one path segment, no dot segments, no query or fragment. */
+const LIST_ID = /^(?!\.{1,2}$)[A-Za-z0-9._~-]{1,200}$/;
+
+/**
+ * The id of the list `url` names when it is exactly `${base}/status-lists/<id>`, the id one plain
+ * path segment (letters, digits, `.`, `_`, `~`, `-`; not `.` or `..`), with nothing after it;
+ * else undefined. The only URLs vc fetches status lists from are those of its issuer address.
+ */
+export function statusListIdAt(url: string, base: string): string | undefined {
+  const prefix = `${base}${STATUS_LISTS_PATH}/`;
+  if (!url.startsWith(prefix)) return undefined;
+  const id = url.slice(prefix.length);
+  return LIST_ID.test(id) ? id : undefined;
+}
+
 /** The issuer's signed list credential whose URL is `url`, if this wallet has it. */
 export function findStatusListByUrl(ctx: Context, url: string): Record<string, unknown> | undefined {
   const id = url.slice(url.lastIndexOf('/') + 1);
+  if (!LIST_ID.test(id)) return undefined;
   const list = ctx.store.get<StoredStatusList>(STATUS_LISTS_NAMESPACE, id);
   return list !== undefined && list.url === url ? list.credential : undefined;
 }
@@ -305,14 +348,17 @@ export function findStatusListByUrl(ctx: Context, url: string): Record<string, u
 export function credentialStatusAssignment(
   ctx: Context,
   options: Omit<AssignStatusOptions, 'signer'> & { suite: string },
-): { entries: number; assign(issuer: string): Promise<StatusListEntryJson | StatusListEntryJson[]> } {
+): { entries: number; assign(issuer: string): Promise<StatusListEntryJson | StatusListEntryJson[]>; signed(): void } {
+  let assigned: AssignedStatus | undefined;
   return {
     entries: new Set(options.purposes).size,
     assign: async (issuer) => {
       const signer = await statusListSigner(ctx, options.suite);
       // The lists are signed by the credential's issuer, or the verifier's issuer check fails.
       if (signer.issuer !== issuer) throw new Error(`the ${options.suite} status list signer is ${signer.issuer}, not the credential's issuer ${issuer}`);
-      return assignCredentialStatus(ctx, { ...options, signer });
+      assigned = await assignCredentialStatus(ctx, { ...options, signer });
+      return assigned.credentialStatus;
     },
+    signed: () => assigned?.signed(),
   };
 }

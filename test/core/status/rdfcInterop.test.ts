@@ -235,12 +235,15 @@ describe('presentations with a status, both ways', () => {
   const DOMAIN = 'verifier.example';
   /** What their issuer publishes, on this machine (path -> list credential). */
   const published = new Map<string, Json>();
+  /** Every path their server was asked for. */
+  const asked: string[] = [];
   let theirServer: Server;
   let base: string;
   let verifier: Context;
 
   beforeAll(async () => {
     theirServer = createServer((request, response) => {
+      asked.push(request.url ?? '');
       const list = published.get(request.url ?? '');
       response.writeHead(list === undefined ? 404 : 200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(list ?? { error: 'not found' }));
@@ -311,5 +314,28 @@ describe('presentations with a status, both ways', () => {
     expect(await theirVerdict()).toBe(true);
     await changeCredentialStatus(ctx, { id: entry.id, purpose: 'revocation', set: true });
     expect(await theirVerdict()).toBe(false);
+  });
+
+  it('a credential naming any other path on the issuer address gets no request sent there: its status is not at hand', async () => {
+    const issuer = await digitalBazaarKey('Ed25519');
+    for (const crafted of [`${base}/status-lists/../admin/delete-everything?confirm=1`, `${base}/status-lists/x?delete=1`, `${base}/admin`]) {
+      const credential = await digitalBazaarIssue(
+        {
+          '@context': ['https://www.w3.org/ns/credentials/v2', SD_PASSPORT_V2],
+          type: ['VerifiableCredential', 'PassportCredential'],
+          issuer: issuer.did,
+          validFrom: '2025-01-01T00:00:00Z',
+          credentialStatus: { id: `${crafted}#1`, type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '1', statusListCredential: crafted },
+          credentialSubject: { id: 'did:example:ssrf', name: 'Sam Example', nationality: 'NLD' },
+        },
+        issuer,
+      );
+      const before = asked.length;
+      const result = await verifySelectiveDisclosure(verifier, { vc: credential });
+      const check = result.checks.find((candidate) => candidate.id === 'status');
+      expect(check?.valid, crafted).toBe(false);
+      expect(check?.reason, crafted).toContain(': not at hand: ');
+      expect(asked.slice(before), crafted).toEqual([]);
+    }
   });
 });

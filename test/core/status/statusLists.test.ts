@@ -15,7 +15,8 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { deriveSelectiveDisclosure, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
 import { issueBbs2023SelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
-import { changeCredentialStatus, readStatusListCredential } from '../../../src/core/status/issuerStatusLists.js';
+import { changeCredentialStatus, findStatusListByUrl, readStatusListCredential, statusListIdAt } from '../../../src/core/status/issuerStatusLists.js';
+import { addDocument } from '../../../src/core/documentPins.js';
 import { bbs2023StatusListSigner } from '../../../src/core/status/statusListSuites.js';
 import { STATUS_ENTRIES_NAMESPACE, STATUS_LISTS_NAMESPACE, type StoredStatusEntry, type StoredStatusList } from '../../../src/core/status/statusRecords.js';
 import { STATUS_CRASH_POINTS } from '../../../src/faults.js';
@@ -205,9 +206,52 @@ describe('a status list that cannot be trusted is refused with a reason', () => 
     const result = await verifySelectiveDisclosure(verifier, { vc: disclosed });
     expect(result.verified).toBe(false);
     expect(statusCheck(result)?.reason).toBe(
-      `status list ${entry.statusListCredential}: not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`) or verify in the issuer's wallet; ` +
+      `status list ${entry.statusListCredential}: not at hand: give it (vc verifier verify --status-list FILE, from \`vc issuer status-list\`), pin it (vc documents add URL FILE) or verify in the issuer's wallet; ` +
         `vc fetches status lists only from the issuer service on this machine (VC_ISSUER_URL on 127.0.0.1, localhost or ::1, now ${ISSUER_URL})`,
     );
+  });
+
+  it('pinned in the documents store: used when none is given, and a list of this wallet by another issuer at the same URL does not hide it', async () => {
+    // Another issuer whose lists are named under the same address: its revocation-1 is the URL of the issuer's own revocation-1.
+    const other = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE, VC_ISSUER_URL: ISSUER_URL }, path.join(tmp.dir, 'other-pinned')) });
+    try {
+      const theirs = (await issueBbs2023SelectiveDisclosureCredential(other, { holder: 'did:example:pinned', status: ['revocation'], store: false })) as Json;
+      const [theirEntry] = entries(theirs) as [Entry];
+      expect(findStatusListByUrl(issuer, theirEntry.statusListCredential)).toBeDefined();
+      const theirDisclosure = (await deriveSelectiveDisclosure(other, { type: 'PassportCredential', keys: ['nationality'], credential: theirs })).vc;
+      const before = statusCheck(await verifySelectiveDisclosure(issuer, { vc: theirDisclosure }));
+      expect(before?.reason).toMatch(new RegExp(`^status list ${theirEntry.statusListCredential}: not at hand: `));
+      await addDocument(issuer, { url: theirEntry.statusListCredential, document: readStatusListCredential(other, 'revocation-1') });
+      expect(statusCheck(await verifySelectiveDisclosure(issuer, { vc: theirDisclosure }))).toEqual({ valid: true });
+      // The issuer's own credentials on its own revocation-1 still read the wallet's list.
+      const own = await issue(['revocation'], 'did:example:own');
+      expect(entries(own)[0]!.statusListCredential).toBe(theirEntry.statusListCredential);
+      expect(statusCheck(await verifySelectiveDisclosure(issuer, { vc: await disclose(own) }))).toEqual({ valid: true });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('only a list URL exactly under the issuer address is ever fetched: one plain id, no dot segments, query or fragment', () => {
+    const base = 'http://127.0.0.1:3000';
+    expect(statusListIdAt(`${base}/status-lists/revocation-1`, base)).toBe('revocation-1');
+    expect(statusListIdAt(`${base}/status-lists/a.b_c~d-9`, base)).toBe('a.b_c~d-9');
+    for (const url of [
+      `${base}/status-lists/../admin`,
+      `${base}/status-lists/..`,
+      `${base}/status-lists/.`,
+      `${base}/status-lists/%2e%2e`,
+      `${base}/status-lists/a/b`,
+      `${base}/status-lists/a?delete=1`,
+      `${base}/status-lists/a#b`,
+      `${base}/status-lists/`,
+      `${base}/status-listsx/a`,
+      `${base}0/status-lists/a`,
+      `http://127.0.0.1:3001/status-lists/a`,
+      `${base}/status-lists/${'a'.repeat(201)}`,
+    ]) {
+      expect(statusListIdAt(url, base), url).toBeUndefined();
+    }
   });
 
   it('a tampered bit: the proof of the list does not verify', async () => {
@@ -272,7 +316,8 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
       '@context': ['https://www.w3.org/ns/credentials/v2', 'https://vc.example/contexts/sd-passport/v2'],
       id: 'urn:uuid:5e3b1c9a-8f2d-4c61-9a57-0d8e2f4b7c13',
       type: ['VerifiableCredential', 'PassportCredential'],
-      credentialSubject: { id: 'did:example:given', name: 'Given Example', nationality: 'NLD' },
+      // The holder of this wallet's did:key: the subject who may present it.
+      credentialSubject: { id: (await vc(['holder', 'did-key'])).json<{ did: string }>().did, name: 'Given Example', nationality: 'NLD' },
     }));
     const given = await vc(['issuer', 'issue', '--format', 'ecdsa-rdfc-2019', '--curve', 'P-384', '--credential', path.join(tmp.dir, 'given.json'), '--status', 'revocation,suspension', '-o', path.join(tmp.dir, 'p384.json')]);
     expect(given.status, given.stderr).toBe(0);
@@ -310,6 +355,22 @@ describe('the command line with eddsa-rdfc-2022 and ecdsa-rdfc-2019 (P-384)', ()
       valid: false,
       reason: `revoked: index ${p384Revocation.statusListIndex} of status list ${p384Revocation.statusListCredential} is set (revocation)`,
     });
+
+    // In a presentation, verified elsewhere with both lists in one file (a JSON array).
+    const bothLists = path.join(tmp.dir, 'both-lists.json');
+    writeFileSync(bothLists, JSON.stringify([lists['revocation-1'], lists['revocation-2']].map((file) => JSON.parse(readFileSync(file!, 'utf8')) as Json)));
+    const present = async (files: string[], out: string) => {
+      const made = await vc(['holder', 'present', '--credential', files.map((name) => path.join(tmp.dir, name)).join(','), '--challenge', 'c-status', '--domain', 'verifier.example', '-o', path.join(tmp.dir, out)]);
+      expect(made.status, made.stderr).toBe(0);
+      return vc(['verifier', 'verify', '--vp', path.join(tmp.dir, out), '--challenge', 'c-status', '--domain', 'verifier.example', '--status-list', bothLists], elsewhere);
+    };
+    const clear = await present(['eddsa.json'], 'vp-clear.json');
+    expect(clear.status, clear.stderr).toBe(0);
+    const withRevoked = await present(['eddsa.json', 'p384.json'], 'vp-revoked.json');
+    expect(withRevoked.status, withRevoked.stderr).toBe(1);
+    expect(withRevoked.json<{ message: string }>().message).toBe(
+      `verification failed: credential 1: revoked: index ${p384Revocation.statusListIndex} of status list ${p384Revocation.statusListCredential} is set (revocation)`,
+    );
   });
 });
 
@@ -361,6 +422,35 @@ describe('a kill at each status crash point', () => {
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json()).toMatchObject({ message: 'revoked', changed: true, set: true });
     expect(read<StoredStatusList>(STATUS_LISTS_NAMESPACE, 'revocation-1')).toMatchObject({ version: before.version + 1, assigned: before.assigned });
+  });
+
+  it('status:assigned with a credential id of its own: the retry is not refused for that id, and the id names the retry\'s entry', async () => {
+    const file = path.join(tmp.dir, 'with-id.json');
+    const id = 'urn:uuid:0c2f3a54-7d8e-4b1a-9f60-3e5d2c1b0a97';
+    writeFileSync(file, JSON.stringify({
+      '@context': ['https://www.w3.org/ns/credentials/v2', 'https://vc.example/contexts/sd-passport/v2'],
+      id,
+      type: ['VerifiableCredential', 'PassportCredential'],
+      credentialSubject: { id: 'did:example:retry', name: 'Retry Example', nationality: 'NLD' },
+    }));
+    const args = ['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--credential', file, '--status', 'revocation'];
+    const crashed = vc(args, { VC_CRASH_AT: 'status:assigned' });
+    expect(crashed.signal).toBe('SIGKILL');
+    killedAt.add('status:assigned');
+    // Nothing was signed: the id names nothing yet.
+    const unknown = await vcInProcess(['issuer', 'revoke', '--id', id]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/no credential with a status list entry is known by/);
+    const retried = await vcInProcess(args);
+    expect(retried.status, retried.stderr).toBe(0);
+    const [entry] = entries(retried.json<Json>()) as [Entry];
+    // Once signed, the id is taken: a second credential under it is refused.
+    const again = await vcInProcess(args);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(new RegExp(`${id} already names a credential with a status entry`));
+    const revoked = await vcInProcess(['issuer', 'revoke', '--id', id]);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(revoked.json()).toMatchObject({ message: 'revoked', statusListIndex: entry.statusListIndex, statusListCredential: entry.statusListCredential });
   });
 
   it('covers every status crash point of src/faults.ts', () => {
