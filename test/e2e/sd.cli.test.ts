@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runVc, tempDir } from '../helpers.js';
+import { ROOT, runVc, runVcInProcess, tempDir } from '../helpers.js';
 
 const FIXED_PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const OTHER_PHRASE = 'letter advice cage absurd amount doctor acoustic avoid letter advice cage above';
@@ -39,10 +39,14 @@ function readJson<T = Json>(name: string): T {
   return JSON.parse(readFileSync(file(name), 'utf8')) as T;
 }
 
-/** Verifies a (possibly tampered) derived credential; returns the exit status and the result. */
-function verify(vc: unknown, env: Record<string, string> = {}): { status: number; result: VerifyResult } {
+/**
+ * Verifies a (possibly tampered) derived credential; returns the exit status and the result. The
+ * command runs in this process (runVcInProcess, the binary's own code and output): these tests are
+ * about what the verifier finds, the binary's start-up is tested by the others.
+ */
+async function verify(vc: unknown, env: Record<string, string> = {}): Promise<{ status: number; result: VerifyResult }> {
   const name = `verify-${Math.random().toString(36).slice(2)}.json`;
-  const run = runVc(['--json', 'verifier', 'verify', '--vc', writeJson(name, vc)], { home, env });
+  const run = await runVcInProcess(['--json', 'verifier', 'verify', '--vc', writeJson(name, vc)], { home, env });
   return { status: run.status, result: run.json<VerifyResult>() };
 }
 
@@ -162,30 +166,30 @@ describe('vc verifier verify', () => {
     expect(result.checks.every((c) => c.valid)).toBe(true);
   });
 
-  it('rejects a changed revealed value', () => {
-    const { status, result } = verify(tampered((vc) => ((vc.credentialSubject as Json).nationality = 'FRA')));
+  it('rejects a changed revealed value', async () => {
+    const { status, result } = await verify(tampered((vc) => ((vc.credentialSubject as Json).nationality = 'FRA')));
     expect(status).toBe(1);
     expect(failedCheck(result).id).toBe('proof');
   });
 
-  it('rejects a hidden key added back', () => {
-    const { status, result } = verify(tampered((vc) => ((vc.credentialSubject as Json).passportNumber = 'X1234567')));
+  it('rejects a hidden key added back', async () => {
+    const { status, result } = await verify(tampered((vc) => ((vc.credentialSubject as Json).passportNumber = 'X1234567')));
     expect(status).toBe(1);
     expect(failedCheck(result).id).toBe('proof');
   });
 
-  it('rejects an altered issuer and an altered issuanceDate', () => {
+  it('rejects an altered issuer and an altered issuanceDate', async () => {
     const other = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } }).json<{ did: string }>();
-    const issuer = verify(tampered((vc) => (vc.issuer = other.did)));
+    const issuer = await verify(tampered((vc) => (vc.issuer = other.did)));
     expect(issuer.status).toBe(1);
     expect(issuer.result.checks.filter((c) => !c.valid).map((c) => c.id)).toEqual(['proof', 'issuer']);
-    const date = verify(tampered((vc) => (vc.issuanceDate = '2020-01-01T00:00:00.000Z')));
+    const date = await verify(tampered((vc) => (vc.issuanceDate = '2020-01-01T00:00:00.000Z')));
     expect(date.status).toBe(1);
     expect(failedCheck(date.result).id).toBe('proof');
   });
 
-  it('rejects an altered proofValue and an altered nonce', () => {
-    const value = verify(
+  it('rejects an altered proofValue and an altered nonce', async () => {
+    const value = await verify(
       tampered((vc) => {
         const proof = vc.proof as Json;
         const bytes = Buffer.from(proof.proofValue as string, 'base64');
@@ -195,17 +199,17 @@ describe('vc verifier verify', () => {
     );
     expect(value.status).toBe(1);
     expect(failedCheck(value.result).id).toBe('proof');
-    const nonce = verify(tampered((vc) => ((vc.proof as Json).nonce = Buffer.alloc(32, 7).toString('base64'))));
+    const nonce = await verify(tampered((vc) => ((vc.proof as Json).nonce = Buffer.alloc(32, 7).toString('base64'))));
     expect(nonce.status).toBe(1);
     expect(failedCheck(nonce.result).id).toBe('proof');
   });
 
-  it('rejects an extra @context that redefines a term, inline or remote', () => {
-    const inline = verify(tampered((vc) => (vc['@context'] as unknown[]).push({ nationality: 'https://evil.example/vocab#nationality' })));
+  it('rejects an extra @context that redefines a term, inline or remote', async () => {
+    const inline = await verify(tampered((vc) => (vc['@context'] as unknown[]).push({ nationality: 'https://evil.example/vocab#nationality' })));
     expect(inline.status).toBe(1);
     expect(failedCheck(inline.result).id).toBe('context');
     expect(inline.result.checks.find((c) => c.id === 'proof')?.reason).toMatch(/not valid JSON-LD: protected term redefinition/);
-    const remote = verify(tampered((vc) => (vc['@context'] as unknown[]).push('https://evil.example/contexts/v1')));
+    const remote = await verify(tampered((vc) => (vc['@context'] as unknown[]).push('https://evil.example/contexts/v1')));
     expect(remote.status).toBe(1);
     expect(failedCheck(remote.result).reason).toMatch(/https:\/\/evil\.example\/contexts\/v1/);
   });
@@ -221,22 +225,22 @@ describe('vc verifier verify', () => {
     expect(run.stderr).toContain('\\u001b[2J');
   });
 
-  it('rejects a field that no context defines (JSON readers would see it unsigned)', () => {
-    const { status, result } = verify(tampered((vc) => ((vc.credentialSubject as Json).verifiedAdult = true)));
+  it('rejects a field that no context defines (JSON readers would see it unsigned)', async () => {
+    const { status, result } = await verify(tampered((vc) => ((vc.credentialSubject as Json).verifiedAdult = true)));
     expect(status).toBe(1);
     expect(failedCheck(result)).toMatchObject({ id: 'terms', reason: expect.stringMatching(/verifiedAdult/) });
   });
 
-  it('rejects a proof from a key not in the trust list, and accepts a listed one', () => {
+  it('rejects a proof from a key not in the trust list, and accepts a listed one', async () => {
     const other = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } }).json<{ did: string }>();
-    const untrusted = verify(disclosed, { VC_TRUSTED_ISSUERS: other.did });
+    const untrusted = await verify(disclosed, { VC_TRUSTED_ISSUERS: other.did });
     expect(untrusted.status).toBe(1);
     expect(failedCheck(untrusted.result)).toMatchObject({ id: 'trusted-issuer', reason: expect.stringMatching(/not in the verifier's trusted issuers/) });
-    const trusted = verify(disclosed, { VC_TRUSTED_ISSUERS: `${other.did},${disclosed.issuer as string}` });
+    const trusted = await verify(disclosed, { VC_TRUSTED_ISSUERS: `${other.did},${disclosed.issuer as string}` });
     expect(trusted.status).toBe(0);
   });
 
-  it('uses up a verifier nonce: the first verification passes, a replay is rejected', () => {
+  it('uses up a verifier nonce: the first verification passes, a replay is rejected', async () => {
     const nonce = runVc(['--json', 'verifier', 'nonce'], { home }).json<{ nonce: string; expiresAt: string }>();
     // version, expiry, 16 random bytes and a 16-byte MAC (a self-authenticating nonce)
     expect(Buffer.from(nonce.nonce, 'base64').length).toBe(41);
@@ -244,8 +248,8 @@ describe('vc verifier verify', () => {
     expect(run.status, run.stderr).toBe(0);
     const vc = run.json<{ vc: Json }>().vc;
     expect((vc.proof as Json).nonce).toBe(nonce.nonce);
-    expect(verify(vc, { VC_TRUSTED_ISSUERS: disclosed.issuer as string }).status).toBe(0);
-    const replay = verify(vc);
+    expect((await verify(vc, { VC_TRUSTED_ISSUERS: disclosed.issuer as string })).status).toBe(0);
+    const replay = await verify(vc);
     expect(replay.status).toBe(1);
     expect(failedCheck(replay.result)).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/already used/) });
   });
@@ -263,11 +267,11 @@ describe('vc verifier verify', () => {
     expect(failedCheck(run.json<VerifyResult>())).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/not issued by this verifier/) });
   });
 
-  it('with VC_REQUIRE_NONCE=true, requires a verifier nonce without --require-nonce', () => {
-    const required = verify(disclosed, { VC_REQUIRE_NONCE: 'true' });
+  it('with VC_REQUIRE_NONCE=true, requires a verifier nonce without --require-nonce', async () => {
+    const required = await verify(disclosed, { VC_REQUIRE_NONCE: 'true' });
     expect(required.status).toBe(1);
     expect(failedCheck(required.result)).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/not issued by this verifier/) });
-    expect(verify(disclosed, { VC_REQUIRE_NONCE: 'false' }).status).toBe(0);
+    expect((await verify(disclosed, { VC_REQUIRE_NONCE: 'false' })).status).toBe(0);
   });
 
   it('refuses an invalid VC_REQUIRE_NONCE as a configuration error naming the variable', () => {
