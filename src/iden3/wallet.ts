@@ -12,6 +12,7 @@ import { Iden3Documents } from './documents.js';
 import { loadIden3Modules, type Iden3Modules } from './modules.js';
 import { TimedProver } from './prover.js';
 import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
+import { UnsupportedStatusResolver } from './statusTypes.js';
 import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
 
@@ -67,6 +68,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
   const rhsNodes = new RhsNodeStore(store, modules);
   const resolvers = new sdk.CredentialStatusResolverRegistry();
   resolvers.register(sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, new RhsStatusResolver(rhsNodes, states, modules));
+  resolvers.register(sdk.CredentialStatusType.Iden3commRevocationStatusV1, new UnsupportedStatusResolver(sdk.CredentialStatusType.Iden3commRevocationStatusV1));
   const credentialWallet = new sdk.CredentialWallet(dataStorage, resolvers);
 
   const publishers = new sdk.CredentialStatusPublisherRegistry();
