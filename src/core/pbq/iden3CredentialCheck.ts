@@ -20,6 +20,7 @@ import type { Context } from '../../context.js';
 import { NetworkError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import { joinPath, parseInput, type FieldNamer } from '../validate.js';
+import { unsupportedIden3StatusProblem } from '../../iden3/statusTypes.js';
 import { pbqCredentialSchema } from './pbqSchemas.js';
 
 interface IssuerState {
@@ -168,6 +169,13 @@ export async function checkHeldIden3Credential(ctx: Context, json: Record<string
     throw refuse('proof', `the proofs cannot be read as iden3 proofs (${describeError(error).split('\n')[0]!.slice(0, 160)})`);
   }
   const proofs = (Array.isArray(credential.proof) ? credential.proof : [credential.proof]) as unknown as Array<{ type?: unknown }>;
+  // Before the chain is asked anything: a signing key whose status vc cannot resolve.
+  for (const [index, proof] of proofs.entries()) {
+    const at = Array.isArray(credential.proof) ? `proof[${index}]` : 'proof';
+    const authStatusType = (proof as { issuerData?: { credentialStatus?: { type?: unknown } } }).issuerData?.credentialStatus?.type;
+    const problem = unsupportedIden3StatusProblem(authStatusType);
+    if (problem !== undefined) throw refuse(`${at}.issuerData.credentialStatus.type`, `${String(proof.type)}: the status of the issuer's signing key: ${problem}`);
+  }
   const held: string[] = [];
   for (const [index, proof] of proofs.entries()) {
     const at = Array.isArray(credential.proof) ? `proof[${index}]` : 'proof';

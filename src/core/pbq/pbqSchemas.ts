@@ -3,6 +3,7 @@
  * shared by the CLI (files and options) and the HTTP bodies, parsed with parseInput.
  */
 import { z } from 'zod';
+import { unsupportedIden3StatusProblem } from '../../iden3/statusTypes.js';
 
 /** The circuit of every credential request `vc` creates and proves. */
 export const MTP_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
@@ -67,6 +68,12 @@ export const credentialRequestSchema = z.object({
 });
 export type CredentialRequest = z.output<typeof credentialRequestSchema>;
 
+/** A credentialStatus type vc resolves; an iden3comm one is refused with the reason. */
+const statusTypeSchema = z.string().superRefine((type, check) => {
+  const problem = unsupportedIden3StatusProblem(type);
+  if (problem !== undefined) check.addIssue({ code: 'custom', message: problem });
+});
+
 /** Spec 2.3: a credential issued for proof by query (checked loosely; the js-sdk checks proofs). */
 export const pbqCredentialSchema = z.looseObject({
   id: z.string().min(1),
@@ -80,7 +87,7 @@ export const pbqCredentialSchema = z.looseObject({
     .refine((date) => !Number.isNaN(Date.parse(date)), 'expected an ISO 8601 date-time such as 2030-01-01T00:00:00Z')
     .optional(),
   credentialSchema: z.looseObject({ id: z.string(), type: z.string() }),
-  credentialStatus: z.looseObject({ id: z.string(), type: z.string(), revocationNonce: z.number().int().nonnegative() }),
+  credentialStatus: z.looseObject({ id: z.string(), type: statusTypeSchema, revocationNonce: z.number().int().nonnegative() }),
   proof: z.array(z.looseObject({ type: z.string() })).min(1),
 });
 export type PbqCredentialInput = z.output<typeof pbqCredentialSchema>;

@@ -160,6 +160,12 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   try {
     revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
   } catch (error) {
+    // A status vc refuses to resolve (another chain's, a contract that is not the chain's
+    // IdentityTreeStore) is about the input, named as such.
+    if (error instanceof UnprocessableError) {
+      const field = 'verifiableCredential.credentialStatus';
+      throw new UnprocessableError(`${(options.names ?? plainFieldNames)(field)}: ${error.message}`, { field, cause: error });
+    }
     // An unreachable chain or reverse hash service is a network failure (exit 4), not a verdict.
     if (isVcError(error) && !(error instanceof VerificationError)) throw error;
     throw new VerificationError(`cannot resolve the revocation status of the credential: ${describeError(error)}`, { field: 'verifiableCredential.credentialStatus', cause: error });
