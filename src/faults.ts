@@ -8,8 +8,12 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** The steps of a publication (an issuance or a revocation) in the order they happen. */
-const PUBLICATION_STEPS = ['prepared', 'claim-added', 'trees-updated', 'tx-sent', 'receipt'] as const;
+/**
+ * The steps of a publication (an issuance or a revocation) in the order they happen;
+ * `nodes-saved` (the issuer's tree nodes saved in the chain's IdentityTreeStore) only when its
+ * statuses are read there (Iden3OnchainSparseMerkleTreeProof2023).
+ */
+const PUBLICATION_STEPS = ['prepared', 'claim-added', 'trees-updated', 'nodes-saved', 'tx-sent', 'receipt'] as const;
 
 /**
  * Every crash point of vc, in the order a publication passes them: the issuance's signing step,

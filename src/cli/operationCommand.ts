@@ -315,7 +315,8 @@ function inputFrom(
       continue;
     }
     if (info.kind !== 'file') {
-      input[info.field] = value;
+      // A flag shared with another operation's field of another shape arrives as typed (addOperationCommand).
+      input[info.field] = info.kind === 'list' && typeof value === 'string' ? commaList(value) : value;
       continue;
     }
     const file = String(value);
@@ -438,8 +439,33 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       // A flag of the command's own operation alone (no variants) needs no prefix.
       const ownOnly = (takenBy.length === 1 && takenBy[0] === '') || alternatives.some((alternative) => alternative.operation === operation && flagOf(command, alternative.field) === info.flag);
       const prefix = choices.length > 1 && takenBy.length < choices.length && !ownOnly ? `${takenBy.filter((key) => key !== '').join(', ') || label}: ` : '';
+      // One flag, fields of different shapes (`--status` of iden3 and of bbs-2023): taken as typed,
+      // each operation reads it as its own (inputFrom) and its schema checks it.
+      const infos = choices.map(([, other]) => flagsByOperation.get(other)!.find((f) => f.flag === info.flag)).filter((f): f is FlagInfo => f !== undefined);
+      const shapes = new Set(infos.map((f) => `${f.kind}:${f.choices?.join('|') ?? ''}`));
+      const { choices: _choices, ...plain } = info;
+      const shared: FlagInfo | undefined =
+        shapes.size > 1
+          ? {
+              ...plain,
+              kind: 'text',
+              // Each meaning once, with the uses that take it (`iden3, iden3 with --batch: ...`).
+              description: [
+                ...choices
+                  .map(([key, other]) => [key, flagsByOperation.get(other)!.find((f) => f.flag === info.flag)] as const)
+                  .filter((entry): entry is readonly [string, FlagInfo] => entry[1] !== undefined)
+                  .reduce((meanings, [key, f]) => {
+                    const text = `${f.description}${f.choices === undefined ? '' : ` (${f.choices.join(', ')})`}${f.kind === 'list' ? ' (comma-separated)' : ''}`;
+                    meanings.set(text, [...(meanings.get(text) ?? []), key]);
+                    return meanings;
+                  }, new Map<string, string[]>()),
+              ]
+                .map(([text, keys]) => `${keys.join(', ')}: ${text}`)
+                .join('; '),
+            }
+          : undefined;
       // With several operations, a field one of them requires is checked by that one's schema.
-      cmd.addOption(optionFor(choices.length === 1 ? info : { ...info, required: false }, prefix));
+      cmd.addOption(optionFor(choices.length === 1 ? info : { ...(shared ?? info), required: false }, shared === undefined ? prefix : ''));
     }
   }
   const positionals = positionalsOf(command, command.operation);

@@ -3,7 +3,7 @@
  * safely, the output path is checked before anything is done, and every error, usage errors
  * included, is one JSON line under --json naming the flag.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,5 +71,23 @@ describe('commands built from the operation table', () => {
     const holder = runVc(['--json', 'issuer', 'issue', '--format', 'bbs', '--holder', 'x'], { home: freshHome() });
     expect(holder.status).toBe(2);
     expect(jsonError(holder.stderr)).toMatchObject({ field: '--holder', message: expect.stringMatching(/absolute IRI/) });
+  });
+
+  it('reads a flag two variants take with different shapes as each one takes it (--status: iden3 rhs|onchain, bbs-2023 a list of purposes)', () => {
+    const home = freshHome();
+    const help = runVc(['issuer', 'issue', '--help'], { home });
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--status <status> iden3, iden3 with --batch: the credential's status: rhs .* \(rhs, onchain\); bbs-2023: give the credential a W3C Bitstring Status List entry .* \(comma-separated\)/);
+    // bbs-2023: a comma-separated list of purposes, each checked.
+    const both = path.join(tmp.dir, 'both.json');
+    const listed = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,suspension', '-o', both], { home });
+    expect(listed.status, listed.stderr).toBe(0);
+    const statuses = (JSON.parse(readFileSync(both, 'utf8')) as { credentialStatus: Array<{ statusPurpose: string }> }).credentialStatus;
+    expect(statuses.map((status) => status.statusPurpose)).toEqual(['revocation', 'suspension']);
+    const wrongPurpose = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'onchain'], { home });
+    expect(jsonError(wrongPurpose.stderr)).toMatchObject({ field: '--status [0]', message: '--status: field [0]: Invalid option: expected one of "revocation"|"suspension"' });
+    // iden3: one of rhs, onchain (refused before anything is asked of a chain).
+    const wrongKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'revocation'], { home });
+    expect(wrongKind.status).toBe(2);
+    expect(jsonError(wrongKind.stderr)).toEqual({ code: 'invalid_input', field: '--status', message: '--status: Invalid option: expected one of "rhs"|"onchain"' });
   });
 });

@@ -36,11 +36,11 @@ import {
   OnChainRevocationStorage,
   ProofService,
   VerifiableConstants,
+  W3CCredential,
   cacheLoader,
   defaultEthConnectionConfig,
   type EthConnectionConfig,
   type IDataStorage,
-  type W3CCredential,
 } from '@0xpolygonid/js-sdk';
 import { DID, Id, registerDidMethodNetwork } from '@iden3/js-iden3-core';
 import { JsonRpcProvider, Wallet } from 'ethers';
@@ -96,6 +96,7 @@ let provider: JsonRpcProvider | undefined;
 let credential: W3CCredential;
 let credentialFile: string;
 let heldId: string;
+let holderDid: string;
 
 /** A request of the verifier on the credential's type, registered on chain; its file. */
 function registeredRequest(name: string): { id: number; file: string } {
@@ -104,7 +105,7 @@ function registeredRequest(name: string): { id: number; file: string } {
 }
 
 beforeAll(async () => {
-  const holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
   chain = ok(vc(['chain', 'up'])).json<typeof chain>();
   expect(chain.contracts.identityTreeStore).toMatch(/^0x[0-9a-fA-F]{40}$/);
   const circuitsDir = ok(vc(['circuits', 'status'])).json<{ dir: string }>().dir;
@@ -217,6 +218,39 @@ describe('a credential of a js-sdk issuer with its status in the IdentityTreeSto
     const refused = vc(['holder', 'prove-submit', '--id', heldId, '--request', request.file]);
     expect(refused.status, refused.stderr).toBe(1);
     expect(jsonError(refused.stderr).message).toBe(`the credential is revoked (revocation nonce ${nonce} is in the issuer's revocation tree)`);
+  }, LONG);
+});
+
+describe('vc issuer issue --status onchain: the js-sdk resolves what vc publishes to the IdentityTreeStore', () => {
+  it("a vc issuer's earlier revocation (published to the reverse hash service only) goes to the IdentityTreeStore with its first on-chain credential; revoked there later, both sides see it", async () => {
+    const issued = (name: string, more: string[] = []): Json => {
+      ok(vc(['issuer', 'issue', '--holder', holderDid, ...more, '-o', path.join(tmp.dir, name)]));
+      return (JSON.parse(readFileSync(path.join(tmp.dir, name), 'utf8')) as { credential: Json }).credential;
+    };
+    const nonceOf = (credential: Json): number => (credential.credentialStatus as { revocationNonce: number }).revocationNonce;
+    const earlier = issued('vc-rhs.json');
+    expect((earlier.credentialStatus as Json).type).toBe('Iden3ReverseSparseMerkleTreeProof');
+    ok(vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(earlier))]));
+
+    const onchain = issued('vc-onchain.json', ['--status', 'onchain']);
+    const status = onchain.credentialStatus as { id: string; type: string };
+    expect(status.type).toBe(ONCHAIN);
+    expect(status.id).toContain(`contractAddress=${chain.chainId}:${chain.contracts.identityTreeStore}`);
+    const vcIssuer = DID.parse(String(onchain.issuer));
+    // The other side: the js-sdk's OnChainResolver walks vc's nodes from the issuer's latest state.
+    const asJsSdk = W3CCredential.fromJSON(onchain as never);
+    expect((await credentialWallet.getRevocationStatusFromCredential(asJsSdk)).mtp.existence).toBe(false);
+    // The whole revocation tree went on chain the first time: the earlier revocation is there.
+    expect((await treeStore.getRevocationStatus(DID.idFromDID(vcIssuer).bigInt(), nonceOf(earlier))).mtp.existence).toBe(true);
+    const onchainFile = path.join(tmp.dir, 'vc-onchain-credential.json');
+    writeFileSync(onchainFile, JSON.stringify(onchain));
+    expect(ok(vc(['holder', 'credentials', 'import', onchainFile])).json<{ imported: unknown[] }>().imported).toHaveLength(1);
+
+    ok(vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(onchain))]));
+    expect((await credentialWallet.getRevocationStatusFromCredential(asJsSdk)).mtp.existence).toBe(true);
+    const refused = vc(['holder', 'credentials', 'import', onchainFile]);
+    expect(refused.status, refused.stderr).toBe(2);
+    expect(jsonError(refused.stderr).message).toBe(`${onchainFile}: field credentialStatus: the credential is revoked (revocation nonce ${nonceOf(onchain)} is in the issuer's revocation tree)`);
   }, LONG);
 });
 

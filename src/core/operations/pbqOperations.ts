@@ -9,6 +9,7 @@ import { defineOperation, type OperationCall } from '../operation.js';
 import {
   credentialRequestSchema,
   didStringSchema,
+  issueStatusSchema,
   pbqCredentialSchema,
   QUERY_OPERATORS,
   requestOptionsSchema,
@@ -84,10 +85,19 @@ const issueItemFields = {
 
 const issueResultSchema = z.object({ message: z.string(), credential: z.record(z.string(), z.unknown()) });
 
+/** Where the issued credentials' revocation status is read. */
+const issueStatusField = {
+  status: issueStatusSchema
+    .describe(
+      "the credential's status: rhs (Iden3ReverseSparseMerkleTreeProof, the reverse hash service; the default) or onchain (Iden3OnchainSparseMerkleTreeProof2023: the issuer's revocation tree nodes are published to the chain's IdentityTreeStore with every publication from then on)",
+    )
+    .optional(),
+};
+
 export const pbqIssue = defineOperation({
   name: 'pbq.issue',
   summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof; concurrent calls share one state transition',
-  input: z.strictObject({ ...issueItemFields, ...typeRegistration }),
+  input: z.strictObject({ ...issueItemFields, ...issueStatusField, ...typeRegistration }),
   result: issueResultSchema,
   // Concurrent issuances are grouped into one publication (src/core/pbq/coalesce.ts).
   mutates: 'coalesced',
@@ -100,6 +110,7 @@ export const pbqIssue = defineOperation({
         holderDid: input.did,
         ...(type === undefined ? {} : { type }),
         ...(input.subject === undefined ? {} : { subject: input.subject }),
+        ...(input.status === undefined ? {} : { status: input.status }),
         names: call.names,
       },
       call.idempotency,
@@ -119,6 +130,7 @@ export const pbqIssueBatch = defineOperation({
       .min(1, 'the batch is empty: expected one credential per line')
       .max(MAX_BATCH, `a batch holds at most ${MAX_BATCH} credentials`)
       .describe('the credentials to issue: JSON Lines, one {"did", "type"?, "subject"?} per line (the body of POST /generate-pbq-credentials)'),
+    ...issueStatusField,
     ...typeRegistration,
   }),
   result: z.object({
@@ -140,6 +152,7 @@ export const pbqIssueBatch = defineOperation({
         holderDid: item.did,
         ...(type === undefined ? {} : { type }),
         ...(item.subject === undefined ? {} : { subject: item.subject }),
+        ...(input.status === undefined ? {} : { status: input.status }),
         names: call.names,
         base: `batch[${index}]`,
       };
@@ -154,10 +167,10 @@ export const pbqIssueBatch = defineOperation({
 });
 
 /** The digest naming a batch input: its lines and the type they register, if any. */
-async function batchKeyOf(input: { batch: unknown; context?: unknown; schema?: unknown }): Promise<string> {
+async function batchKeyOf(input: { batch: unknown; context?: unknown; schema?: unknown; status?: string | undefined }): Promise<string> {
   const { createHash } = await import('node:crypto');
   return createHash('sha256')
-    .update(JSON.stringify({ batch: input.batch, context: input.context ?? null, schema: input.schema ?? null }))
+    .update(JSON.stringify({ batch: input.batch, context: input.context ?? null, schema: input.schema ?? null, ...(input.status === undefined ? {} : { status: input.status }) }))
     .digest('hex');
 }
 

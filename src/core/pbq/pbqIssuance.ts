@@ -10,7 +10,7 @@ import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
 import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
-import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean, isVcError } from '../../errors.js';
+import { ConfigError, ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean, isVcError } from '../../errors.js';
 import { PASSPORT_TYPE, type CredentialTypeInfo } from '../../iden3/documents.js';
 import { checkAgainstSchema, contextFieldsOfType, subjectSchemaOf } from '../../iden3/typeFields.js';
 import { samplePassportSubject } from '../sd/sdIssuance.js';
@@ -83,6 +83,8 @@ export interface PreparedItem {
   subject: Record<string, unknown>;
   names: FieldNamer;
   base: string;
+  /** The IdentityTreeStore its status names (Iden3OnchainSparseMerkleTreeProof2023), or undefined for the reverse hash service. */
+  onchainStatus: string | undefined;
 }
 
 /**
@@ -117,7 +119,18 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
   delete subject.type;
   subject.id = holder.string();
   checkSubjectFields(iden3, type, subject, names, joinPath(base, 'subject'));
-  return { holder: holder.string(), type, subject, names, base };
+  return { holder: holder.string(), type, subject, names, base, onchainStatus: item.status === 'onchain' ? await identityTreeStoreOf(ctx, names) : undefined };
+}
+
+/** The IdentityTreeStore of the configured chain, which an on-chain status names; refused when the chain has none. */
+async function identityTreeStoreOf(ctx: Context, names: FieldNamer): Promise<string> {
+  const { getChain } = await import('../../chain/chainClient.js');
+  const chain = await getChain(ctx);
+  const address = chain.addresses.identityTreeStore;
+  if (address === undefined) {
+    throw new ConfigError(`${names('status')} onchain: the configured chain ${chain.chainId} has no IdentityTreeStore in vc's address book (\`vc chain deploy\` deploys one); issue with the reverse hash service instead (rhs)`, { field: 'status' });
+  }
+  return address;
 }
 
 /**
@@ -161,7 +174,10 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem,
         credentialSchema: item.type.schemaUrl,
         type: item.type.type,
         credentialSubject: item.subject as never,
-        revocationOpts: { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce },
+        revocationOpts:
+          item.onchainStatus === undefined
+            ? { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce }
+            : { type: sdk.CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023, id: item.onchainStatus, nonce },
       },
       // The same Poseidon, remembering the hashes credentials of one type share.
       { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,

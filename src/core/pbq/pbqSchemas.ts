@@ -95,11 +95,21 @@ export type PbqCredentialInput = z.output<typeof pbqCredentialSchema>;
 /** A credential subject given by the issuer (fields of the type; `id` is set to the holder DID). */
 export const subjectSchema = z.record(z.string(), z.unknown());
 
+/**
+ * Where an issued credential's revocation status is read: `rhs` (Iden3ReverseSparseMerkleTreeProof,
+ * the reverse hash service), `onchain` (Iden3OnchainSparseMerkleTreeProof2023, the chain's
+ * IdentityTreeStore, to which the issuer then publishes its revocation tree nodes).
+ */
+export const ISSUE_STATUS_KINDS = ['rhs', 'onchain'] as const;
+export type IssueStatusKind = (typeof ISSUE_STATUS_KINDS)[number];
+export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS);
+
 /** Options of issuance (CLI and HTTP). */
 export const issueOptionsSchema = z.object({
   holderDid: didStringSchema,
   type: z.string().min(1).optional(),
   subject: subjectSchema.optional(),
+  status: issueStatusSchema.optional(),
 });
 export type IssueOptions = z.output<typeof issueOptionsSchema>;
 

@@ -7,6 +7,8 @@
  *   prepared       the journal names the credentials (without their Merkle proofs) and revocation
  *                  nonces, and the on-chain state it starts from; nothing else has changed yet
  *   trees-updated  their claims and nonces are in the trees; the journal holds the new state
+ *   nodes-saved    when the issuer's statuses are read from the chain's IdentityTreeStore: its
+ *                  tree nodes are saved there (sent again by any retry; saving a node twice is a no-op)
  *   sent           the state transition is broadcast; the journal holds its hash
  *   mined          its receipt arrived; the local node's state is being saved
  *
@@ -27,10 +29,13 @@
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
+import type { Merkletree } from '@iden3/js-merkletree';
 import { ConfigError, ConflictError, NetworkError, describeError, redactUrls } from '../../errors.js';
 import { crashPoint, killNodePoint } from '../../faults.js';
 import { describeChain, isOwnEmbeddedChain, isSameChain, readChainIdentity, type ChainIdentity } from '../../chain/chainIdentity.js';
 import { getChain } from '../../chain/chainClient.js';
+import { readContract, sendContractTransaction, TransactionRevertedError } from '../../chain/transactions.js';
+import { ONCHAIN_STATUS_TYPE } from '../../iden3/onchainStatus.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
 import { localNodeStatus } from '../../chain/node/lifecycle.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
@@ -89,7 +94,7 @@ export interface PendingPublication {
   /** The credentials it completes, as W3C JSON without their Merkle proofs. */
   credentials: Record<string, unknown>[];
   revokedNonces: number[];
-  stage: 'prepared' | 'trees-updated' | 'sent' | 'mined';
+  stage: 'prepared' | 'trees-updated' | 'nodes-saved' | 'sent' | 'mined';
   /** The chain it was journaled against (absent in journals older than chain identities). */
   chain?: ChainIdentity;
   /** The on-chain state it starts from (hex); undefined when the identity never published. */
@@ -235,10 +240,15 @@ async function applyToTrees(iden3: Iden3, did: DID, journal: PendingPublication)
   }
 }
 
-async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: PendingPublication): Promise<PublicationResult> {
+/**
+ * Runs (or, with `resumedFrom`, runs again from the trees) the steps of a journaled publication.
+ * A resumed publication whose trees were updated before does not stop at that step's crash point
+ * again: a kill there would leave what a kill at the step it was interrupted at left.
+ */
+async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: PendingPublication, resumedFrom?: PendingPublication['stage']): Promise<PublicationResult> {
   const { sdk } = iden3.modules;
   await applyToTrees(iden3, did, journal);
-  crashPoint(`${journal.kind}:trees-updated`);
+  if (resumedFrom === undefined || resumedFrom === 'prepared') crashPoint(`${journal.kind}:trees-updated`);
   const { tree: _tree, txId: _txId, at: _at, ...newState } = await currentTreeState(iden3, did);
   journal.newState = newState;
   journal.stage = 'trees-updated';
@@ -250,6 +260,7 @@ async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: Pen
     rhsUrl: iden3.rhsUrl,
     revokedNonces: journal.revokedNonces,
   });
+  await publishToIdentityTreeStore(ctx, iden3, did, journal);
   const old = treeStateForPublishedState(ctx, iden3, did, journal.baseState);
   const { proofService } = await getIden3Prover(ctx);
   const chain = await getChain(ctx);
@@ -281,6 +292,79 @@ async function runPublication(ctx: Context, iden3: Iden3, did: DID, journal: Pen
   }
   await ensureDurable(ctx, chain.embedded);
   return completePublication(ctx, iden3, did, journal, txId);
+}
+
+/** The most tree nodes one IdentityTreeStore.saveNodes transaction carries (each is hashed and stored on chain). */
+const TREE_STORE_NODES_PER_TX = 100;
+
+/** True when the IdentityTreeStore at `address` holds the node of `hash` (hex). */
+async function treeStoreHasNode(ctx: Context, iden3: Iden3, address: string, hash: string): Promise<boolean> {
+  const { iden3Artifact } = await import('../../chain/artifacts.js');
+  try {
+    await readContract(ctx, { address, abi: iden3Artifact('IdentityTreeStore').abi as never, method: 'getNode', args: [iden3.modules.mt.Hash.fromHex(hash).bigInt()] }, `reading node ${hash} of the IdentityTreeStore ${address}`);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionRevertedError && error.revertName === 'NodeNotFound') return false;
+    throw error;
+  }
+}
+
+/** Every node of a tree (middle: its two children; leaf: key, value, 1), as IdentityTreeStore.saveNodes takes them. */
+async function treeNodes(iden3: Iden3, tree: Merkletree): Promise<bigint[][]> {
+  const { mt } = iden3.modules;
+  const nodes: bigint[][] = [];
+  await tree.walk(await tree.root(), async (node) => {
+    if (node instanceof mt.NodeMiddle) nodes.push([node.childL.bigInt(), node.childR.bigInt()]);
+    else if (node instanceof mt.NodeLeaf) nodes.push([node.entry[0].bigInt(), node.entry[1].bigInt(), 1n]);
+    await Promise.resolve();
+  });
+  return nodes;
+}
+
+/**
+ * Publishes the issuer's revocation tree nodes and its new state node to the chain's
+ * IdentityTreeStore when statuses are read there (Iden3OnchainSparseMerkleTreeProof2023): this
+ * publication carries a credential with such a status, or the state it starts from is there
+ * already (an earlier publication did so, and every later one must, or those credentials could no
+ * longer be resolved from the new state). The first time, the whole revocation tree goes (nonces
+ * revoked before); after that, what this publication changed. Nodes are content addressed and
+ * saving one again changes nothing, so a run recovered from a crash at any step sends them again;
+ * the state transition, sent after their receipts, is what makes them matter (its checkpoint of
+ * the embedded chain saves them too).
+ */
+async function publishToIdentityTreeStore(ctx: Context, iden3: Iden3, did: DID, journal: PendingPublication): Promise<void> {
+  const chain = await getChain(ctx);
+  const carriesOnchain = journal.credentials.some((credential) => (credential.credentialStatus as { type?: unknown } | undefined)?.type === ONCHAIN_STATUS_TYPE);
+  const address = chain.addresses.identityTreeStore;
+  if (address === undefined) {
+    if (!carriesOnchain) return;
+    throw new ConfigError(`the ${journal.kind} of ${journal.issuer} carries ${ONCHAIN_STATUS_TYPE} statuses, but the configured chain ${chain.chainId} has no IdentityTreeStore in vc's address book (\`vc chain deploy\` deploys one)`);
+  }
+  const continued = journal.baseState !== undefined && (await treeStoreHasNode(ctx, iden3, address, journal.baseState));
+  if (!carriesOnchain && !continued) return;
+  const { sdk } = iden3.modules;
+  const model = await iden3.identityWallet.getDIDTreeModel(did);
+  const changed = (await sdk.getNodesRepresentation(continued ? journal.revokedNonces : [], model, model.state)).map((node) => node.children.map((child) => child.bigInt()));
+  const nodes = continued ? changed : [...(await treeNodes(iden3, model.revocationTree)), ...changed];
+  const { iden3Artifact } = await import('../../chain/artifacts.js');
+  const abi = iden3Artifact('IdentityTreeStore').abi as never;
+  const step = ctx.progress.start(`publishing ${nodes.length} tree nodes of ${journal.issuer} to the IdentityTreeStore ${address}`);
+  try {
+    for (let start = 0; start < nodes.length; start += TREE_STORE_NODES_PER_TX) {
+      await sendContractTransaction(
+        ctx,
+        { address, abi, method: 'saveNodes', args: [nodes.slice(start, start + TREE_STORE_NODES_PER_TX)] },
+        { description: `save the tree nodes of ${journal.issuer} in the IdentityTreeStore`, checkpoint: false },
+      );
+    }
+    step.succeed(`published ${nodes.length} tree nodes to the IdentityTreeStore`);
+  } catch (error) {
+    step.fail();
+    throw error;
+  }
+  journal.stage = 'nodes-saved';
+  saveJournal(ctx, journal);
+  crashPoint(`${journal.kind}:nodes-saved`);
 }
 
 /** On the embedded node, success is reported only once the node's state with the transaction is saved. */
@@ -393,8 +477,9 @@ export async function recoverPendingPublication(ctx: Context, did: DID): Promise
   }
   ctx.progress.info(`publishing again the state an interrupted ${journal.kind} of ${issuer} prepared (it never reached the chain)`);
   // Published again on the connected chain (checked above): the journal now names it.
+  const resumedFrom = journal.stage;
   journal = { ...journal, stage: 'prepared', chain: await connectedChainIdentity(ctx) };
   delete journal.txHash;
   saveJournal(ctx, journal);
-  return runPublication(ctx, iden3, did, journal);
+  return runPublication(ctx, iden3, did, journal, resumedFrom);
 }

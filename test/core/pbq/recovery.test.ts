@@ -49,8 +49,8 @@ function vc(args: string[], extraEnv: Record<string, string | undefined> = {}): 
   return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
-function issue(name: string, extraEnv: Record<string, string | undefined> = {}): VcRun {
-  const run = vc(['issuer', 'issue', '--holder', holderDid, '-o', file(name)], extraEnv);
+function issue(name: string, extraEnv: Record<string, string | undefined> = {}, more: string[] = []): VcRun {
+  const run = vc(['issuer', 'issue', '--holder', holderDid, ...more, '-o', file(name)], extraEnv);
   if (run.status === 0) reported.push((JSON.parse(readFileSync(file(name), 'utf8')) as { credential: Json }).credential.id as string);
   return run;
 }
@@ -179,8 +179,11 @@ beforeAll(() => {
   expect(issuer.status, issuer.stderr).toBe(0);
   const { payload } = issuer.json<{ payload: { method: string; id: string } }>();
   issuerDid = `did:${payload.method}:${payload.id}`;
-  // One ordinary issuance first: the identity has published once, as most issuers have.
-  expect(issue('first.json').status).toBe(0);
+  // One issuance first, its status on chain (Iden3OnchainSparseMerkleTreeProof2023): the identity
+  // has published once, and from then on every publication also saves its tree nodes in the
+  // chain's IdentityTreeStore (the nodes-saved step, killed at below like every other).
+  const first = issue('first.json', {}, ['--status', 'onchain']);
+  expect(first.status, first.stderr).toBe(0);
 }, LONG);
 
 afterAll(() => {
@@ -461,6 +464,22 @@ describe('what the issuer lists and revokes is what it issued', () => {
     // The issuer can still issue.
     expect(issue('after-forgery.json').status).toBe(0);
   }, LONG);
+});
+
+describe('the on-chain status of the first credential, after every publication was killed and recovered', () => {
+  it('is read from the IdentityTreeStore as the issuer left it: revoked exactly when the issuer lists it revoked', () => {
+    const first = JSON.parse(readFileSync(file('first.json'), 'utf8')) as { credential: Json };
+    expect((first.credential.credentialStatus as Json).type).toBe('Iden3OnchainSparseMerkleTreeProof2023');
+    const revoked = listing().credentials.find((c) => c.id === first.credential.id)?.revoked;
+    // The holder (of this same wallet) checks it as any import does: its proofs, then its status from the chain.
+    const imported = vc(['holder', 'credentials', 'import', file('first.json')]);
+    if (revoked === true) {
+      expect(imported.status, imported.stderr).toBe(2);
+      expect(imported.stderr).toContain('the credential is revoked');
+    } else {
+      expect(imported.status, imported.stderr).toBe(0);
+    }
+  });
 });
 
 describe('every crash point', () => {
