@@ -49,6 +49,11 @@ export function parseOnchainStatusId(status: CredentialStatus, issuer: string): 
   const contract = params.get('contractAddress');
   const match = contract === null ? null : /^(\d{1,15}):(0x[0-9a-fA-F]{40})$/.exec(contract);
   if (match === null) throw refuse(`its id has no contractAddress=<chainId>:<0x address> (found ${contract === null ? 'none' : JSON.stringify(contract)})`);
+  for (const name of ['revocationNonce', 'contractAddress', 'state']) {
+    if (params.getAll(name).length > 1) throw refuse(`its id names ${name} ${params.getAll(name).length} times`);
+  }
+  const given = status.revocationNonce as unknown;
+  if (given !== undefined && (typeof given !== 'number' || !Number.isSafeInteger(given) || given < 0)) throw refuse(`its revocationNonce ${JSON.stringify(given) ?? String(given)} is not a whole number`);
   const nonceParam = params.get('revocationNonce');
   if (nonceParam !== null && !/^\d{1,20}$/.test(nonceParam)) throw refuse(`its id's revocationNonce ${JSON.stringify(nonceParam)} is not a number`);
   if (nonceParam !== null && status.revocationNonce !== undefined && Number(nonceParam) !== Number(status.revocationNonce)) {

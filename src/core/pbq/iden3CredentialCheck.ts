@@ -123,6 +123,12 @@ async function checkMtpProof(iden3: Iden3, credential: W3CCredential, proof: Mtp
   await checkStatePublished(iden3, proof.issuerData.id.string(), proof.issuerData.state, false);
 }
 
+/** A value as JSON, at most 40 characters, for a message. */
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
 async function checkSignatureProof(iden3: Iden3, credential: W3CCredential, proof: SignatureProofObject): Promise<void> {
   await checkClaimMatches(iden3, credential, proof.coreClaim);
   const { PublicKey, poseidon } = await import('@iden3/js-crypto');
@@ -130,6 +136,15 @@ async function checkSignatureProof(iden3: Iden3, credential: W3CCredential, proo
   const key = new PublicKey([slots[2]!, slots[3]!]);
   const { hi, hv } = proof.coreClaim.hiHv();
   if (!key.verifyPoseidon(poseidon.hash([hi, hv]), proof.signature as never)) throw new Refusal("the signature does not verify under the key of the issuer's auth claim");
+  // The status of the signing key is given next to it, outside any signature: it must be the
+  // status of that very key (its auth claim's revocation nonce), or any status would do.
+  const keyStatus = proof.issuerData.credentialStatus as { revocationNonce?: unknown } | undefined;
+  const keyNonce = proof.issuerData.authCoreClaim.getRevocationNonce();
+  if (keyStatus === undefined || keyStatus === null || typeof keyStatus !== 'object') throw new Refusal("issuerData has no credentialStatus: the status of the issuer's signing key cannot be checked");
+  const named = keyStatus.revocationNonce;
+  if (typeof named !== 'number' || !Number.isSafeInteger(named) || BigInt(named) !== keyNonce) {
+    throw new Refusal(`the status of the issuer's signing key names revocation nonce ${shortJson(named)}, not the nonce of its auth claim (${keyNonce})`);
+  }
   const auth = proof.issuerData.authCoreClaim.hiHv();
   const root = await iden3.modules.mt.rootFromProof(proof.issuerData.mtp, auth.hi, auth.hv);
   if (!proof.issuerData.mtp.existence || root.bigInt() !== proof.issuerData.state.claimsTreeRoot.bigInt()) {

@@ -128,3 +128,34 @@ describe('an iden3 credential whose status is Iden3commRevocationStatusV1.0', ()
     expect(jsonError(verified.stderr).message).toContain('is an iden3 credential (proof BJJSignature2021)');
   });
 });
+
+describe("the status of the issuer's signing key (BJJSignature2021 issuerData.credentialStatus, outside any signature)", () => {
+  it("must name that key's own revocation nonce: another nonce, no nonce or no status is refused before the chain is asked anything", async () => {
+    const checked = new Context({ config: parseConfig({}, home) });
+    try {
+      const heldBefore = listHeldCredentials(checked).map((record) => record.id);
+      const [signature] = issued.proof as Json[];
+      const issuerData = signature!.issuerData as Json;
+      const keyStatus = issuerData.credentialStatus as Json;
+      const withKeyStatus = (credentialStatus: unknown): Json => ({ ...issued, proof: [{ ...signature, issuerData: { ...issuerData, credentialStatus } }] });
+      const nonce = Number(keyStatus.revocationNonce);
+      for (const [name, credentialStatus, reason] of [
+        ['another nonce', { ...keyStatus, revocationNonce: nonce + 1 }, `names revocation nonce ${nonce + 1}, not the nonce of its auth claim (${nonce})`],
+        ['a revoked key\'s nonce', { ...keyStatus, revocationNonce: 392_174_617 }, `names revocation nonce 392174617, not the nonce of its auth claim (${nonce})`],
+        ['the nonce as a string', { ...keyStatus, revocationNonce: String(nonce) }, `names revocation nonce "${nonce}", not the nonce of its auth claim (${nonce})`],
+        ['no nonce', { id: keyStatus.id, type: keyStatus.type }, `names revocation nonce undefined, not the nonce of its auth claim (${nonce})`],
+      ] as const) {
+        const error = await refusal(invokeOperation(checked, holderImport, { credential: withKeyStatus(credentialStatus) }));
+        expect(error, name).toBeInstanceOf(UnprocessableError);
+        expect(error.message, name).toContain(`the status of the issuer's signing key ${reason}`);
+      }
+      const { credentialStatus: _dropped, ...withoutStatus } = issuerData;
+      const missing = await refusal(invokeOperation(checked, holderImport, { credential: { ...issued, proof: [{ ...signature, issuerData: withoutStatus }] } }));
+      expect(missing.message).toMatch(/issuerData|credentialStatus/);
+      expect(missing.message).not.toMatch(/Cannot read properties/);
+      expect(listHeldCredentials(checked).map((record) => record.id)).toEqual(heldBefore);
+    } finally {
+      await checked.close();
+    }
+  });
+});
