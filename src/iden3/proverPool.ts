@@ -56,7 +56,17 @@ class ProverProcess implements ProverOffload {
   private start(): Promise<ChildProcess> {
     this.starting ??= new Promise<ChildProcess>((resolve, reject) => {
       const entry = this.options.entry ?? workerEntry('proverProcess.js', import.meta.url);
-      const child = fork(fileURLToPath(entry), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(fileURLToPath(entry), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      // What the prover writes on stderr (a warning, its reason for dying) goes to the server's log,
+      // one line at a time and bounded: never raw onto the server's stderr, which is JSON Lines.
+      let partial = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        partial = (partial + chunk).slice(-8192);
+        const lines = partial.split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') this.options.log?.(`prover process (pid ${child.pid}): ${line.trim().slice(0, 500)}`);
+      });
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new InternalError(`the prover process did not start within ${START_TIMEOUT_MS / 1000} s`));

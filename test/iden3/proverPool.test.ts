@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCircuits, type CircuitFiles } from '../../src/circuits/build.js';
@@ -130,6 +131,20 @@ describe('the prover process', () => {
     for (let i = 0; i < 100 && alive(child); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(alive(child)).toBe(false);
   }, 120_000);
+});
+
+describe('what the prover process writes on stderr', () => {
+  it("goes to the server's log, a line at a time with its pid, not onto the server's own stderr", async () => {
+    // A process that dies at start with its reason on stderr, in the prover's place.
+    const entry = path.join(tmp, 'dies-at-start.mjs');
+    writeFileSync(entry, "process.stderr.write('cannot load the circuit libraries\\nsecond line\\n'); process.exit(1);\n");
+    const lines: string[] = [];
+    const dying = startProverProcess({ log: (line) => lines.push(line), entry: pathToFileURL(entry) });
+    await expect(dying.prove(files, INPUT)).rejects.toThrow(/the prover process \(pid \d+\) exited \(code 1\) before it was ready/);
+    for (let i = 0; i < 50 && lines.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.filter((line) => /^prover process \(pid \d+\): (cannot load the circuit libraries|second line)$/.test(line))).toHaveLength(2);
+    await dying.close();
+  }, 60_000);
 });
 
 describe('a context', () => {
