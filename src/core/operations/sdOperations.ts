@@ -103,12 +103,11 @@ const rdfcIssueInput = sdIssue.input.extend({
 
 /** Issues with the rdfc suite of `keyType`, with the status list entries asked for (in lists of that suite and key). */
 async function issueWithRdfc(ctx: Context, input: z.infer<typeof rdfcIssueInput>, names: FieldNamer, keyType: RdfcKeyType): Promise<BbsCredential> {
-  const [{ issueRdfcCredential }, { credentialStatusAssignment }, { rdfcStatusListSuite }] = await Promise.all([
+  const [{ issueRdfcCredential }, { statusRequest }, { rdfcStatusListSuite }] = await Promise.all([
     import('../sd/rdfcCredentials.js'),
     import('../status/issuerStatusLists.js'),
     import('../status/statusListSuites.js'),
   ]);
-  const purposes = input.status;
   return issueRdfcCredential(ctx, {
     type: input.type,
     subject: input.credentialSubject,
@@ -117,17 +116,7 @@ async function issueWithRdfc(ctx: Context, input: z.infer<typeof rdfcIssueInput>
     credential: input.credential,
     names,
     keyType,
-    status:
-      purposes === undefined
-        ? undefined
-        : (completed) =>
-            credentialStatusAssignment(ctx, {
-              purposes,
-              suite: rdfcStatusListSuite(keyType),
-              credentialId: typeof completed.id === 'string' ? completed.id : undefined,
-              names,
-              credentialIdField: 'credential.id',
-            }),
+    status: statusRequest(ctx, { purposes: input.status, suite: rdfcStatusListSuite(keyType), names }),
   });
 }
 

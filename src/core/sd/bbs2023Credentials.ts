@@ -187,6 +187,24 @@ export function defaultMandatoryPointers(credential: Record<string, unknown>): s
   return ['/issuer', '/validFrom', '/validUntil', '/issuanceDate', '/expirationDate', '/credentialStatus'].filter((pointer) => resolvePointer(credential, pointer));
 }
 
+/**
+ * What an issuer checks before it signs a credential with any suite: it has no proof yet, it
+ * breaks no rule of the data model and passes the document checks a verifier makes (each refusal
+ * names its check), and it carries no credentialStatus of the caller's (the issuer assigns it).
+ */
+export async function checkSignable(ctx: Context, unsigned: JsonLdDocument, names: FieldNamer, base: string): Promise<void> {
+  const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
+  if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
+  // The issuer signs nothing the data model forbids (each refusal names its check).
+  const checked = await checkBbs2023Document(ctx, unsigned, 'issuer');
+  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
+  const failed = checked.checks.find((check) => !check.valid);
+  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
+  if (unsigned.credentialStatus !== undefined) {
+    throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
+  }
+}
+
 /** A status list entry for a credential being signed: how many entries, and the assignment (after every check passed). */
 export interface Bbs2023StatusAssignment {
   entries: number;
@@ -220,15 +238,7 @@ export async function signBbs2023Credential(
   const cost = checkBbs2023Cost(options.status === undefined ? unsigned : { ...unsigned, credentialStatus: statusPlaceholder(options.status.entries) }, 'base');
   if (cost !== undefined) throw new TooLargeError(`${names(base)}: ${cost}`, { field: base });
   const key = await loadIssuerBbs2023Key(ctx);
-  if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
-  // The issuer signs nothing the data model forbids (each refusal names its check).
-  const checked = await checkBbs2023Document(ctx, unsigned, 'issuer');
-  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
-  const failed = checked.checks.find((check) => !check.valid);
-  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
-  if (unsigned.credentialStatus !== undefined) {
-    throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
-  }
+  await checkSignable(ctx, unsigned, names, base);
   const issuer = typeof unsigned.issuer === 'string' ? unsigned.issuer : record(unsigned.issuer)?.id;
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's bbs-2023 DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(issuer) ?? 'nothing', 80)}`);
   const engine = await sdEngine(ctx);

@@ -16,8 +16,7 @@ import { loadIssuerRdfcKey, type IssuerRdfcKey } from '../../sd/suites/rdfc/rdfc
 import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
 import { cryptosuiteOfKey, describeRdfcError } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { SD_PASSPORT_SCHEMA_URL } from '../../sd/documentLoader.js';
-import { BBS_2023_CREDENTIAL_CONTEXTS, checkBbs2023Document, completeForBbs2023, type Bbs2023StatusAssignment } from './bbs2023Credentials.js';
-import { dataModelError } from '../vcDataModel.js';
+import { BBS_2023_CREDENTIAL_CONTEXTS, checkSignable, completeForBbs2023, type Bbs2023StatusAssignment } from './bbs2023Credentials.js';
 import { findEmbeddedKeyword } from './documentChecks.js';
 import { sdEngine } from './sdEngine.js';
 import { BbsCredentialSchema, PASSPORT_CREDENTIAL_TYPE, type BbsCredential } from './sdSchemas.js';
@@ -48,15 +47,7 @@ export async function signRdfcCredentialChecked(
   const suite = cryptosuiteOfKey(options.keyType);
   const refuse = (field: string, reason: string): UnprocessableError => new UnprocessableError(`${names(field === '' ? base : `${base}.${field}`)}: ${reason}`, { field: field === '' ? base : `${base}.${field}` });
   const key = await loadIssuerRdfcKey(ctx, options.keyType);
-  if (unsigned.proof !== undefined) throw refuse('proof', 'the credential already has a proof (give it unsigned)');
-  // The issuer signs nothing the data model forbids (each refusal names its check).
-  const checked = await checkBbs2023Document(ctx, unsigned, 'issuer');
-  if (checked.violation !== undefined) throw dataModelError(checked.violation, base, names);
-  const failed = checked.checks.find((check) => !check.valid);
-  if (failed !== undefined) throw refuse(failed.id === 'context' ? '@context' : '', failed.reason ?? failed.id);
-  if (unsigned.credentialStatus !== undefined) {
-    throw refuse('credentialStatus', 'the issuer assigns the status list entry itself: leave credentialStatus out and ask for one (options.credentialStatus of POST /credentials/issue, --status of vc issuer issue)');
-  }
+  await checkSignable(ctx, unsigned, names, base);
   const issuer = issuerOf(unsigned);
   if (issuer !== key.did) throw refuse('issuer', `expected this issuer's ${suite} ${options.keyType} DID ${key.did} (see \`vc issuer bbs-key\`), got ${shortId(JSON.stringify(unsigned.issuer) ?? 'nothing', 80)}`);
   const engine = await sdEngine(ctx);

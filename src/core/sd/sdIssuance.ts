@@ -25,7 +25,7 @@ import { assertDataModel } from '../vcDataModel.js';
 import { BBS_2023_CREDENTIAL_CONTEXTS, signBbs2023Credential, signGivenBbs2023Credential } from './bbs2023Credentials.js';
 import { BBS_2023, loadIssuerBbs2023Key } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import type { StatusPurpose } from '../../status/bitstringStatusList.js';
-import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
+import { credentialStatusAssignment, statusRequest } from '../status/issuerStatusLists.js';
 
 export interface IssueSelectiveDisclosureOptions {
   /** Credential type (default PassportCredential); it must be defined by a bundled context. */
@@ -190,16 +190,12 @@ async function issueGivenBbs2023Credential(ctx: Context, given: Record<string, u
     const field = conflicting === 'subject' ? 'credentialSubject' : conflicting;
     throw new InputError(`${names(field)}: give either the whole credential (${names('credential')}) or the fields to build one from, not both`, { field });
   }
-  const purposes = options.status === undefined || options.status.length === 0 ? undefined : options.status;
   const credential = await signGivenBbs2023Credential(ctx, {
     credential: given,
     mandatoryPointers: options.mandatoryPointers,
     names,
     base: 'credential',
-    status:
-      purposes === undefined
-        ? undefined
-        : (completed) => credentialStatusAssignment(ctx, { purposes, suite: BBS_2023, credentialId: typeof completed.id === 'string' ? completed.id : undefined, names, credentialIdField: 'credential.id' }),
+    status: statusRequest(ctx, { purposes: options.status, suite: BBS_2023, names }),
   });
   // Kept for this wallet's holder when it is the holder's (the store decides, as for any issuance).
   if (options.store !== false) keepIssuedCredential(ctx, credential, 'bbs2023');

@@ -9,7 +9,7 @@ import { InputError, TooLargeError } from '../../errors.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { BBS_2023, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
 import type { StatusPurpose } from '../../status/bitstringStatusList.js';
-import { credentialStatusAssignment } from '../status/issuerStatusLists.js';
+import { statusRequest } from '../status/issuerStatusLists.js';
 import { checkCredentialStatus } from '../status/credentialStatusCheck.js';
 import { admitTogether, sdEngine } from './sdEngine.js';
 import {
@@ -23,7 +23,6 @@ import {
 } from './bbs2023Credentials.js';
 import { checkBbs2023Cost } from './sdCost.js';
 import { shortId } from '../../sd/didKey.js';
-import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { RDFC_CRYPTOSUITES, isRdfcCryptosuite, type RdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
 import { checkRdfcCredential } from './rdfcChecks.js';
 import { signGivenRdfcCredential } from './rdfcCredentials.js';
@@ -55,37 +54,26 @@ export async function vcApiIssue(
   if (options.curve !== undefined && cryptosuite !== 'ecdsa-rdfc-2019') {
     throw new InputError(`${names('options.curve')}: applies to ecdsa-rdfc-2019 only (the cryptosuite is ${cryptosuite})`, { field: 'options.curve' });
   }
-  // Whose status it is: the credential's id (or options.credentialId), for POST /credentials/status.
-  const statusTarget = (completed: JsonLdDocument): { credentialId: string | undefined; names: FieldNamer; credentialIdField: string } => ({
-    credentialId: options.credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined),
-    names,
-    credentialIdField: options.credentialId === undefined ? 'credential.id' : 'options.credentialId',
-  });
   if (isRdfcCryptosuite(cryptosuite)) {
     if (options.mandatoryPointers !== undefined) {
       throw new InputError(`${names('options.mandatoryPointers')}: applies to bbs-2023 only (${cryptosuite} signs the whole credential, nothing can be left out)`, { field: 'options.mandatoryPointers' });
     }
     const keyType = cryptosuite === 'eddsa-rdfc-2022' ? 'Ed25519' : (options.curve ?? 'P-256');
-    const rdfcPurposes = options.status;
     const credential = await signGivenRdfcCredential(ctx, {
       credential: options.credential,
       keyType,
       names,
       base: 'credential',
-      status: rdfcPurposes === undefined ? undefined : (completed) => credentialStatusAssignment(ctx, { ...statusTarget(completed), purposes: rdfcPurposes, suite: rdfcStatusListSuite(keyType) }),
+      status: statusRequest(ctx, { purposes: options.status, suite: rdfcStatusListSuite(keyType), names, credentialId: options.credentialId }),
     });
     return { verifiableCredential: credential };
   }
-  const purposes = options.status;
   const credential = await signGivenBbs2023Credential(ctx, {
     credential: options.credential,
     mandatoryPointers: options.mandatoryPointers,
     names,
     base: 'credential',
-    status:
-      purposes === undefined
-        ? undefined
-        : (completed) => credentialStatusAssignment(ctx, { ...statusTarget(completed), purposes, suite: BBS_2023 }),
+    status: statusRequest(ctx, { purposes: options.status, suite: BBS_2023, names, credentialId: options.credentialId }),
   });
   return { verifiableCredential: credential };
 }

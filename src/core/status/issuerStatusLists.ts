@@ -362,3 +362,24 @@ export function credentialStatusAssignment(
     signed: () => assigned?.signed(),
   };
 }
+
+/**
+ * The status assignment a signer asks for once the credential is complete, or undefined when no
+ * purpose is asked for: credentialStatusAssignment for the credential's own id, or `credentialId`
+ * when the caller names it (the VC-API's options.credentialId).
+ */
+export function statusRequest(
+  ctx: Context,
+  options: { purposes: readonly StatusPurpose[] | undefined; suite: string; names?: FieldNamer | undefined; credentialId?: string | undefined },
+): ((completed: Record<string, unknown>) => ReturnType<typeof credentialStatusAssignment>) | undefined {
+  const { purposes, suite, names, credentialId } = options;
+  if (purposes === undefined || purposes.length === 0) return undefined;
+  return (completed) =>
+    credentialStatusAssignment(ctx, {
+      purposes,
+      suite,
+      names,
+      credentialId: credentialId ?? (typeof completed.id === 'string' ? completed.id : undefined),
+      credentialIdField: credentialId === undefined ? 'credential.id' : 'options.credentialId',
+    });
+}
