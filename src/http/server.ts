@@ -108,8 +108,8 @@ export async function startServer(ctx: Context, options: StartServerOptions): Pr
   // Proofs (witness and Groth16) run in a prover process, started with the first proof, so the
   // event loop keeps answering while they run; VC_WORKERS=0 keeps every call on the main thread.
   if (ctx.config.server.workers !== 0) {
-    const { proveInWorker } = await import('../core/pbq/proverProcessing.js');
-    proveInWorker(ctx, { log: options.logWarning ?? options.logError });
+    const { proveInProverProcess } = await import('../core/pbq/proverProcessing.js');
+    proveInProverProcess(ctx, { log: options.logWarning ?? options.logError });
   }
   const host = options.host ?? ctx.config.server.host;
   const single = options.roles.length === 1;

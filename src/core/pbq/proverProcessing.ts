@@ -7,6 +7,6 @@ import type { Context } from '../../context.js';
 import { enableProverProcess } from '../../iden3/proverPool.js';
 
 /** Makes the proofs of `ctx` run in the prover process, started with the first proof. */
-export function proveInWorker(ctx: Context, options: { log?: ((message: string) => void) | undefined } = {}): void {
+export function proveInProverProcess(ctx: Context, options: { log?: ((message: string) => void) | undefined } = {}): void {
   enableProverProcess(ctx, options);
 }
