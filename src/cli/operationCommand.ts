@@ -237,6 +237,9 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map
     const dashes = isPositional(info) ? '' : '--';
     const file = files.get(info.field) ?? 'FILE';
     const where = info.kind === 'file' ? `${isPositional(info) ? file : `--${info.flag} ${file}`}${line === undefined ? '' : ` line ${line}`}` : `${dashes}${info.flag}`;
+    // A comma-separated list names its item by position (`--status item 2`), not as a field `[1]`.
+    const item = info.kind === 'list' ? /^\[(\d+)\]\.?(.*)$/.exec(rest) : null;
+    if (item !== null) return `${where} item ${Number(item[1]) + 1}${item[2] === '' ? '' : `: field ${item[2]}`}`;
     return rest === '' ? where : `${where}: field ${rest}`;
   };
 }

@@ -84,10 +84,21 @@ describe('commands built from the operation table', () => {
     const statuses = (JSON.parse(readFileSync(both, 'utf8')) as { credentialStatus: Array<{ statusPurpose: string }> }).credentialStatus;
     expect(statuses.map((status) => status.statusPurpose)).toEqual(['revocation', 'suspension']);
     const wrongPurpose = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'onchain'], { home });
-    expect(jsonError(wrongPurpose.stderr)).toMatchObject({ field: '--status [0]', message: '--status: field [0]: Invalid option: expected one of "revocation"|"suspension"' });
+    expect(jsonError(wrongPurpose.stderr)).toMatchObject({ field: '--status [0]', message: '--status item 1: onchain is an iden3 credential status; this format takes revocation and/or suspension' });
+    const typo = runVc(['--json', 'issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation,suspended'], { home });
+    expect(jsonError(typo.stderr)).toMatchObject({ field: '--status [1]', message: '--status item 2: expected revocation or suspension, got "suspended"' });
+    const twice = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,revocation'], { home });
+    expect(twice.status).toBe(2);
+    expect(jsonError(twice.stderr)).toMatchObject({ field: '--status', message: '--status: a status purpose is given twice' });
     // iden3: one of rhs, onchain (refused before anything is asked of a chain).
     const wrongKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'revocation'], { home });
     expect(wrongKind.status).toBe(2);
-    expect(jsonError(wrongKind.stderr)).toEqual({ code: 'invalid_input', field: '--status', message: '--status: Invalid option: expected one of "rhs"|"onchain"' });
+    expect(jsonError(wrongKind.stderr)).toEqual({
+      code: 'invalid_input',
+      field: '--status',
+      message: '--status: revocation is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs or onchain',
+    });
+    const unknownKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'chain'], { home });
+    expect(jsonError(unknownKind.stderr)).toMatchObject({ field: '--status', message: '--status: expected rhs or onchain, got "chain"' });
   });
 });

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { MAX_NONCE_TTL_SECONDS } from '../sd/nonce.js';
-import { STATUS_PURPOSES } from '../../status/bitstringStatusList.js';
 import type { Context } from '../../context.js';
 import type { RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
 import type { FieldNamer } from '../validate.js';
@@ -19,6 +18,7 @@ import {
   DiscloseResultSchema,
   NonceResultSchema,
   VerifyResultSchema,
+  statusPurposesSchema,
 } from '../sd/sdSchemas.js';
 
 const sd = () => import('../sd/index.js');
@@ -59,12 +59,7 @@ export const sdIssueBbs2023 = defineOperation({
       .max(100)
       .describe('JSON Pointers always disclosed, e.g. /issuer (default: the issuer and the validity fields)')
       .optional(),
-    status: z
-      .array(z.enum(STATUS_PURPOSES))
-      .min(1)
-      .max(STATUS_PURPOSES.length)
-      .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072) for revocation, suspension or both')
-      .optional(),
+    status: statusPurposesSchema('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072) for revocation, suspension or both').optional(),
     credential: z
       .record(z.string(), z.unknown())
       .describe("sign this whole VC 2.0 credential instead of a passport built from a subject (every rule of the VC data model is checked first; issuer defaults to this issuer's bbs-2023 DID)")
@@ -89,12 +84,9 @@ export const sdIssueBbs2023 = defineOperation({
 
 /** The inputs of an rdfc issuance besides the passport's: a status, or a whole credential. */
 const rdfcIssueInput = sdIssue.input.extend({
-  status: z
-    .array(z.enum(STATUS_PURPOSES))
-    .min(1)
-    .max(STATUS_PURPOSES.length)
-    .describe('give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072, signed with the same suite and key) for revocation, suspension or both')
-    .optional(),
+  status: statusPurposesSchema(
+    'give the credential a W3C Bitstring Status List entry (a random index of a list of 131,072, signed with the same suite and key) for revocation, suspension or both',
+  ).optional(),
   credential: z
     .record(z.string(), z.unknown())
     .describe("sign this whole VC 2.0 credential instead of a passport built from a subject (every rule of the VC data model is checked first; issuer defaults to this issuer's DID of the suite)")

@@ -102,7 +102,12 @@ export const subjectSchema = z.record(z.string(), z.unknown());
  */
 export const ISSUE_STATUS_KINDS = ['rhs', 'onchain'] as const;
 export type IssueStatusKind = (typeof ISSUE_STATUS_KINDS)[number];
-export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS);
+export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS, {
+  error: (issue) =>
+    issue.input === 'revocation' || issue.input === 'suspension' || (typeof issue.input === 'string' && issue.input.includes(','))
+      ? `${String(issue.input)} is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs or onchain`
+      : `expected rhs or onchain, got ${JSON.stringify(issue.input)}`,
+});
 
 /** Options of issuance (CLI and HTTP). */
 export const issueOptionsSchema = z.object({

@@ -4,6 +4,7 @@
  * input as malformed (exit 2).
  */
 import { z } from 'zod';
+import { STATUS_PURPOSES } from '../../status/bitstringStatusList.js';
 
 /** The credential type with a bundled context and a sample subject. */
 export const PASSPORT_CREDENTIAL_TYPE = 'PassportCredential';
@@ -110,4 +111,27 @@ export const GivenStatusListsSchema = z
 /** The given status lists as a list. */
 export function givenStatusLists(given: z.infer<typeof GivenStatusListsSchema> | undefined): Record<string, unknown>[] | undefined {
   return given === undefined ? undefined : Array.isArray(given) ? given : [given];
+}
+
+/** The iden3 status kinds (`vc issuer issue --status rhs|onchain`), named when given to a W3C suite. */
+const IDEN3_STATUS_KINDS: readonly string[] = ['rhs', 'onchain'];
+
+/**
+ * The W3C Bitstring Status List purposes a credential gets entries for (`--status revocation,suspension`):
+ * each once; an iden3 status kind given here is named as such.
+ */
+export function statusPurposesSchema(description: string) {
+  return z
+    .array(
+      z.enum(STATUS_PURPOSES, {
+        error: (issue) =>
+          typeof issue.input === 'string' && IDEN3_STATUS_KINDS.includes(issue.input)
+            ? `${issue.input} is an iden3 credential status; this format takes revocation and/or suspension`
+            : `expected revocation or suspension, got ${JSON.stringify(issue.input)}`,
+      }),
+    )
+    .min(1, 'expected revocation, suspension or both')
+    .max(STATUS_PURPOSES.length, 'expected each of revocation and suspension at most once')
+    .refine((purposes) => new Set(purposes).size === purposes.length, { message: 'a status purpose is given twice' })
+    .describe(description);
 }
