@@ -170,9 +170,10 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format eddsa-rdfc-2022 --holder "$(vc holder did-key --json | jq -r .did)" -o vc.json
   $ vc issuer issue --format ecdsa-rdfc-2019 --curve P-384 -o vc-p384.json
 
---batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}} per line (the body of
-POST /generate-pbq-credentials), at most 1000; a line without "type" is a PassportCredential, or
-of the type --context-file/--schema register. Every line is checked and signed before anything is
+--batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}, "status"?: "rhs"|"onchain"}
+per line (the body of POST /generate-pbq-credentials), at most 1000; a line without "type" is a
+PassportCredential, or of the type --context-file/--schema register; a line without "status" has
+the one of --status (default rhs). Every line is checked and signed before anything is
 issued (a bad line is reported by its number and nothing is issued); then all are published with
 one state transition. The output is JSON Lines of {message, credential}, in input order. Running
 the same file again after an interruption at any point (even after the publication, before -o was

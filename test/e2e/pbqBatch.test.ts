@@ -123,8 +123,9 @@ describe('vc issuer issue --batch', () => {
     const before = await stateTransitions();
     // Two lines, one per holder: each line is proved on chain below (a query proof each); many
     // credentials of one holder in one batch are issued by the test above.
+    // The second line carries its own status (the body of POST /generate-pbq-credentials): on chain.
     const lines = [holders[0]!, holders[1]!];
-    writeFileSync(file('batch.jsonl'), `${lines.map((did) => JSON.stringify({ did })).join('\n')}\n`);
+    writeFileSync(file('batch.jsonl'), `${JSON.stringify({ did: lines[0] })}\n${JSON.stringify({ did: lines[1], status: 'onchain' })}\n`);
     const issued = vc(['issuer', 'issue', '--batch', file('batch.jsonl'), '-o', file('issued.jsonl')]);
     expect(issued.status, issued.stderr).toBe(0);
     const results = readLines('issued.jsonl');
@@ -143,6 +144,7 @@ describe('vc issuer issue --batch', () => {
       expect(mtp.issuerData.state.txId).toBe(txId);
     });
     expect(new Set(results.map((r) => (r.credential as Json).id)).size).toBe(lines.length);
+    expect(results.map((r) => ((r.credential as Json).credentialStatus as Json).type)).toEqual(['Iden3ReverseSparseMerkleTreeProof', 'Iden3OnchainSparseMerkleTreeProof2023']);
 
     // Each one proves on chain: a fresh request, a real proof by its holder, verified by the contract.
     for (const [index, result] of results.entries()) {

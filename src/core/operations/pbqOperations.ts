@@ -126,10 +126,10 @@ export const pbqIssueBatch = defineOperation({
   summary: `issue up to ${MAX_BATCH} iden3 credentials with one state transition; all are checked first (a bad item: nothing is issued); re-running a batch interrupted by a crash completes it`,
   input: z.strictObject({
     batch: z
-      .array(z.strictObject(issueItemFields))
+      .array(z.strictObject({ ...issueItemFields, ...issueStatusField }))
       .min(1, 'the batch is empty: expected one credential per line')
       .max(MAX_BATCH, `a batch holds at most ${MAX_BATCH} credentials`)
-      .describe('the credentials to issue: JSON Lines, one {"did", "type"?, "subject"?} per line (the body of POST /generate-pbq-credentials)'),
+      .describe('the credentials to issue: JSON Lines, one {"did", "type"?, "subject"?, "status"?} per line (the body of POST /generate-pbq-credentials; a line\'s status overrides the batch\'s)'),
     ...issueStatusField,
     ...typeRegistration,
   }),
@@ -152,7 +152,7 @@ export const pbqIssueBatch = defineOperation({
         holderDid: item.did,
         ...(type === undefined ? {} : { type }),
         ...(item.subject === undefined ? {} : { subject: item.subject }),
-        ...(input.status === undefined ? {} : { status: input.status }),
+        ...((item.status ?? input.status) === undefined ? {} : { status: item.status ?? input.status }),
         names: call.names,
         base: `batch[${index}]`,
       };
