@@ -11,46 +11,18 @@
  *   credential on chain (credentialAtomicQueryMTPV2OnChain, verified by the UniversalVerifier).
  * One issuance, one proof: the state transition and the query proof are the slow steps.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import {
-  BjjProvider,
-  CredentialStatusResolverRegistry,
-  CredentialStatusType,
-  CredentialStorage,
-  CredentialWallet,
-  EthStateStorage,
-  FSCircuitStorage,
-  IdentityStorage,
-  IdentityWallet,
-  InMemoryDataSource,
-  InMemoryMerkleTreeStorage,
-  InMemoryPrivateKeyStore,
-  KMS,
-  KmsKeyType,
-  ProofService,
-  VerifiableConstants,
-  cacheLoader,
-  defaultEthConnectionConfig,
-  type IDataStorage,
-  type W3CCredential,
-} from '@0xpolygonid/js-sdk';
-import { Id, registerDidMethodNetwork } from '@iden3/js-iden3-core';
+import { CredentialStatusType, EthStateStorage, FSCircuitStorage, ProofService, defaultEthConnectionConfig, type W3CCredential } from '@0xpolygonid/js-sdk';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runVc, runVcAsync, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { runVc, runVcAsync, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
-const CONTEXT_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-const SCHEMA_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json';
-const CONTEXT_FILE = path.join(FIXTURES, 'kyc-v3.json-ld');
-const SCHEMA_FILE = path.join(FIXTURES, 'KYCAgeCredential-v3.json');
-/** The second of anvil's well-known development accounts: the issuer's own, apart from vc's. */
-const ISSUER_ACCOUNT_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 const tmp = tempDir('vc-js-sdk-issuer-');
 const home = templateHome(path.join(tmp.dir, 'home'));
@@ -91,17 +63,6 @@ function startRhs(): Promise<{ url: string; server: Server; nodes: Map<string, s
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, nodes })));
 }
 
-/** The issuer's document loader: the two official documents from their files, the js-sdk's embedded ones; nothing downloaded. */
-async function issuerDocumentLoader(url: string): Promise<{ document: unknown; documentUrl: string; contextUrl: null }> {
-  const files: Record<string, string> = { [CONTEXT_URL]: CONTEXT_FILE, [SCHEMA_URL]: SCHEMA_FILE };
-  const local = files[url];
-  if (local !== undefined) return { document: JSON.parse(readFileSync(local, 'utf8')) as unknown, documentUrl: url, contextUrl: null };
-  const embedded = [VerifiableConstants.JSONLD_SCHEMA.W3C_CREDENTIAL_2018, VerifiableConstants.JSONLD_SCHEMA.IDEN3_CREDENTIAL, VerifiableConstants.JSONLD_SCHEMA.IDEN3_DISPLAY_METHOD];
-  if (!embedded.includes(url)) throw new Error(`the test issuer has no document ${url}`);
-  const remote = await cacheLoader()(url);
-  return { document: remote.document as unknown, documentUrl: url, contextUrl: null };
-}
-
 let rhs: Awaited<ReturnType<typeof startRhs>>;
 let holderDid: string;
 let issuerDid: string;
@@ -117,20 +78,10 @@ beforeAll(async () => {
   const circuitsDir = ok(vc(['circuits', 'status'])).json<{ dir: string }>().dir;
 
   // The holder's DID says which network the chain is to iden3 (its id's type bytes): the issuer registers the same.
-  const [, method, blockchain, network, idString] = holderDid.split(':') as [string, string, string, string, string];
-  registerDidMethodNetwork({ method, blockchain, network, networkFlag: Id.fromString(idString).type()[1]!, chainId: chain.chainId });
+  const { method, blockchain, networkId: network } = registerNetworkOf(holderDid, chain.chainId);
 
   const states = new EthStateStorage({ ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId });
-  const dataStorage: IDataStorage = {
-    credential: new CredentialStorage(new InMemoryDataSource()),
-    identity: new IdentityStorage(new InMemoryDataSource(), new InMemoryDataSource()),
-    mt: new InMemoryMerkleTreeStorage(40),
-    states,
-  };
-  const credentialWallet = new CredentialWallet(dataStorage, new CredentialStatusResolverRegistry());
-  const kms = new KMS();
-  kms.registerKeyProvider(KmsKeyType.BabyJubJub, new BjjProvider(KmsKeyType.BabyJubJub, new InMemoryPrivateKeyStore()));
-  const identityWallet = new IdentityWallet(kms, dataStorage, credentialWallet);
+  const { identityWallet, credentialWallet } = jsSdkWallets(states);
   const revocationOpts = { type: CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: rhs.url };
   const { did } = await identityWallet.createIdentity({ method, blockchain, networkId: network, seed: new Uint8Array(32).fill(7), revocationOpts });
   issuerDid = did.string();

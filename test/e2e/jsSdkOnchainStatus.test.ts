@@ -16,48 +16,31 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BjjProvider,
   CredentialStatusPublisherRegistry,
   CredentialStatusResolverRegistry,
   CredentialStatusType,
-  CredentialStorage,
-  CredentialWallet,
   EthStateStorage,
   FSCircuitStorage,
   Iden3OnchainSmtCredentialStatusPublisher,
-  IdentityStorage,
-  IdentityWallet,
-  InMemoryDataSource,
-  InMemoryMerkleTreeStorage,
-  InMemoryPrivateKeyStore,
-  KMS,
-  KmsKeyType,
   OnChainResolver,
   OnChainRevocationStorage,
   ProofService,
-  VerifiableConstants,
   W3CCredential,
-  cacheLoader,
   defaultEthConnectionConfig,
+  type CredentialWallet,
   type EthConnectionConfig,
-  type IDataStorage,
+  type IdentityWallet,
 } from '@0xpolygonid/js-sdk';
-import { DID, Id, registerDidMethodNetwork } from '@iden3/js-iden3-core';
+import { DID } from '@iden3/js-iden3-core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOnchainStatusId } from '../../src/iden3/onchainStatus.js';
-import { ROOT, jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
-const CONTEXT_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-const SCHEMA_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json';
-const CONTEXT_FILE = path.join(FIXTURES, 'kyc-v3.json-ld');
-const SCHEMA_FILE = path.join(FIXTURES, 'KYCAgeCredential-v3.json');
 const ONCHAIN = CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023;
-/** The second of anvil's well-known development accounts: the issuer's own, apart from vc's. */
-const ISSUER_ACCOUNT_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 const tmp = tempDir('vc-js-sdk-onchain-status-');
 const home = templateHome(path.join(tmp.dir, 'home'));
@@ -72,17 +55,6 @@ const ok = (run: VcRun): VcRun => {
   expect(run.status, run.stderr).toBe(0);
   return run;
 };
-
-/** The issuer's document loader: the two official documents from their files, the js-sdk's embedded ones; nothing downloaded. */
-async function issuerDocumentLoader(url: string): Promise<{ document: unknown; documentUrl: string; contextUrl: null }> {
-  const files: Record<string, string> = { [CONTEXT_URL]: CONTEXT_FILE, [SCHEMA_URL]: SCHEMA_FILE };
-  const local = files[url];
-  if (local !== undefined) return { document: JSON.parse(readFileSync(local, 'utf8')) as unknown, documentUrl: url, contextUrl: null };
-  const embedded = [VerifiableConstants.JSONLD_SCHEMA.W3C_CREDENTIAL_2018, VerifiableConstants.JSONLD_SCHEMA.IDEN3_CREDENTIAL, VerifiableConstants.JSONLD_SCHEMA.IDEN3_DISPLAY_METHOD];
-  if (!embedded.includes(url)) throw new Error(`the test issuer has no document ${url}`);
-  const remote = await cacheLoader()(url);
-  return { document: remote.document as unknown, documentUrl: url, contextUrl: null };
-}
 
 let chain: { rpcUrl: string; chainId: number; contracts: { state: string; identityTreeStore: string } };
 let issuer: DID;
@@ -112,8 +84,7 @@ beforeAll(async () => {
   ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
   ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
 
-  const [, method, blockchain, network, idString] = holderDid.split(':') as [string, string, string, string, string];
-  registerDidMethodNetwork({ method, blockchain, network, networkFlag: Id.fromString(idString).type()[1]!, chainId: chain.chainId });
+  const { method, blockchain, networkId: network } = registerNetworkOf(holderDid, chain.chainId);
 
   // The js-sdk issuer: its trees in memory, its nodes to vc's chain's IdentityTreeStore, its statuses read back by the js-sdk's OnChainResolver.
   const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
@@ -123,20 +94,11 @@ beforeAll(async () => {
   const stateStorageOptions = { disableCache: true };
   states = new EthStateStorage(connection, stateStorageOptions);
   treeStore = new OnChainRevocationStorage(connection, chain.contracts.identityTreeStore, signer);
-  const dataStorage: IDataStorage = {
-    credential: new CredentialStorage(new InMemoryDataSource()),
-    identity: new IdentityStorage(new InMemoryDataSource(), new InMemoryDataSource()),
-    mt: new InMemoryMerkleTreeStorage(40),
-    states,
-  };
   const resolvers = new CredentialStatusResolverRegistry();
   resolvers.register(ONCHAIN, new OnChainResolver([connection], { stateStorageOptions }));
-  credentialWallet = new CredentialWallet(dataStorage, resolvers);
   const publishers = new CredentialStatusPublisherRegistry();
   publishers.register(ONCHAIN, new Iden3OnchainSmtCredentialStatusPublisher(treeStore));
-  const kms = new KMS();
-  kms.registerKeyProvider(KmsKeyType.BabyJubJub, new BjjProvider(KmsKeyType.BabyJubJub, new InMemoryPrivateKeyStore()));
-  identityWallet = new IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
+  ({ identityWallet, credentialWallet } = jsSdkWallets(states, { resolvers, publishers }));
   const revocationOpts = { type: ONCHAIN, id: chain.contracts.identityTreeStore };
   // Publishes the genesis state's nodes to the IdentityTreeStore (a transaction from the issuer's account).
   ({ did: issuer } = await identityWallet.createIdentity({ method, blockchain, networkId: network, seed: new Uint8Array(32).fill(9), revocationOpts }));
