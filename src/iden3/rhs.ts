@@ -22,6 +22,7 @@ import { ServiceKey, type Context } from '../context.js';
 import { InputError, NetworkError, describeError } from '../errors.js';
 import type { WalletStore } from '../store/store.js';
 import type { Iden3Modules } from './modules.js';
+import { boundedFetch, describeFetchFailure, type FetchLimits } from '../boundedFetch.js';
 
 const RHS_NODES_NS = 'iden3.rhs.nodes';
 
@@ -56,75 +57,24 @@ export const RHS_TIMEOUT_MS = 10_000;
 export const RHS_MAX_RESPONSE_BYTES = 1 << 20;
 
 /** Limits of one reverse hash service request (tests shorten them). */
-export interface RhsFetchLimits {
-  timeoutMs: number;
-  maxBytes: number;
-}
+export type RhsFetchLimits = FetchLimits;
 
 const DEFAULT_LIMITS: RhsFetchLimits = { timeoutMs: RHS_TIMEOUT_MS, maxBytes: RHS_MAX_RESPONSE_BYTES };
 
-/** Reads at most `maxBytes` of a response body as text; NetworkError naming the URL beyond that. */
-async function readBoundedText(response: Response, url: string, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new NetworkError(`${url} announced ${declared} bytes, more than the ${maxBytes} bytes accepted from a reverse hash service`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new NetworkError(`${url} answered with more than the ${maxBytes} bytes accepted from a reverse hash service`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
- * GETs a JSON document from a reverse hash service with a timeout and a size limit: the URL comes
- * from a credential (possibly from an HTTP body), so a slow or endless answer must not hold the
- * caller. Returns the HTTP status and, for 2xx answers, the parsed body; every failure is a
- * NetworkError naming the URL.
+ * GETs a JSON document from a reverse hash service with a timeout and a size limit (and no
+ * redirect): the URL comes from a credential (possibly from an HTTP body), so a slow or endless
+ * answer must not hold the caller. Returns the HTTP status and, for 2xx answers, the parsed body;
+ * every failure is a NetworkError naming the URL.
  */
 export async function fetchRhsJson(url: string, limits: RhsFetchLimits = DEFAULT_LIMITS): Promise<{ status: number; body: unknown }> {
-  const signal = AbortSignal.timeout(limits.timeoutMs);
-  let response: Response;
+  const { status, text } = await boundedFetch(url, {}, limits, (detail, cause) => new NetworkError(`reverse hash service request ${url} failed: ${detail}`, cause === undefined ? {} : { cause }));
+  if (text === undefined) return { status, body: undefined };
   try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    throw new NetworkError(`reverse hash service request ${url} failed: ${describeFetchError(error, limits.timeoutMs)}`, { cause: error });
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    return { status: response.status, body: undefined };
-  }
-  let text: string;
-  try {
-    text = await readBoundedText(response, url, limits.maxBytes);
-  } catch (error) {
-    if (error instanceof NetworkError) throw error;
-    throw new NetworkError(`reverse hash service request ${url} failed while reading the answer: ${describeFetchError(error, limits.timeoutMs)}`, { cause: error });
-  }
-  try {
-    return { status: response.status, body: JSON.parse(text) as unknown };
+    return { status, body: JSON.parse(text) as unknown };
   } catch (error) {
     throw new NetworkError(`reverse hash service ${url} did not answer with JSON: ${describeError(error)}`, { cause: error });
   }
-}
-
-/** A fetch failure in words, saying so when it was our timeout. */
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  const name = (error as { name?: unknown }).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return `no complete answer within ${timeoutMs} ms`;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause === undefined ? describeError(error) : `${describeError(error)} (${describeError(cause)})`;
 }
 
 /** A node as the RHS API exchanges it: hex hashes (64 hex digits, little-endian field elements). */
@@ -198,7 +148,7 @@ export class StoreRhsPublisher {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new NetworkError(`cannot publish tree nodes to the reverse hash service RHS_URL=${this.remoteUrl}: ${describeFetchError(error, this.timeoutMs)}`, {
+      throw new NetworkError(`cannot publish tree nodes to the reverse hash service RHS_URL=${this.remoteUrl}: ${describeFetchFailure(error, this.timeoutMs)}`, {
         field: 'RHS_URL',
         cause: error,
       });

@@ -95,7 +95,7 @@ describe('fetchRhsJson', () => {
     for (const name of ['endless', 'declared']) {
       const error = await fetchRhsJson(`${base}/node/${name}`, limits).catch((e: unknown) => e);
       expect(error, name).toBeInstanceOf(NetworkError);
-      expect((error as Error).message).toMatch(new RegExp(`^${base}/node/${name} .*more than the ${64 * 1024} bytes`));
+      expect((error as Error).message).toMatch(new RegExp(`^reverse hash service request ${base}/node/${name} failed: .*more than the ${64 * 1024} bytes accepted$`));
     }
   });
 
