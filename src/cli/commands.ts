@@ -162,6 +162,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json   # iden3, for proof by query
   $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --holder did:polygonid:... --status onchain -o passport.json   # status in the chain's IdentityTreeStore
+  $ vc issuer issue --holder did:polygonid:... --status agent -o passport.json     # status from the issuer service's iden3comm agent
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023

@@ -248,6 +248,34 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     input: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001' },
     result: { node: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001', children: ['0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000000'] }, status: 'OK' },
   },
+  'iden3comm.agent': {
+    input: {
+      id: '3f1d6c1e-7a2b-4c55-9a61-0f2de1b0c9a4',
+      typ: 'application/iden3comm-plain-json',
+      type: 'https://iden3-communication.io/revocation/1.0/request-status',
+      thid: '3f1d6c1e-7a2b-4c55-9a61-0f2de1b0c9a4',
+      from: 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YAVgP9yhJXZfd8EVqqmk',
+      to: 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR',
+      body: { revocation_nonce: 3825736591 },
+    },
+    result: {
+      id: '9b0e4d2a-51c7-4e0f-8d3b-6a1f2c9e7b55',
+      typ: 'application/iden3comm-plain-json',
+      type: 'https://iden3-communication.io/revocation/1.0/status',
+      thid: '3f1d6c1e-7a2b-4c55-9a61-0f2de1b0c9a4',
+      from: 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR',
+      to: 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YAVgP9yhJXZfd8EVqqmk',
+      body: {
+        issuer: {
+          state: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001',
+          claimsTreeRoot: '2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70800',
+          revocationTreeRoot: '0000000000000000000000000000000000000000000000000000000000000000',
+          rootOfRoots: '3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a00',
+        },
+        mtp: { existence: false, siblings: [] },
+      },
+    },
+  },
   'sd.issue': {
     input: { type: 'PassportCredential', credentialSubject: PASSPORT_SUBJECT, holder: 'did:example:alice', expirationDate: '2030-12-31' },
     result: BBS_CREDENTIAL,

@@ -44,9 +44,11 @@ export interface HttpRoute {
 
 /**
  * The paths a request reaches without the bearer token (VC_API_TOKEN): readiness, which load
- * balancers probe, and the W3C status lists, which are published for every verifier.
+ * balancers probe, and what holders and verifiers read to learn a credential's status, published
+ * for all: the W3C status lists, the reverse hash service's nodes (GET /node/:hash; storing nodes
+ * with POST /node still needs the token) and the iden3comm agent.
  */
-export const OPEN_PATH_PATTERNS: readonly string[] = ['/healthz', '/status-lists/:id'];
+export const OPEN_PATH_PATTERNS: readonly string[] = ['/healthz', '/status-lists/:id', '/node/:hash', '/agent'];
 
 /** True when `path` (a request path, a route's pattern or its OpenAPI form) is open without the token. */
 export function isOpenPath(path: string): boolean {

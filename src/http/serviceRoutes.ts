@@ -35,7 +35,7 @@ export const serviceIndexSchema = z.object({
   role: z.string(),
   version: z.string(),
   openapi: z.string().describe('the path of the OpenAPI document'),
-  authentication: z.enum(['none', 'bearer']).describe('bearer: every route but /healthz and GET /status-lists/{id} needs Authorization: Bearer <VC_API_TOKEN>'),
+  authentication: z.enum(['none', 'bearer']).describe('bearer: every route but /healthz, GET /status-lists/{id}, GET /node/{hash} and POST /agent needs Authorization: Bearer <VC_API_TOKEN>'),
   routes: z.array(
     z.object({
       method: z.string(),

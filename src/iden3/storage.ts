@@ -18,6 +18,19 @@ export const CREDENTIALS_NS = 'iden3.credentials';
 export const KEYS_NS = 'iden3.keys';
 /** vc's own: the default identity of each role (holder, issuer), by role (src/core/pbq/identities.ts). */
 export const ROLES_NS = 'iden3.roles';
+/** The tree states an identity has had: its genesis state and every state it published (`<did>/<state hex>`). */
+export const TREE_STATES_NS = 'iden3.treeStates';
+
+/** A tree state as stored (hex hashes). */
+export interface TreeStateRecord {
+  state: string;
+  claimsRoot: string;
+  revocationRoot: string;
+  rootOfRoots: string;
+  /** Transaction that published it; undefined for the genesis state. */
+  txId: string | undefined;
+  at: string;
+}
 const MT_META_NS = 'iden3.mt.meta';
 const MT_ROOTS_NS = 'iden3.mt.roots';
 const MT_NODES_NS = 'iden3.mt.nodes';

@@ -1,7 +1,7 @@
 /**
  * The js-sdk wiring of one Context: data storages on the wallet store, the KMS with BJJ keys kept
  * in the store, identity and credential wallets, the status resolvers (RHS, the chain's
- * IdentityTreeStore; iden3comm refused) and the RHS publisher, the state
+ * IdentityTreeStore, the issuer's iden3comm agent) and the RHS publisher, the state
  * storage on our chain, and (on demand) the proof service with its circuit files.
  */
 import type { Hasher } from '@iden3/js-jsonld-merklization';
@@ -14,7 +14,7 @@ import { loadIden3Modules, type Iden3Modules } from './modules.js';
 import { TimedProver } from './prover.js';
 import { proverOffload } from './proverPool.js';
 import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
-import { UnsupportedStatusResolver } from './statusTypes.js';
+import { AgentStatusResolver } from './agentStatus.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
 import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
@@ -72,7 +72,8 @@ async function createIden3(ctx: Context): Promise<Iden3> {
   const resolvers = new sdk.CredentialStatusResolverRegistry();
   resolvers.register(sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, new RhsStatusResolver(rhsNodes, states, modules));
   resolvers.register(sdk.CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023, new OnchainTreeStatusResolver(ctx, states, modules));
-  resolvers.register(sdk.CredentialStatusType.Iden3commRevocationStatusV1, new UnsupportedStatusResolver(sdk.CredentialStatusType.Iden3commRevocationStatusV1));
+  const agentStatus = new AgentStatusResolver(modules);
+  resolvers.register(sdk.CredentialStatusType.Iden3commRevocationStatusV1, agentStatus);
   const credentialWallet = new sdk.CredentialWallet(dataStorage, resolvers);
 
   const publishers = new sdk.CredentialStatusPublisherRegistry();
@@ -81,6 +82,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
   const kms = new sdk.KMS();
   kms.registerKeyProvider(sdk.KmsKeyType.BabyJubJub, new sdk.BjjProvider(sdk.KmsKeyType.BabyJubJub, new StorePrivateKeyStore(store)));
   const identityWallet = new sdk.IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
+  agentStatus.attach({ ctx, modules, identityWallet, dataStorage });
 
   return {
     modules,

@@ -75,16 +75,22 @@ describe.each(ROLES.flatMap((role) => OPTIONS.map((options) => ({ role, options 
     }
   });
 
-  it('applies the bearer scheme exactly when a token is required, /healthz and the status lists open', () => {
-    const open = ['/healthz', '/status-lists/{id}'];
+  it('applies the bearer scheme exactly when a token is required, /healthz and the status routes open', () => {
+    // Open: readiness, and what holders and verifiers read of a status (lists, RHS nodes, the iden3comm agent).
+    const openRoutes: Array<[string, 'get' | 'post']> = [['/healthz', 'get'], ['/status-lists/{id}', 'get'], ['/node/{hash}', 'get'], ['/agent', 'post']];
+    const open = openRoutes.map(([path]) => path);
     if (options.authRequired) {
       expect(doc.security).toEqual([{ bearer: [] }]);
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-      for (const path of open.filter((candidate) => doc.paths[candidate] !== undefined)) {
-        expect(doc.paths[path].get.security, path).toEqual([]);
-        expect(doc.paths[path].get.responses['401'], path).toBeUndefined();
+      for (const [path, method] of openRoutes.filter(([candidate]) => doc.paths[candidate] !== undefined)) {
+        expect(doc.paths[path][method].security, path).toEqual([]);
+        expect(doc.paths[path][method].responses['401'], path).toBeUndefined();
       }
-      if (role === 'issuer') expect(doc.paths['/status-lists/{id}'].get.security).toEqual([]);
+      if (role === 'issuer') {
+        for (const path of ['/status-lists/{id}', '/node/{hash}', '/agent']) expect(doc.paths[path], path).toBeDefined();
+        // Storing nodes is not a read: POST /node still needs the token.
+        expect(doc.paths['/node'].post.security).toBeUndefined();
+      }
       for (const { path, operation } of operations.filter((entry) => !open.includes(entry.path))) {
         expect(operation.security, path).toBeUndefined();
         expect(deref(doc, operation.responses['401']).content['application/json'].example.error.code, path).toBe('unauthorized');

@@ -89,7 +89,7 @@ const issueResultSchema = z.object({ message: z.string(), credential: z.record(z
 const issueStatusField = {
   status: issueStatusSchema
     .describe(
-      "the credential's status: rhs (Iden3ReverseSparseMerkleTreeProof, the reverse hash service; the default) or onchain (Iden3OnchainSparseMerkleTreeProof2023: the issuer's revocation tree nodes are published to the chain's IdentityTreeStore with every publication from then on)",
+      "the credential's status: rhs (Iden3ReverseSparseMerkleTreeProof, the reverse hash service; the default), onchain (Iden3OnchainSparseMerkleTreeProof2023: the issuer's revocation tree nodes are published to the chain's IdentityTreeStore with every publication from then on) or agent (Iden3commRevocationStatusV1.0: holders ask the issuer service's iden3comm agent, POST VC_ISSUER_URL/agent)",
     )
     .optional(),
 };
@@ -276,5 +276,29 @@ export const rhsReadNode = defineOperation({
   run: async (ctx, input) => {
     const { readRhsNode } = await import('../pbq/rhsService.js');
     return readRhsNode(ctx, input.hash);
+  },
+});
+
+/** A plain iden3comm message as the agent reads it (bounded fields; the body is checked by type). */
+const plainMessageSchema = z.looseObject({
+  id: z.string().min(1).max(256).describe('the message id'),
+  typ: z.string().max(256).describe('application/iden3comm-plain-json').optional(),
+  type: z.string().min(1).max(256).describe('the protocol message type, e.g. https://iden3-communication.io/revocation/1.0/request-status'),
+  thid: z.string().max(256).describe('the thread id (default: the message id)').optional(),
+  from: z.string().max(512).describe("the sender's DID").optional(),
+  to: z.string().min(1).max(512).describe("the issuer's DID"),
+  body: z.unknown().describe('for request-status: {"revocation_nonce": N}'),
+});
+
+export const iden3commAgent = defineOperation({
+  name: 'iden3comm.agent',
+  summary:
+    "the issuer's iden3comm agent: answers a plain revocation/1.0/request-status message (a credential with an Iden3commRevocationStatusV1.0 status) with the issuer's roots and the nonce's Merkle proof at the state the chain holds",
+  input: plainMessageSchema,
+  result: z.looseObject({ id: z.string(), typ: z.string(), type: z.string(), thid: z.string(), from: z.string(), body: z.unknown() }),
+  mutates: false,
+  run: async (ctx, input) => {
+    const { answerAgentMessage } = await import('../pbq/agentService.js');
+    return answerAgentMessage(ctx, input as never);
   },
 });

@@ -160,9 +160,14 @@ async function checkSignatureProof(iden3: Iden3, credential: W3CCredential, proo
     } as never);
   } catch (error) {
     if (isVcError(error) && !(error instanceof VerificationError) && !(error instanceof UnprocessableError)) throw error;
-    throw new Refusal(`the status of the issuer's signing key cannot be resolved (${describeError(error).split('\n')[0]!.slice(0, 160)})`);
+    throw new Refusal(`the status of the issuer's signing key cannot be resolved (${reasonOf(error)})`);
   }
   if (status.mtp.existence) throw new Refusal("the issuer's signing key (its auth claim) is revoked");
+}
+
+/** Why a resolution failed: vc's own reason whole (it names the service and the check), a library's first line, shortened. */
+function reasonOf(error: unknown): string {
+  return isVcError(error) ? error.message : describeError(error).split('\n')[0]!.slice(0, 160);
 }
 
 /**
@@ -188,7 +193,7 @@ export async function checkHeldIden3Credential(ctx: Context, json: Record<string
   for (const [index, proof] of proofs.entries()) {
     const at = Array.isArray(credential.proof) ? `proof[${index}]` : 'proof';
     const authStatusType = (proof as { issuerData?: { credentialStatus?: { type?: unknown } } }).issuerData?.credentialStatus?.type;
-    const problem = unsupportedIden3StatusProblem(authStatusType);
+    const problem = authStatusType === undefined ? undefined : unsupportedIden3StatusProblem(authStatusType);
     if (problem !== undefined) throw refuse(`${at}.issuerData.credentialStatus.type`, `${String(proof.type)}: the status of the issuer's signing key: ${problem}`);
   }
   const held: string[] = [];
@@ -214,7 +219,7 @@ export async function checkHeldIden3Credential(ctx: Context, json: Record<string
     revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
   } catch (error) {
     if (isVcError(error) && !(error instanceof VerificationError) && !(error instanceof UnprocessableError)) throw error;
-    throw refuse('credentialStatus', `the revocation status cannot be resolved (${describeError(error).split('\n')[0]!.slice(0, 160)})`);
+    throw refuse('credentialStatus', `the revocation status cannot be resolved (${reasonOf(error)})`);
   }
   if (revocation.mtp.existence) throw refuse('credentialStatus', `the credential is revoked (revocation nonce ${parsed.credentialStatus.revocationNonce} is in the issuer's revocation tree)`);
   return { proofs: held };

@@ -8,20 +8,9 @@ import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
 import { ConflictError } from '../../errors.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
+import { TREE_STATES_NS, type TreeStateRecord } from '../../iden3/storage.js';
 
-/** Store namespace of the tree states an identity has had: `<did>/<state hex>`. */
-export const TREE_STATES_NS = 'iden3.treeStates';
-
-/** A tree state as stored (hex hashes). */
-export interface TreeStateRecord {
-  state: string;
-  claimsRoot: string;
-  revocationRoot: string;
-  rootOfRoots: string;
-  /** Transaction that published it; undefined for the genesis state. */
-  txId: string | undefined;
-  at: string;
-}
+export { TREE_STATES_NS, type TreeStateRecord };
 
 /** The current tree state of an identity, as stored hex. */
 export async function currentTreeState(iden3: Iden3, did: DID): Promise<TreeStateRecord & { tree: TreeState }> {

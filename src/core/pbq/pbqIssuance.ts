@@ -16,6 +16,8 @@ import { checkAgainstSchema, contextFieldsOfType, subjectSchemaOf } from '../../
 import { samplePassportSubject } from '../sd/sdIssuance.js';
 import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
+import { AGENT_PATH } from '../../iden3/agentStatus.js';
+import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import { resolveIssuerDid } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
@@ -83,8 +85,10 @@ export interface PreparedItem {
   subject: Record<string, unknown>;
   names: FieldNamer;
   base: string;
-  /** The IdentityTreeStore its status names (Iden3OnchainSparseMerkleTreeProof2023), or undefined for the reverse hash service. */
+  /** The IdentityTreeStore its status names (Iden3OnchainSparseMerkleTreeProof2023), or undefined. */
   onchainStatus: string | undefined;
+  /** The issuer's agent its status names (Iden3commRevocationStatusV1.0), or undefined. Neither: the reverse hash service. */
+  agentStatus: string | undefined;
 }
 
 /**
@@ -119,7 +123,15 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
   delete subject.type;
   subject.id = holder.string();
   checkSubjectFields(iden3, type, subject, names, joinPath(base, 'subject'));
-  return { holder: holder.string(), type, subject, names, base, onchainStatus: item.status === 'onchain' ? await identityTreeStoreOf(ctx, names) : undefined };
+  return {
+    holder: holder.string(),
+    type,
+    subject,
+    names,
+    base,
+    onchainStatus: item.status === 'onchain' ? await identityTreeStoreOf(ctx, names) : undefined,
+    agentStatus: item.status === 'agent' ? `${await issuerBaseUrl(ctx)}${AGENT_PATH}` : undefined,
+  };
 }
 
 /** The IdentityTreeStore of the configured chain, which an on-chain status names; refused when the chain has none. */
@@ -175,9 +187,11 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem,
         type: item.type.type,
         credentialSubject: item.subject as never,
         revocationOpts:
-          item.onchainStatus === undefined
-            ? { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce }
-            : { type: sdk.CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023, id: item.onchainStatus, nonce },
+          item.onchainStatus !== undefined
+            ? { type: sdk.CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023, id: item.onchainStatus, nonce }
+            : item.agentStatus !== undefined
+              ? { type: sdk.CredentialStatusType.Iden3commRevocationStatusV1, id: item.agentStatus, nonce }
+              : { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce },
       },
       // The same Poseidon, remembering the hashes credentials of one type share.
       { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,

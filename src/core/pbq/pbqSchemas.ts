@@ -68,7 +68,7 @@ export const credentialRequestSchema = z.object({
 });
 export type CredentialRequest = z.output<typeof credentialRequestSchema>;
 
-/** A credentialStatus type vc resolves; an iden3comm one is refused with the reason. */
+/** A credentialStatus type vc resolves; another is refused with the reason. */
 const statusTypeSchema = z.string().superRefine((type, check) => {
   const problem = unsupportedIden3StatusProblem(type);
   if (problem !== undefined) check.addIssue({ code: 'custom', message: problem });
@@ -98,15 +98,16 @@ export const subjectSchema = z.record(z.string(), z.unknown());
 /**
  * Where an issued credential's revocation status is read: `rhs` (Iden3ReverseSparseMerkleTreeProof,
  * the reverse hash service), `onchain` (Iden3OnchainSparseMerkleTreeProof2023, the chain's
- * IdentityTreeStore, to which the issuer then publishes its revocation tree nodes).
+ * IdentityTreeStore, to which the issuer then publishes its revocation tree nodes), `agent`
+ * (Iden3commRevocationStatusV1.0, the issuer service's iden3comm agent at VC_ISSUER_URL/agent).
  */
-export const ISSUE_STATUS_KINDS = ['rhs', 'onchain'] as const;
+export const ISSUE_STATUS_KINDS = ['rhs', 'onchain', 'agent'] as const;
 export type IssueStatusKind = (typeof ISSUE_STATUS_KINDS)[number];
 export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS, {
   error: (issue) =>
     issue.input === 'revocation' || issue.input === 'suspension' || (typeof issue.input === 'string' && issue.input.includes(','))
-      ? `${String(issue.input)} is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs or onchain`
-      : `expected rhs or onchain, got ${JSON.stringify(issue.input)}`,
+      ? `${String(issue.input)} is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs, onchain or agent`
+      : `expected rhs, onchain or agent, got ${JSON.stringify(issue.input)}`,
 });
 
 /** Options of issuance (CLI and HTTP). */

@@ -1,6 +1,7 @@
 /**
- * Bearer authentication (VC_API_TOKEN): every route but /healthz (load balancers probe it without
- * a token) and GET /status-lists/:id (W3C status lists are published for every verifier) needs `Authorization: Bearer <token>`; otherwise 401 with `WWW-Authenticate: Bearer`
+ * Bearer authentication (VC_API_TOKEN): every route but the open ones of OPEN_PATH_PATTERNS
+ * (/healthz, which load balancers probe, and what holders and verifiers read of a credential's
+ * status: GET /status-lists/:id, GET /node/:hash, POST /agent) needs `Authorization: Bearer <token>`; otherwise 401 with `WWW-Authenticate: Bearer`
  * and our JSON error. @fastify/bearer-auth reads the header; the comparison is ours, in constant
  * time whatever the presented token's length.
  */

@@ -1,7 +1,9 @@
 /**
  * Bodies are JSON only, read by the strict parser of CLI input files: a duplicated key, nesting
  * deeper than MAX_JSON_DEPTH or an unsafe integer is a 400 naming its path (an InvalidJsonError),
- * like a syntax error. `application/json; charset=utf-8` and other parameters match it too.
+ * like a syntax error. `application/json; charset=utf-8` and other parameters match it too, and so
+ * does `application/iden3comm-plain-json` (a plain iden3comm message, which is JSON: what Privado ID
+ * wallets send to an issuer's agent).
  */
 import { errorCodes } from 'fastify';
 import { parseJsonText } from '../../jsonInput.js';
@@ -12,7 +14,7 @@ export const jsonBody = rootPlugin<{ bodyLimit: number }>('vc-json-body', async 
   // schema with a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/iden3comm-plain-json'], { parseAs: 'string', bodyLimit }, (request, body, done) => {
     // A DELETE takes no body (its input is the path): clients that send it a JSON content type with nothing are fine.
     if (body.length === 0 && request.method === 'DELETE') {
       done(null, undefined);

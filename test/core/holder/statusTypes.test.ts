@@ -1,11 +1,13 @@
 /**
- * Iden3commRevocationStatusV1.0 (the status the issuer's iden3comm agent answers): until vc has an
- * iden3comm agent, an iden3 credential carrying it is refused, with the type and the reason,
- * wherever vc meets one: `vc holder credentials import`, `vc holder prove-submit --credential`
- * and `--id`, and the status of an issuer's signing key inside a BJJSignature2021 proof. No chain:
- * the credential is a real one signed by a vc issuer (BJJSignature2021, before any publication),
- * with its credentialStatus replaced; the refusal comes before anything would be asked of a chain
- * (the binary runs here with no chain at all, and would have to start one to go further).
+ * Status types at the edge of what vc resolves, with no chain: the credential is a real one signed
+ * by a vc issuer (BJJSignature2021, before any publication), with its credentialStatus replaced.
+ * - A type vc does not resolve (the credential's, or its issuer's signing key's inside the
+ *   BJJSignature2021 proof) is refused with the type and the reason wherever vc meets one: `vc
+ *   holder credentials import`, `vc holder prove-submit --credential` and `--id`, before anything is
+ *   asked of a chain or a service (the binary runs here with no chain at all).
+ * (Iden3commRevocationStatusV1.0, answered by the issuer's agent, vc's and the js-sdk's, both ways,
+ * and an agent that does not answer: test/e2e/agentStatus.test.ts.)
+ * - The status of the issuer's signing key must name that key's own revocation nonce.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,17 +29,20 @@ import { holdDirectly } from './support.js';
 
 type Json = Record<string, unknown>;
 
-const TYPE = 'Iden3commRevocationStatusV1.0';
-const REASON = `${TYPE} is not supported yet: only the issuer's iden3comm agent answers that status, and vc has no iden3comm agent, so it cannot tell whether the credential is revoked (ask the issuer for one with Iden3ReverseSparseMerkleTreeProof or Iden3OnchainSparseMerkleTreeProof2023)`;
+/** An older iden3 status type (a plain HTTP service per nonce) that vc does not resolve. */
+const TYPE = 'SparseMerkleTreeProof';
+const REASON = `"${TYPE}" is not a status type vc resolves (Iden3ReverseSparseMerkleTreeProof, Iden3OnchainSparseMerkleTreeProof2023, Iden3commRevocationStatusV1.0), so it cannot tell whether the credential is revoked`;
 
-const tmp = tempDir('vc-iden3comm-status-');
+
+const tmp = tempDir('vc-status-types-');
 const home = path.join(tmp.dir, 'home');
 let ctx: Context;
 let issued: Json;
-/** The issued credential with its status replaced by an iden3comm one (as the Privado ID issuer-node writes it). */
+/** The issued credential with its status replaced by one of a type vc does not resolve. */
 let agentStatus: Json;
-/** The issued credential with the status of the issuer's signing key (in its BJJSignature2021) replaced. */
+/** The issued credential with the status of the issuer's signing key (in its BJJSignature2021) replaced likewise. */
 let agentAuthStatus: Json;
+
 /** A request the credential would answer (its type and context), for prove-submit. */
 let request: Json;
 
@@ -66,7 +71,7 @@ beforeAll(async () => {
   const status = issued.credentialStatus as Json;
   const context = (issued['@context'] as string[]).at(-1)!;
   request = { id: 7, circuitId: 'credentialAtomicQueryMTPV2OnChain', query: { allowedIssuers: ['*'], type: 'PassportCredential', context, credentialSubject: { birthDate: { $lt: 20010101 } } } };
-  agentStatus = { ...issued, credentialStatus: { id: `http://127.0.0.1:9/v2/agent`, type: TYPE, revocationNonce: status.revocationNonce } };
+  agentStatus = { ...issued, credentialStatus: { id: `http://127.0.0.1:9/status/${String(status.revocationNonce)}`, type: TYPE, revocationNonce: status.revocationNonce } };
   const [signature] = issued.proof as Json[];
   const issuerData = signature!.issuerData as Json;
   agentAuthStatus = { ...issued, proof: [{ ...signature, issuerData: { ...issuerData, credentialStatus: { ...(issuerData.credentialStatus as Json), type: TYPE } } }] };
@@ -77,7 +82,7 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-describe('an iden3 credential whose status is Iden3commRevocationStatusV1.0', () => {
+describe('an iden3 credential whose status is of a type vc does not resolve', () => {
   it('is a real credential of a vc issuer, whose own status type passes the same check', () => {
     expect((issued.proof as Json[]).map((proof) => proof.type)).toEqual(['BJJSignature2021']);
     expect((issued.credentialStatus as Json).type).toBe('Iden3ReverseSparseMerkleTreeProof');

@@ -1,0 +1,42 @@
+/**
+ * The issuer service's iden3comm agent (POST /agent): it reads plain iden3comm messages and, for
+ * now, answers `revocation/1.0/request-status` for credentials with an Iden3commRevocationStatusV1.0
+ * status, from this wallet's issuer trees at the state the chain holds (src/iden3/agentStatus.ts).
+ * Other message types are refused with the list of those it answers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from '../../context.js';
+import { InputError, UnprocessableError, describeError } from '../../errors.js';
+import { PLAIN_MEDIA_TYPE, REVOCATION_STATUS_REQUEST_TYPE, REVOCATION_STATUS_RESPONSE_TYPE, answerRevocationStatus, type PlainMessage } from '../../iden3/agentStatus.js';
+import { getIden3 } from '../../iden3/wallet.js';
+
+/** Answers one plain iden3comm message sent to this wallet's agent. */
+export async function answerAgentMessage(ctx: Context, message: PlainMessage): Promise<PlainMessage> {
+  if (message.typ !== undefined && message.typ !== PLAIN_MEDIA_TYPE) {
+    throw new UnprocessableError(`typ ${JSON.stringify(message.typ)}: vc's agent reads plain messages (${PLAIN_MEDIA_TYPE}) only`, { field: 'typ' });
+  }
+  if (message.type !== REVOCATION_STATUS_REQUEST_TYPE) {
+    throw new UnprocessableError(`type ${JSON.stringify(message.type)}: vc's agent answers ${REVOCATION_STATUS_REQUEST_TYPE} only`, { field: 'type' });
+  }
+  const nonce = (message.body as { revocation_nonce?: unknown } | null | undefined)?.revocation_nonce;
+  if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) {
+    throw new InputError(`body.revocation_nonce: expected the credential's revocation nonce (a whole number), got ${JSON.stringify(nonce) ?? 'nothing'}`, { field: 'body.revocation_nonce' });
+  }
+  const iden3 = await getIden3(ctx);
+  let issuer;
+  try {
+    issuer = iden3.modules.core.DID.parse(String(message.to));
+  } catch (error) {
+    throw new InputError(`to: expected the issuer's iden3 DID, got ${JSON.stringify(message.to)} (${describeError(error)})`, { field: 'to' });
+  }
+  const body = await answerRevocationStatus({ ctx, modules: iden3.modules, identityWallet: iden3.identityWallet, dataStorage: iden3.dataStorage }, issuer, BigInt(nonce));
+  return {
+    id: randomUUID(),
+    typ: PLAIN_MEDIA_TYPE,
+    type: REVOCATION_STATUS_RESPONSE_TYPE,
+    thid: message.thid ?? message.id,
+    from: issuer.string(),
+    ...(message.from === undefined ? {} : { to: message.from }),
+    body,
+  };
+}
