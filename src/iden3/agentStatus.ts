@@ -23,6 +23,7 @@ import type { Hash } from '@iden3/js-merkletree';
 import { boundedFetch, type FetchLimits } from '../boundedFetch.js';
 import type { Context } from '../context.js';
 import { ConflictError, NetworkError, NotFoundError, UnprocessableError, VerificationError, describeError } from '../errors.js';
+import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
 import { TREE_STATES_NS, type TreeStateRecord } from './storage.js';
 
@@ -78,22 +79,6 @@ export async function holdsIdentity(wallet: AgentWallet, did: DID): Promise<bool
 }
 
 /**
- * The issuer's state the chain holds (hex): its latest published state, or undefined when it
- * never published (the genesis state then stands).
- */
-async function stateOnChain(wallet: AgentWallet, did: DID): Promise<bigint | undefined> {
-  const { core, sdk } = wallet.modules;
-  try {
-    const info = await wallet.dataStorage.states.getLatestStateById(core.DID.idFromDID(did).bigInt());
-    if (info.state === undefined || info.state === 0n) throw new Error('the State contract returned an empty state');
-    return info.state;
-  } catch (error) {
-    if (sdk.isIdentityDoesNotExistError(error)) return undefined;
-    throw error;
-  }
-}
-
-/**
  * The answer of this wallet's issuer `did` about revocation nonce `nonce`: its roots at the state
  * the chain holds for it and the nonce's proof in its revocation tree at that state. NotFoundError
  * when `did` is not an identity of this wallet; ConflictError when the chain holds a state this
@@ -102,7 +87,7 @@ async function stateOnChain(wallet: AgentWallet, did: DID): Promise<bigint | und
 export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonce: bigint): Promise<RevocationStatusBody> {
   const { mt } = wallet.modules;
   if (!(await holdsIdentity(wallet, did))) throw new NotFoundError(`${did.string()} is not an issuer of this wallet`, { field: 'to' });
-  const onChain = await stateOnChain(wallet, did);
+  const onChain = await latestStateOnChain(wallet.dataStorage.states, wallet.modules, did);
   const records = wallet.ctx.store.list<TreeStateRecord>(TREE_STATES_NS, `${did.string()}/`).map((record) => record.value);
   const record = onChain === undefined ? records.find((r) => r.txId === undefined) : records.find((r) => r.state === mt.Hash.fromBigInt(onChain).hex());
   if (record === undefined) {
@@ -209,7 +194,7 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     const hashes = this.rootsOf(body.issuer);
     if (hashes === undefined) throw wrong('its three roots do not hash to its state');
     const state = hashes.state.bigInt();
-    const onChain = await stateOnChain(this.wallet!, issuerDID);
+    const onChain = await latestStateOnChain(this.wallet!.dataStorage.states, this.modules, issuerDID);
     if (onChain === undefined) {
       if (!sdk.isGenesisState(issuerDID, state)) throw wrong(`the issuer has no state on chain and ${hashes.state.hex()} is not its genesis state`);
     } else if (onChain !== state) {

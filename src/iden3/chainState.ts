@@ -13,6 +13,7 @@
  * friends still recognise "Identity does not exist"; an unreachable chain is a NetworkError).
  */
 import type { IStateStorage, RootInfo, StateInfo, StateProof, UserStateTransitionInfo } from '@0xpolygonid/js-sdk';
+import type { DID } from '@iden3/js-iden3-core';
 import type { ZKProof } from '@iden3/js-jwz';
 import type { InterfaceAbi, JsonRpcApiProvider, JsonRpcPayload, JsonRpcProvider, JsonRpcResult } from 'ethers';
 import type { Context } from '../context.js';
@@ -60,6 +61,21 @@ function toStateInfo(raw: RawStateInfo): StateInfo {
     createdAtBlock: BigInt(raw.createdAtBlock),
     replacedAtBlock: BigInt(raw.replacedAtBlock),
   };
+}
+
+/**
+ * An identity's latest state on the State contract, or undefined when it never published one (its
+ * genesis state then stands; each caller says what vouches for that). Other failures propagate.
+ */
+export async function latestStateOnChain(states: IStateStorage, modules: Iden3Modules, did: DID): Promise<bigint | undefined> {
+  try {
+    const info = await states.getLatestStateById(modules.core.DID.idFromDID(did).bigInt());
+    if (info.state === undefined || info.state === 0n) throw new Error('the State contract returned an empty state');
+    return info.state;
+  } catch (error) {
+    if (modules.sdk.isIdentityDoesNotExistError(error)) return undefined;
+    throw error;
+  }
 }
 
 /** IStateStorage over the configured chain, connected lazily. */

@@ -17,7 +17,7 @@ import type { Context } from '../context.js';
 import { UnprocessableError, VerificationError } from '../errors.js';
 import { getChain } from '../chain/chainClient.js';
 import { readContract, TransactionRevertedError } from '../chain/transactions.js';
-import type { ChainStateStorage } from './chainState.js';
+import { latestStateOnChain, type ChainStateStorage } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
 
 /** The status type, as credentials carry it. */
@@ -111,18 +111,13 @@ export class OnchainTreeStatusResolver implements CredentialStatusResolver {
 
   /** The issuer's latest state on the State contract, or the genesis state the id names when the issuer never published one. */
   private async latestState(issuerDID: DID, status: OnchainStatusId): Promise<bigint> {
-    const { core, mt, sdk } = this.modules;
-    try {
-      const info = await this.states.getLatestStateById(core.DID.idFromDID(issuerDID).bigInt());
-      if (info.state === undefined || info.state === 0n) throw new Error('the State contract returned an empty state');
-      return info.state;
-    } catch (error) {
-      if (!sdk.isIdentityDoesNotExistError(error)) throw error;
-      if (status.stateHex === undefined) throw refuse(`issuer ${issuerDID.string()} has no state on chain and the status id names none`);
-      const state = mt.Hash.fromHex(status.stateHex).bigInt();
-      if (!sdk.isGenesisState(issuerDID, state)) throw refuse(`issuer ${issuerDID.string()} has no state on chain and ${status.stateHex} is not its genesis state`);
-      return state;
-    }
+    const { mt, sdk } = this.modules;
+    const onChain = await latestStateOnChain(this.states, this.modules, issuerDID);
+    if (onChain !== undefined) return onChain;
+    if (status.stateHex === undefined) throw refuse(`issuer ${issuerDID.string()} has no state on chain and the status id names none`);
+    const state = mt.Hash.fromHex(status.stateHex).bigInt();
+    if (!sdk.isGenesisState(issuerDID, state)) throw refuse(`issuer ${issuerDID.string()} has no state on chain and ${status.stateHex} is not its genesis state`);
+    return state;
   }
 
   /** The contract's answer as a js-sdk RevocationStatus, once it is shown to hold. */

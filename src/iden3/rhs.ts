@@ -21,6 +21,7 @@ import type { Hash, Proof } from '@iden3/js-merkletree';
 import { ServiceKey, type Context } from '../context.js';
 import { InputError, NetworkError, describeError } from '../errors.js';
 import type { WalletStore } from '../store/store.js';
+import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
 import { boundedFetch, describeFetchFailure, type FetchLimits } from '../boundedFetch.js';
 
@@ -192,23 +193,17 @@ export class RhsStatusResolver implements CredentialStatusResolver {
   }
 
   private async latestState(issuerDID: DID, status: CredentialStatus): Promise<Hash> {
-    const { core, mt, sdk } = this.modules;
-    const id = core.DID.idFromDID(issuerDID);
-    try {
-      const info = await this.states.getLatestStateById(id.bigInt());
-      if (info.state === undefined || info.state === 0n) throw new Error('the State contract returned an empty state');
-      return mt.Hash.fromBigInt(info.state);
-    } catch (error) {
-      if (!sdk.isIdentityDoesNotExistError(error)) throw error;
-      // Never published: only the genesis state (derivable from the DID itself) is acceptable.
-      const stateHex = new URL(status.id).searchParams.get('state');
-      if (stateHex === null) throw new Error(`issuer ${issuerDID.string()} has no state on chain and the status id names none`);
-      const state = mt.Hash.fromHex(stateHex);
-      if (!sdk.isGenesisState(issuerDID, state.bigInt())) {
-        throw new Error(`issuer ${issuerDID.string()} has no state on chain and ${stateHex} is not its genesis state`);
-      }
-      return state;
+    const { mt, sdk } = this.modules;
+    const onChain = await latestStateOnChain(this.states, this.modules, issuerDID);
+    if (onChain !== undefined) return mt.Hash.fromBigInt(onChain);
+    // Never published: only the genesis state (derivable from the DID itself) is acceptable.
+    const stateHex = new URL(status.id).searchParams.get('state');
+    if (stateHex === null) throw new Error(`issuer ${issuerDID.string()} has no state on chain and the status id names none`);
+    const state = mt.Hash.fromHex(stateHex);
+    if (!sdk.isGenesisState(issuerDID, state.bigInt())) {
+      throw new Error(`issuer ${issuerDID.string()} has no state on chain and ${stateHex} is not its genesis state`);
     }
+    return state;
   }
 
   private async fetchNode(rhsBase: string, hash: Hash): Promise<RhsNode> {
