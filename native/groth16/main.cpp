@@ -19,15 +19,24 @@
 //   5. With fresh random r, s:  pi_a = alpha1 + A + r*delta1,  pi_b = beta2 + B2 + s*delta2,
 //      pi_c = C + H + s*pi_a + r*(beta1 + B1 + s*delta1) - r*s*delta1.
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <system_error>
 #include <new>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <csignal>
+#include <unistd.h>
+#endif
 
 #include "bn254.hpp"
 #include "formats.hpp"
@@ -115,6 +124,22 @@ void to_coset(std::vector<Fr>& evaluations, const Fr& shift) {
   ntt(evaluations, false);
 }
 
+// VC_PROVER_TIMINGS=1: the duration of each phase on standard error (for the benchmarks).
+class PhaseClock {
+ public:
+  PhaseClock() : enabled_(std::getenv("VC_PROVER_TIMINGS") != nullptr), last_(std::chrono::steady_clock::now()) {}
+  void mark(const char* phase) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "vc-groth16: %s %.1f ms\n", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 int run(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
     std::printf("%s\n", kVersion);
@@ -123,8 +148,11 @@ int run(int argc, char** argv) {
   if (argc != 3) throw ProverError{kExitUsage, "usage: vc-groth16 <proving key .zkey> <witness .wtns, or - for standard input>"};
   const unsigned threads = thread_count();
 
+  PhaseClock clock;
   const ProvingKey key = read_proving_key(argv[1]);
+  clock.mark("read proving key");
   std::vector<U256> witness = read_witness(argv[2]);
+  clock.mark("read witness");
   if (witness.size() != key.nVars) {
     throw ProverError{kExitMismatch, "the witness has " + std::to_string(witness.size()) + " values, the proving key's circuit has " + std::to_string(key.nVars) + " signals"};
   }
@@ -160,6 +188,7 @@ int run(int argc, char** argv) {
   }
 
   // Step 3: h as plain integers, the scalars of the H multi-exponentiation.
+  clock.mark("polynomials");
   std::vector<U256> h(n);
   for (std::size_t i = 0; i < n; ++i) h[i] = (a[i] * b[i] - c[i]).to_integer();
   std::vector<Fr>().swap(a);
@@ -169,10 +198,15 @@ int run(int argc, char** argv) {
   // Step 4.
   const std::size_t firstPrivate = (std::size_t)key.nPublic + 1;
   G1 A = msm(key.A.data(), witness.data(), key.nVars, threads);
+  clock.mark("msm A");
   G1 B1 = msm(key.B1.data(), witness.data(), key.nVars, threads);
+  clock.mark("msm B1");
   G2 B2 = msm(key.B2.data(), witness.data(), key.nVars, threads);
+  clock.mark("msm B2");
   G1 C = msm(key.C.data(), witness.data() + firstPrivate, key.nVars - firstPrivate, threads);
+  clock.mark("msm C");
   G1 H = msm(key.H.data(), h.data(), n, threads);
+  clock.mark("msm H");
 
   // Step 5.
   U256 r = random_scalar();
@@ -191,6 +225,7 @@ int run(int argc, char** argv) {
   wipe(&minus_rs, sizeof minus_rs);
   wipe(&rs_mont, sizeof rs_mont);
 
+  clock.mark("blinding");
   // snarkjs's toObject(toAffine(p)): [x, y, 1], or [0, 1, 0] for the point at infinity.
   auto g1_json = [](const G1& p) {
     if (p.is_infinity()) return std::string("[\"0\",\"1\",\"0\"]");
@@ -219,6 +254,13 @@ int run(int argc, char** argv) {
 }  // namespace vcg
 
 int main(int argc, char** argv) {
+#ifdef __linux__
+  // Die with the process that started us (vc, or vc serve's prover process killed on a timeout):
+  // a proof nobody waits for is not finished. The parent may already be gone: then exit now.
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) return vcg::kExitInternal;
+#endif
   try {
     return vcg::run(argc, argv);
   } catch (const vcg::ProverError& e) {

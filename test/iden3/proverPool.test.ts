@@ -85,7 +85,7 @@ describe('the prover process', () => {
     expect(await snarkjs.groth16.verify(vkey, tampered, offloaded.proof)).toBe(false);
 
     const { witnessBuilder } = await import('@0xpolygonid/js-sdk');
-    const here = await proveGroth16(witnessBuilder as unknown as WitnessBuilder, { wasm: readFileSync(files.wasm), zkey: readFileSync(files.zkey) }, INPUT, withSharedBn128);
+    const here = await proveGroth16(witnessBuilder as unknown as WitnessBuilder, readFileSync(files.wasm), INPUT, { kind: 'snarkjs', zkey: readFileSync(files.zkey), useCurve: withSharedBn128 });
     expect(here.publicSignals).toEqual(offloaded.publicSignals);
     // Fresh randomness per proof: the same statement, another proof.
     expect(here.proof).not.toEqual(offloaded.proof);
