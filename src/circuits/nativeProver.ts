@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceKey, type Context } from '../context.js';
+import { ServiceKey, type Context, type ProgressReporter } from '../context.js';
 import { ConfigError, InternalError, describeError } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { defaultCacheRoot } from './sources.js';
@@ -171,14 +171,23 @@ export async function buildNativeProver(plan: NativeProverPlan, env: NodeJS.Proc
 }
 
 /** Which prover VC_PROVER and this machine give, building the native one if needed and allowed. */
-export async function chooseProver(env: NodeJS.ProcessEnv, options: { build: boolean; retryFailed?: boolean } = { build: true }): Promise<ProverChoice> {
+export async function chooseProver(
+  env: NodeJS.ProcessEnv,
+  options: { build: boolean; retryFailed?: boolean; progress?: ProgressReporter } = { build: true },
+): Promise<ProverChoice> {
   const setting = proverSetting(env);
   const threads = proverThreads(env);
   if (setting === 'snarkjs') return { prover: 'snarkjs', reason: 'VC_PROVER=snarkjs' };
   const plan = await planNativeProver(env);
   let problem: string | undefined;
   if (plan.binary !== undefined && existsSync(plan.binary)) problem = undefined;
-  else if (options.build) problem = await buildNativeProver(plan, env, { retryFailed: options.retryFailed === true });
+  else if (options.build) {
+    const failed = options.retryFailed === true ? undefined : await recordedFailure(plan);
+    const step = failed === undefined && plan.binary !== undefined ? options.progress?.start(`compiling vc's native Groth16 prover with ${COMPILER} (once; cached in ${plan.dir})`) : undefined;
+    problem = await buildNativeProver(plan, env, { retryFailed: options.retryFailed === true });
+    if (problem === undefined) step?.succeed(`compiled vc's native Groth16 prover (${plan.binary})`);
+    else step?.fail(problem);
+  }
   else problem = plan.compilerProblem ?? (await recordedFailure(plan)) ?? 'not built yet (built on the first proof or by vc circuits build)';
   if (problem === undefined) {
     return { prover: 'native', reason: setting === 'native' ? 'VC_PROVER=native' : `native prover built with ${plan.compiler ?? COMPILER}`, binary: plan.binary!, ...(threads === undefined ? {} : { threads }) };
@@ -225,7 +234,7 @@ const CHOICE_KEY = new ServiceKey<ProverChoice>('circuits.prover');
  */
 export function selectProver(ctx: Context): Promise<ProverChoice> {
   return ctx.lazy(CHOICE_KEY, async () => {
-    const choice = await chooseProver(ctx.env);
+    const choice = await chooseProver(ctx.env, { build: true, progress: ctx.progress });
     if (choice.prover === 'snarkjs' && proverSetting(ctx.env) === 'auto') ctx.progress.warn?.(`${choice.reason}; proving with snarkjs (slower)`);
     return choice;
   });

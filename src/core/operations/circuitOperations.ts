@@ -16,7 +16,7 @@ export const circuitsBuild = defineOperation({
     const access = await circuits();
     const info = await access.buildCircuits(ctx, { force: input.force === true });
     // The native prover too (tried again if an earlier build failed); VC_PROVER=native makes a failure an error.
-    const prover = await access.chooseProver(ctx.env, { build: true, retryFailed: true });
+    const prover = await access.chooseProver(ctx.env, { build: true, retryFailed: true, progress: ctx.progress });
     return { ...info, prover };
   },
 });
