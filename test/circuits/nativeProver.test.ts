@@ -5,6 +5,8 @@
  *   recorded inputs in bench/inputs, witnesses computed by snarkjs) verify with snarkjs against the
  *   circuits' verification keys; their public signals are snarkjs's; a changed public signal or a
  *   proof element of another proof fails; two proofs of one witness differ (fresh r and s);
+ * - the multi-scalar multiplication equals plain double-and-add sums (fixtures/msmCheck.cpp: zero
+ *   and extreme scalars, equal, opposite and infinite points, 1 to 4 threads, G1 and G2);
  * - encodings are positional: on a circuit of our own (c = a * b, every signal public), witnesses
  *   written by the test with values of every byte length, 0, 1 and values next to r give proofs
  *   that verify and public signals equal to those values; a witness that does not satisfy the
@@ -179,6 +181,15 @@ describe('native proofs of the project circuits, checked by snarkjs', () => {
     const changed = [...publicSignals];
     changed[changed.length - 1] = ((BigInt(changed[changed.length - 1]!) + 1n) % R).toString();
     expect(await snarkjs.groth16.verify(vkey, changed, proof)).toBe(false);
+  }, 300_000);
+});
+
+describe('the multi-scalar multiplication', () => {
+  it('equals the plain sum of products, whatever the points, scalars and threads', () => {
+    const check = path.join(tmp, 'msm-check');
+    const flags = process.env.VC_NATIVE_SANITIZE === '1' ? ['-O1', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all'] : ['-O2'];
+    execFileSync('g++', ['-std=c++17', ...flags, '-pthread', '-I', path.join(ROOT, 'native', 'groth16'), '-o', check, path.join(import.meta.dirname, 'fixtures', 'msmCheck.cpp')]);
+    expect(execFileSync(check, { encoding: 'utf8', env: { ASAN_OPTIONS: 'detect_leaks=0' } })).toBe('ok\n');
   }, 300_000);
 });
 
