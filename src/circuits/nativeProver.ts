@@ -71,7 +71,7 @@ export interface NativeProverPlan {
   sourcesDir: string;
   /** The compiler's `--version` first line, or undefined when there is no compiler on PATH. */
   compiler: string | undefined;
-  /** Why there is no compiler (when compiler is undefined). */
+  /** Why the native prover cannot be built here: no compiler, or its sources are missing. */
   compilerProblem?: string;
   key: string | undefined;
   dir: string | undefined;
@@ -114,10 +114,17 @@ export async function planNativeProver(env: NodeJS.ProcessEnv): Promise<NativePr
   }
   const hash = createHash('sha256');
   hash.update(`vc-groth16\0${COMPILER}\0${FLAGS.join(' ')}\0${version}\0`);
-  for (const name of await sourceFiles(sourcesDir)) {
-    hash.update(`${name}\0`);
-    hash.update(await readFile(path.join(sourcesDir, name)));
-    hash.update('\0');
+  try {
+    const names = await sourceFiles(sourcesDir);
+    if (!names.includes('main.cpp')) throw new Error('main.cpp is missing');
+    for (const name of names) {
+      hash.update(`${name}\0`);
+      hash.update(await readFile(path.join(sourcesDir, name)));
+      hash.update('\0');
+    }
+  } catch (error) {
+    const problem = `the native prover's sources cannot be read (${sourcesDir}: ${describeError(error)})`;
+    return { sourcesDir, compiler: version.split('\n')[0]?.trim(), compilerProblem: problem, key: undefined, dir: undefined, binary: undefined };
   }
   const key = hash.digest('hex').slice(0, 24);
   const dir = path.join(proverCacheRoot(env), key);
@@ -150,10 +157,10 @@ export async function buildNativeProver(plan: NativeProverPlan, env: NodeJS.Proc
     const failure = await recordedFailure(plan);
     if (failure !== undefined) return failure;
   }
-  await mkdir(plan.dir, { recursive: true });
   const tmp = path.join(plan.dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  const sources = (await sourceFiles(plan.sourcesDir)).filter((name) => name.endsWith('.cpp')).map((name) => path.join(plan.sourcesDir, name));
   try {
+    await mkdir(plan.dir, { recursive: true });
+    const sources = (await sourceFiles(plan.sourcesDir)).filter((name) => name.endsWith('.cpp')).map((name) => path.join(plan.sourcesDir, name));
     await execOutput(COMPILER, [...FLAGS, '-o', tmp, ...sources], compilerEnv(env), COMPILE_TIMEOUT_MS);
     const { stdout } = await execOutput(tmp, ['--version'], {}, 30_000);
     if (!stdout.startsWith(BINARY_NAME)) throw new Error(`the compiled prover answered --version with ${JSON.stringify(stdout.slice(0, 80))}`);
