@@ -219,11 +219,18 @@ export interface ProverStatus {
   compiler: string | undefined;
 }
 
+const PLAN_KEY = new ServiceKey<NativeProverPlan>('circuits.nativeProverPlan');
+
+/** The native prover's plan, found once per Context (a server answering GET /circuits runs g++ --version once). */
+export function nativeProverPlan(ctx: Context): Promise<NativeProverPlan> {
+  return ctx.lazy(PLAN_KEY, () => planNativeProver(ctx.env));
+}
+
 /** The prover in use and why, without building anything. */
-export async function proverStatus(env: NodeJS.ProcessEnv): Promise<ProverStatus> {
+export async function proverStatus(env: NodeJS.ProcessEnv, knownPlan?: NativeProverPlan): Promise<ProverStatus> {
   const setting = proverSetting(env);
   proverThreads(env);
-  const plan = await planNativeProver(env);
+  const plan = knownPlan ?? (await planNativeProver(env));
   const built = plan.binary !== undefined && existsSync(plan.binary);
   const base = { setting, built, binary: plan.binary, compiler: plan.compiler };
   if (setting === 'snarkjs') return { ...base, inUse: 'snarkjs', reason: 'VC_PROVER=snarkjs' };

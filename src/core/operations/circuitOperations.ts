@@ -28,7 +28,7 @@ export const circuitsStatus = defineOperation({
   mutates: false,
   run: async (ctx) => {
     const access = await circuits();
-    const [info, prover] = await Promise.all([access.circuitsStatus(ctx), access.proverStatus(ctx.env)]);
+    const [info, prover] = await Promise.all([access.circuitsStatus(ctx), access.nativeProverPlan(ctx).then((plan) => access.proverStatus(ctx.env, plan))]);
     return { ...info, prover };
   },
 });
