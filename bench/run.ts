@@ -47,6 +47,15 @@ const BENCHES: BenchEntry[] = [
   },
   { name: 'chain', description: 'embedded chain start and contract deployment', run: (m) => entry(m, 'runChainBench')() },
   { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
+  {
+    name: 'prover',
+    description: 'the Groth16 proof alone: vc\'s native prover vs snarkjs in process and the snarkjs CLI, stateTransition and MTPV2OnChain',
+    run: (m) => entry(m, 'runProverBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { met: boolean; targetRatioToCli: number }; circuits: Array<{ circuitId: string; ratios: { nativeToSnarkjsCli: number } }> };
+      return report.acceptance.met ? undefined : `native/snarkjs CLI ${report.circuits.map((c) => `${c.circuitId} ${c.ratios.nativeToSnarkjsCli}`).join(', ')} (target <= ${report.acceptance.targetRatioToCli})`;
+    },
+  },
   { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },
   {
     name: 'issuance',

@@ -31,9 +31,14 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Environment for a child vc: the test's variables only, no inherited vc configuration. */
+/**
+ * Environment for a child vc: the test's variables only, no inherited vc configuration but the
+ * prover of the run (VC_PROVER, VC_PROVER_THREADS: `VC_PROVER=snarkjs npx vitest run ...` runs
+ * the flows with snarkjs).
+ */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
+  for (const name of ['VC_PROVER', 'VC_PROVER_THREADS']) if (process.env[name] !== undefined) env[name] = process.env[name];
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
   return env;
 }

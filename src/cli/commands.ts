@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { chain, circuits, documents, holder, pbq, sd, status, system, vp, wallet } from '../core/operations/index.js';
-import type { CircuitsInfo } from '../core/circuitsAccess.js';
+import type { CircuitsInfo, ProverChoice, ProverStatus } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
 import type { CliRuntime } from './runtime.js';
@@ -571,14 +571,23 @@ Examples:
   {
     path: 'circuits build',
     operation: circuits.circuitsBuild,
-    summary: summary<CircuitsInfo>((info) => `${info.built.length === 0 ? 'up to date' : `built ${info.built.join(', ')}`}: ${circuitsLine(info)}`),
-    warn: (info: CircuitsInfo) => (info.development ? 'development keys: for local chains only, never for a public network' : undefined),
+    summary: summary<CircuitsInfo & { prover: ProverChoice }>(
+      (info) => `${info.built.length === 0 ? 'up to date' : `built ${info.built.join(', ')}`}: ${circuitsLine(info)}; prover: ${info.prover.prover} (${info.prover.reason})`,
+    ),
+    warn: (info: CircuitsInfo & { prover: ProverChoice }) =>
+      info.development
+        ? `development keys: for local chains only, never for a public network${info.prover.prover === 'snarkjs' && info.prover.reason !== 'VC_PROVER=snarkjs' ? `; ${info.prover.reason}, proofs use snarkjs` : ''}`
+        : info.prover.prover === 'snarkjs' && info.prover.reason !== 'VC_PROVER=snarkjs'
+          ? `${info.prover.reason}; proofs use snarkjs`
+          : undefined,
     help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --force --json',
   },
   {
     path: 'circuits status',
     operation: circuits.circuitsStatus,
-    summary: summary<CircuitsInfo & { upToDate: boolean }>((info) => (info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`)),
+    summary: summary<CircuitsInfo & { upToDate: boolean; prover: ProverStatus }>(
+      (info) => `${info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`}; prover: ${info.prover.inUse} (${info.prover.reason})`,
+    ),
     help: 'Example:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {

@@ -4,3 +4,4 @@
  */
 export { buildCircuits, circuitsStatus, type CircuitsInfo } from '../circuits/build.js';
 export { fetchOfficialCircuits } from '../circuits/fetch.js';
+export { chooseProver, nativeProverPlan, proverStatus, type ProverChoice, type ProverStatus } from '../circuits/nativeProver.js';

@@ -1,16 +1,19 @@
 /**
- * The Groth16 prover used by the js-sdk: witness calculation (circom wasm) and proving (snarkjs)
- * as two measured phases, so `vc` can report where proof time goes (bench/pbq.ts): on the calling
+ * The Groth16 prover used by the js-sdk: witness calculation (circom wasm) and proving (vc's native
+ * prover when VC_PROVER and the machine allow, else snarkjs) as two measured phases, so `vc` can report where proof time goes (bench/pbq.ts): on the calling
  * thread, or in the prover process of `vc serve` (proverPool.ts). Circuit files come from the js-sdk
  * circuit storage (<dir>/<circuitId>/circuit.wasm, circuit_final.zkey,
  * verification_key.json).
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ICircuitStorage, IZKProver } from '@0xpolygonid/js-sdk';
 import type { ZKProof } from '@iden3/js-jwz';
 import type { Iden3Modules } from './modules.js';
 import { withSharedBn128 } from '../circuits/curve.js';
-import { proveGroth16, type WitnessBuilder } from './groth16Prove.js';
+import type { ProverChoice } from '../circuits/nativeProver.js';
+import { describeError } from '../errors.js';
+import { proveGroth16, type TimedGroth16Proof, type WitnessBuilder } from './groth16Prove.js';
 import type { ProverOffload } from './proverPool.js';
 
 /** Durations of one proof. */
@@ -40,7 +43,12 @@ export class TimedProver implements IZKProver {
     private readonly offload: () => Promise<ProverOffload | undefined> = async () => undefined,
     /** The circuits directory (FSCircuitStorage's layout), for the prover process to read the files from. */
     private readonly circuitsDir?: string,
+    /** Which prover makes the proofs (src/circuits/nativeProver.ts selectProver); the native one needs circuitsDir. */
+    private readonly chooseProver: () => Promise<ProverChoice> = async () => ({ prover: 'snarkjs', reason: 'no native prover configured' }),
   ) {}
+
+  /** The prover that made the last proof. */
+  lastProver: ProverChoice['prover'] | undefined;
 
   /** The timing of the n-th proof (0-based, counted by proofsGenerated), while it is still kept. */
   timingOf(n: number): ProofTiming | undefined {
@@ -50,16 +58,30 @@ export class TimedProver implements IZKProver {
 
   async generate(inputs: Uint8Array, circuitId: string): Promise<ZKProof> {
     const { sdk } = this.modules;
-    const data = await this.circuits.loadCircuitData(circuitId as never, { mode: sdk.CircuitLoadMode.Proving });
-    if (data.wasm === null || data.wasm === undefined || data.provingKey === null || data.provingKey === undefined) {
-      throw new Error(`circuit files of ${circuitId} are incomplete (circuit.wasm and circuit_final.zkey are needed)`);
-    }
+    const choice = await this.chooseProver();
+    const native = choice.prover === 'native' && choice.binary !== undefined && this.circuitsDir !== undefined ? { binary: choice.binary, ...(choice.threads === undefined ? {} : { threads: choice.threads }) } : undefined;
     const offload = this.circuitsDir === undefined ? undefined : await this.offload();
-    const proved =
-      offload === undefined
-        ? { ...(await proveGroth16(sdk.witnessBuilder as unknown as WitnessBuilder, { wasm: data.wasm, zkey: data.provingKey }, inputs, withSharedBn128)), pid: process.pid }
-        : await offload.prove({ wasm: path.join(this.circuitsDir!, circuitId, 'circuit.wasm'), zkey: path.join(this.circuitsDir!, circuitId, 'circuit_final.zkey') }, inputs);
+    const witnessBuilder = sdk.witnessBuilder as unknown as WitnessBuilder;
+    let proved: TimedGroth16Proof & { pid: number };
+    if (offload !== undefined) {
+      const files = { wasm: path.join(this.circuitsDir!, circuitId, 'circuit.wasm'), zkey: path.join(this.circuitsDir!, circuitId, 'circuit_final.zkey') };
+      proved = await offload.prove({ ...files, ...(native === undefined ? {} : { native }) }, inputs);
+    } else if (native !== undefined) {
+      // The native prover reads the proving key from its file: only the WebAssembly is read here.
+      const dir = path.join(this.circuitsDir!, circuitId);
+      const wasm = await readFile(path.join(dir, 'circuit.wasm')).catch((error: unknown) => {
+        throw new Error(`circuit files of ${circuitId} are incomplete (circuit.wasm and circuit_final.zkey are needed): ${describeError(error)}`);
+      });
+      proved = { ...(await proveGroth16(witnessBuilder, wasm, inputs, { kind: 'native', zkeyPath: path.join(dir, 'circuit_final.zkey'), ...native })), pid: process.pid };
+    } else {
+      const data = await this.circuits.loadCircuitData(circuitId as never, { mode: sdk.CircuitLoadMode.Proving });
+      if (data.wasm === null || data.wasm === undefined || data.provingKey === null || data.provingKey === undefined) {
+        throw new Error(`circuit files of ${circuitId} are incomplete (circuit.wasm and circuit_final.zkey are needed)`);
+      }
+      proved = { ...(await proveGroth16(witnessBuilder, data.wasm, inputs, { kind: 'snarkjs', zkey: data.provingKey, useCurve: withSharedBn128 })), pid: process.pid };
+    }
     this.lastProverPid = proved.pid;
+    this.lastProver = native === undefined ? 'snarkjs' : 'native';
     this.recordTiming({ circuitId, witnessMs: proved.witnessMs, provingMs: proved.provingMs });
     return { proof: proved.proof, pub_signals: proved.publicSignals } as unknown as ZKProof;
   }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ServiceKey, type Context } from '../context.js';
 import { InternalError, OverloadedError } from '../errors.js';
 import type { TimedGroth16Proof } from './groth16Prove.js';
-import type { ProveRequest, ProverMessage } from './proverProcess.js';
+import type { NativeProverRequest, ProveRequest, ProverMessage } from './proverProcess.js';
 import { workerEntry } from '../workers/pool.js';
 
 /** How many proofs may wait for the prover before requests that need one are refused (503). */
@@ -25,8 +25,8 @@ const START_TIMEOUT_MS = 120_000;
 
 /** Proofs made by the prover process. */
 export interface ProverOffload {
-  /** Proves `inputs` with the circuit files at these paths. */
-  prove(files: { wasm: string; zkey: string }, inputs: Uint8Array): Promise<TimedGroth16Proof & { pid: number }>;
+  /** Proves `inputs` with the circuit files at these paths (with the native prover when `native` names it). */
+  prove(files: { wasm: string; zkey: string; native?: NativeProverRequest }, inputs: Uint8Array): Promise<TimedGroth16Proof & { pid: number }>;
   /** The prover process's pid, while one runs. */
   readonly pid: number | undefined;
   close(): Promise<void>;
@@ -105,7 +105,7 @@ class ProverProcess implements ProverOffload {
     return this.starting;
   }
 
-  async prove(files: { wasm: string; zkey: string }, inputs: Uint8Array): Promise<TimedGroth16Proof & { pid: number }> {
+  async prove(files: { wasm: string; zkey: string; native?: NativeProverRequest }, inputs: Uint8Array): Promise<TimedGroth16Proof & { pid: number }> {
     if (this.closed) throw new InternalError('the prover process is stopped');
     if (this.pending.size >= PROVER_QUEUE_LIMIT) throw new OverloadedError(`${PROVER_QUEUE_LIMIT} proofs are waiting already: try again later`, { retryAfterSeconds: 30 });
     const child = await this.start();
@@ -118,7 +118,7 @@ class ProverProcess implements ProverOffload {
         child.kill('SIGKILL');
       }, PROOF_TIMEOUT_MS);
       this.pending.set(id, { resolve, reject, timer, pid });
-      child.send({ id, wasm: files.wasm, zkey: files.zkey, inputs } satisfies ProveRequest);
+      child.send({ id, wasm: files.wasm, zkey: files.zkey, inputs, ...(files.native === undefined ? {} : { native: files.native }) } satisfies ProveRequest);
     });
   }
 

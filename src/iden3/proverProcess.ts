@@ -1,6 +1,7 @@
 /**
  * The prover process of `vc serve` (started by proverPool.ts with an IPC channel): witness
- * calculation and Groth16 proving (groth16Prove.ts) away from the server's event loop. A process,
+ * calculation and Groth16 proving (groth16Prove.ts: vc's native prover as a child of this process,
+ * or snarkjs) away from the server's event loop. A process,
  * not a worker thread: snarkjs's curve starts its own threads through the `web-worker` package,
  * which takes over any thread that is not a process's main thread. It loads the js-sdk's witness
  * calculator and snarkjs before it says it is ready, runs at a lower priority than the server
@@ -12,12 +13,19 @@ import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { proveGroth16, type TimedGroth16Proof, type WitnessBuilder } from './groth16Prove.js';
 
+/** The native prover to use (its executable and threads), when vc serve chose it; else snarkjs. */
+export interface NativeProverRequest {
+  binary: string;
+  threads?: number;
+}
+
 /** A proof asked of the prover process. */
 export interface ProveRequest {
   id: number;
   wasm: string;
   zkey: string;
   inputs: Uint8Array;
+  native?: NativeProverRequest;
 }
 
 /** What the prover process answers. */
@@ -66,8 +74,14 @@ async function main(): Promise<void> {
   process.on('message', (request: ProveRequest) => {
     running = running.then(async () => {
       try {
-        const [wasm, zkey] = await Promise.all([cachedFile(request.wasm), cachedFile(request.zkey)]);
-        send({ type: 'result', id: request.id, value: await proveGroth16(witnessBuilder, { wasm, zkey }, request.inputs) });
+        const { native } = request;
+        // The native prover reads the proving key itself: only snarkjs needs its bytes here.
+        const [wasm, zkey] = await Promise.all([cachedFile(request.wasm), native === undefined ? cachedFile(request.zkey) : undefined]);
+        const backend =
+          native === undefined
+            ? { kind: 'snarkjs' as const, zkey: zkey! }
+            : { kind: 'native' as const, binary: native.binary, zkeyPath: request.zkey, ...(native.threads === undefined ? {} : { threads: native.threads }) };
+        send({ type: 'result', id: request.id, value: await proveGroth16(witnessBuilder, wasm, request.inputs, backend) });
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         send({ type: 'error', id: request.id, error: { name: failure.name, message: failure.message.split('\n')[0] ?? failure.name } });

@@ -13,6 +13,7 @@ import { Iden3Documents } from './documents.js';
 import { loadIden3Modules, type Iden3Modules } from './modules.js';
 import { TimedProver } from './prover.js';
 import { proverOffload } from './proverPool.js';
+import { selectProver } from '../circuits/nativeProver.js';
 import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { AgentStatusResolver } from './agentStatus.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
@@ -147,7 +148,7 @@ export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
     const { sdk } = iden3.modules;
     const circuitsDir = await proofCircuitsDir(ctx);
     const circuitStorage = new sdk.FSCircuitStorage({ dirname: circuitsDir });
-    const prover = new TimedProver(circuitStorage, iden3.modules, () => proverOffload(ctx), circuitsDir);
+    const prover = new TimedProver(circuitStorage, iden3.modules, () => proverOffload(ctx), circuitsDir, () => selectProver(ctx));
     const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, circuitStorage, iden3.states, {
       prover,
       documentLoader: iden3.documents.loader() as never,

@@ -2,7 +2,8 @@
  * The prover process of `vc serve` (src/iden3/proverPool.ts): a state-transition proof made in it,
  * for the fixed input bench/inputs/stateTransition.json and the project's built circuit, verifies
  * with snarkjs against the circuit's verification key (a changed public signal does not) and gives
- * the public signals the in-process prover gives (the same circuit's witness). A bad input is
+ * the public signals the in-process prover gives (the same circuit's witness); so does one made by
+ * the native prover, which the request names as vc serve does. A bad input is
  * refused with the witness calculator's reason and leaves the process serving; a killed process
  * fails the proof it was running with the reason, and the next proof starts another; the process
  * stops with its context, and goes when its parent does. A context whose proofs are offloaded (as
@@ -85,10 +86,21 @@ describe('the prover process', () => {
     expect(await snarkjs.groth16.verify(vkey, tampered, offloaded.proof)).toBe(false);
 
     const { witnessBuilder } = await import('@0xpolygonid/js-sdk');
-    const here = await proveGroth16(witnessBuilder as unknown as WitnessBuilder, { wasm: readFileSync(files.wasm), zkey: readFileSync(files.zkey) }, INPUT, withSharedBn128);
+    const here = await proveGroth16(witnessBuilder as unknown as WitnessBuilder, readFileSync(files.wasm), INPUT, { kind: 'snarkjs', zkey: readFileSync(files.zkey), useCurve: withSharedBn128 });
     expect(here.publicSignals).toEqual(offloaded.publicSignals);
     // Fresh randomness per proof: the same statement, another proof.
     expect(here.proof).not.toEqual(offloaded.proof);
+  }, 300_000);
+
+  it('proves with the native prover when the request names it (as vc serve does by default): it verifies; a missing key is named', async () => {
+    const { chooseProver } = await import('../../src/circuits/nativeProver.js');
+    const { binary } = await chooseProver({ ...process.env, VC_PROVER: 'native' });
+    const native = { binary: binary! };
+    const proved = await prover.prove({ ...files, native }, INPUT);
+    expect(proved.pid).not.toBe(process.pid);
+    const vkey = JSON.parse(readFileSync(circuit.verificationKey!, 'utf8')) as unknown;
+    expect(await snarkjs.groth16.verify(vkey, proved.publicSignals, proved.proof)).toBe(true);
+    await expect(prover.prove({ ...files, zkey: path.join(tmp, 'nothing.zkey'), native }, INPUT)).rejects.toThrow(/the native prover failed \(a file could not be read\): proving key .*nothing\.zkey: cannot open/);
   }, 300_000);
 
   it('killed during a proof: that proof fails with the reason, the next one starts another process', async () => {

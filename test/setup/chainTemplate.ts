@@ -24,7 +24,7 @@ declare module 'vitest' {
 
 function vc(home: string, args: string[]): void {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
-  for (const name of ['XDG_CACHE_HOME', 'VC_CIRCUITS_CACHE', 'CIRCUITS_PATH']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  for (const name of ['XDG_CACHE_HOME', 'VC_CIRCUITS_CACHE', 'CIRCUITS_PATH', 'VC_PROVER', 'VC_PROVER_THREADS']) if (process.env[name] !== undefined) env[name] = process.env[name];
   const started = performance.now();
   const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'bin', 'vc.js'), '--home', home, '--json', ...args], { cwd: ROOT, env, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`[test setup] vc ${args.join(' ')} failed (${String(result.status ?? result.signal)}): ${result.stderr}`);

@@ -9,18 +9,28 @@ const circuits = () => import('../circuitsAccess.js');
 
 export const circuitsBuild = defineOperation({
   name: 'circuits.build',
-  summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers (cached)',
+  summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers, compile the native prover (cached)',
   input: z.strictObject({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
   mutates: true,
-  run: async (ctx, input) => (await circuits()).buildCircuits(ctx, { force: input.force === true }),
+  run: async (ctx, input) => {
+    const access = await circuits();
+    const info = await access.buildCircuits(ctx, { force: input.force === true });
+    // The native prover too (tried again if an earlier build failed); VC_PROVER=native makes a failure an error.
+    const prover = await access.chooseProver(ctx.env, { build: true, retryFailed: true, progress: ctx.progress });
+    return { ...info, prover };
+  },
 });
 
 export const circuitsStatus = defineOperation({
   name: 'circuits.status',
-  summary: 'where the circuit files are, cache keys, constraint counts, development or official',
+  summary: 'where the circuit files are, cache keys, constraint counts, development or official, which prover proves and why',
   input: z.strictObject({}),
   mutates: false,
-  run: async (ctx) => (await circuits()).circuitsStatus(ctx),
+  run: async (ctx) => {
+    const access = await circuits();
+    const [info, prover] = await Promise.all([access.circuitsStatus(ctx), access.nativeProverPlan(ctx).then((plan) => access.proverStatus(ctx.env, plan))]);
+    return { ...info, prover };
+  },
 });
 
 export const circuitsFetch = defineOperation({
