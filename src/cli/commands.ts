@@ -171,7 +171,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --format eddsa-rdfc-2022 --holder "$(vc holder did-key --json | jq -r .did)" -o vc.json
   $ vc issuer issue --format ecdsa-rdfc-2019 --curve P-384 -o vc-p384.json
 
---batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}, "status"?: "rhs"|"onchain"}
+--batch FILE: JSON Lines, one {"did": "...", "type"?: "...", "subject"?: {...}, "status"?: "rhs"|"onchain"|"agent"}
 per line (the body of POST /generate-pbq-credentials), at most 1000; a line without "type" is a
 PassportCredential, or of the type --context-file/--schema register; a line without "status" has
 the one of --status (default rhs). Every line is checked and signed before anything is

@@ -248,7 +248,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     input: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001' },
     result: { node: { hash: '1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff001', children: ['0000000000000000000000000000000000000000000000000000000000000000', '0000000000000000000000000000000000000000000000000000000000000000'] }, status: 'OK' },
   },
-  'iden3comm.agent': {
+  'pbq.agent': {
     input: {
       id: '3f1d6c1e-7a2b-4c55-9a61-0f2de1b0c9a4',
       typ: 'application/iden3comm-plain-json',

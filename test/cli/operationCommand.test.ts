@@ -76,7 +76,7 @@ describe('commands built from the operation table', () => {
   it('reads a flag two variants take with different shapes as each one takes it (--status: iden3 rhs|onchain, bbs-2023 a list of purposes)', () => {
     const home = freshHome();
     const help = runVc(['issuer', 'issue', '--help'], { home });
-    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--status <status> iden3, iden3 with --batch: the credential's status: rhs .* \(rhs, onchain\); bbs-2023: give the credential a W3C Bitstring Status List entry .* \(comma-separated\)/);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--status <status> iden3, iden3 with --batch: the credential's status: rhs .* \(rhs, onchain, agent\); bbs-2023: give the credential a W3C Bitstring Status List entry .* \(comma-separated\)/);
     // bbs-2023: a comma-separated list of purposes, each checked.
     const both = path.join(tmp.dir, 'both.json');
     const listed = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,suspension', '-o', both], { home });
@@ -90,15 +90,15 @@ describe('commands built from the operation table', () => {
     const twice = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,revocation'], { home });
     expect(twice.status).toBe(2);
     expect(jsonError(twice.stderr)).toMatchObject({ field: '--status', message: '--status: a status purpose is given twice' });
-    // iden3: one of rhs, onchain (refused before anything is asked of a chain).
+    // iden3: one of rhs, onchain, agent (refused before anything is asked of a chain).
     const wrongKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'revocation'], { home });
     expect(wrongKind.status).toBe(2);
     expect(jsonError(wrongKind.stderr)).toEqual({
       code: 'invalid_input',
       field: '--status',
-      message: '--status: revocation is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs or onchain',
+      message: '--status: revocation is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs, onchain or agent',
     });
     const unknownKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'chain'], { home });
-    expect(jsonError(unknownKind.stderr)).toMatchObject({ field: '--status', message: '--status: expected rhs or onchain, got "chain"' });
+    expect(jsonError(unknownKind.stderr)).toMatchObject({ field: '--status', message: '--status: expected rhs, onchain or agent, got "chain"' });
   });
 });

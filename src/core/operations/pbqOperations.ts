@@ -290,8 +290,8 @@ const plainMessageSchema = z.looseObject({
   body: z.unknown().describe('for request-status: {"revocation_nonce": N}'),
 });
 
-export const iden3commAgent = defineOperation({
-  name: 'iden3comm.agent',
+export const pbqAgent = defineOperation({
+  name: 'pbq.agent',
   summary:
     "the issuer's iden3comm agent: answers a plain revocation/1.0/request-status message (a credential with an Iden3commRevocationStatusV1.0 status) with the issuer's roots and the nonce's Merkle proof at the state the chain holds",
   input: plainMessageSchema,
