@@ -4,15 +4,24 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
+// The ids only (a light module): the pipeline itself loads when an operation runs.
+import { ON_DEMAND_CIRCUIT_IDS } from '../../circuits/sources.js';
 
 const circuits = () => import('../circuitsAccess.js');
 
 export const circuitsBuild = defineOperation({
   name: 'circuits.build',
   summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers (cached)',
-  input: z.strictObject({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
+  input: z.strictObject({
+    force: z.boolean().describe('rebuild even when the cache has these sources').optional(),
+    circuit: z
+      .array(z.enum(ON_DEMAND_CIRCUIT_IDS))
+      .min(1)
+      .describe(`also build these circuits, otherwise built by the first V3 request or proof: ${ON_DEMAND_CIRCUIT_IDS.join(', ')}`)
+      .optional(),
+  }),
   mutates: true,
-  run: async (ctx, input) => (await circuits()).buildCircuits(ctx, { force: input.force === true }),
+  run: async (ctx, input) => (await circuits()).buildCircuits(ctx, { force: input.force === true, ...(input.circuit === undefined ? {} : { extra: input.circuit }) }),
 });
 
 export const circuitsStatus = defineOperation({
