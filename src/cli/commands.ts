@@ -438,23 +438,30 @@ credentialSubject.id a credential names.`,
   {
     path: 'verifier request',
     operation: pbq.pbqRequest,
-    flags: { context: 'context-url <url>' },
+    flags: { context: 'context-url <url>', circuitId: 'circuit <id>', proofType: 'proof-type <sig|mtp>' },
     aliases: { context: ['context'] },
-    summary: summary<{ id: number }>((result) => `request ${result.id} registered on the UniversalVerifier`),
+    summary: summary<{ id: number; circuitId: string }>((result) => `request ${result.id} (${result.circuitId}) registered on the UniversalVerifier`),
     help: `Examples:
   $ vc verifier request -o request.json                            # birthDate $lt 20010101
   $ vc verifier request --field birthDate --op '$gt' -o request.json       # born after 2001-01-01
   $ vc verifier request --field nationality --op '$in' --value NLD,BEL -o request.json
   $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r .did_String)"
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --proof-type sig --op '$between' --value 19900101,20010101
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd'     # discloses birthDate on chain
 
 --value defaults to 20010101 for the field birthDate (the default field); another field needs it.
+--circuit credentialAtomicQueryV3OnChain registers with the V3 validator: more operators ($lte
+$gte $between $nonbetween $exists, and $sd, whose value \`vc verifier status\` shows), and
+--proof-type sig|mtp (default: either; a signature proof needs no state transition).
 --context-url is the URL of the type's JSON-LD context (default: the bundled or registered one).`,
   },
   {
     path: 'verifier status',
     operation: pbq.pbqRequestStatus,
     flags: { request: 'request <id>', address: 'address <address>' },
-    summary: summary<{ validatorVersion: string }>((result) => `verified (${result.validatorVersion})`),
+    summary: summary<{ validatorVersion: string; disclosed?: Record<string, string> }>(
+      (result) => `verified (${result.validatorVersion})${result.disclosed === undefined ? '' : `; disclosed ${Object.entries(result.disclosed).map(([field, value]) => `${field} = ${value}`).join(', ')}`}`,
+    ),
     help: 'Exit code 1 when the address has no verified proof.\n\nExamples:\n  $ vc verifier status --request 123456789 --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
   },
   {

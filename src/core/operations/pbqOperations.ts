@@ -12,6 +12,8 @@ import {
   issueStatusSchema,
   pbqCredentialSchema,
   QUERY_OPERATORS,
+  REQUEST_CIRCUITS,
+  V3_QUERY_OPERATORS,
   requestOptionsSchema,
   requestStatusSchema,
   rhsNodesSchema,
@@ -200,14 +202,16 @@ export const pbqIssued = defineOperation({
 
 export const pbqRequest = defineOperation({
   name: 'pbq.request',
-  summary: 'create a credential request for credentialAtomicQueryMTPV2OnChain (spec 2.1) and register it on the UniversalVerifier',
+  summary: 'create a credential request (spec 2.1; credentialAtomicQueryMTPV2OnChain, or credentialAtomicQueryV3OnChain) and register it on the UniversalVerifier',
   input: z.strictObject({
     type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
-    op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')} (default $lt)`),
-    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, or a,b,c for $in/$nin (default 20010101 for the field birthDate; required for another field)'),
+    op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')}; with the V3 circuit also ${V3_QUERY_OPERATORS.filter((op) => !(QUERY_OPERATORS as readonly string[]).includes(op)).join(' ')} (default $lt)`),
+    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, a,b,c for $in/$nin, low,high for $between/$nonbetween, true|false for $exists, none for $sd (default 20010101 for the field birthDate; required for another field)'),
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
+    circuitId: requestOptionsSchema.shape.circuitId.describe(`the query circuit: ${REQUEST_CIRCUITS.join(' or ')} (default ${REQUEST_CIRCUITS[0]})`),
+    proofType: requestOptionsSchema.shape.proofType.describe('V3 only: the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
   }),
   result: credentialRequestSchema,
   mutates: true,
@@ -225,7 +229,17 @@ export const pbqRequestStatus = defineOperation({
     request: requestStatusSchema.shape.request.describe('the request id'),
     address: requestStatusSchema.shape.address.describe('the address that submitted the proof'),
   }),
-  result: z.object({ requestId: z.number(), address: z.string(), verifier: z.string(), isVerified: z.boolean(), validatorVersion: z.string(), timestamp: z.number() }),
+  result: z.object({
+    requestId: z.number(),
+    address: z.string(),
+    verifier: z.string(),
+    isVerified: z.boolean(),
+    validatorVersion: z.string(),
+    timestamp: z.number(),
+    circuitId: z.string().optional(),
+    responseFields: z.record(z.string(), z.string()).optional(),
+    disclosed: z.record(z.string(), z.string()).optional(),
+  }),
   mutates: false,
   run: async (ctx, input) => {
     const { readRequestStatus } = await import('../pbq/request.js');
