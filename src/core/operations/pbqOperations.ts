@@ -9,6 +9,7 @@ import { defineOperation, type OperationCall } from '../operation.js';
 import {
   credentialRequestSchema,
   didStringSchema,
+  issueProofSchema,
   issueStatusSchema,
   pbqCredentialSchema,
   QUERY_OPERATORS,
@@ -99,24 +100,35 @@ const issueStatusField = {
 export const pbqIssue = defineOperation({
   name: 'pbq.issue',
   summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof; concurrent calls share one state transition',
-  input: z.strictObject({ ...issueItemFields, ...issueStatusField, ...typeRegistration }),
+  input: z.strictObject({
+    ...issueItemFields,
+    ...issueStatusField,
+    proof: issueProofSchema
+      .describe(
+        'mtp (the default): signed and published with a state transition, the credential carries BJJSignature2021 and Iden3SparseMerkleTreeProof; sig: signed only (BJJSignature2021), given at once without a state transition, for V3 requests (signature proofs)',
+      )
+      .optional(),
+    ...typeRegistration,
+  }),
   result: issueResultSchema,
   // Concurrent issuances are grouped into one publication (src/core/pbq/coalesce.ts).
   mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const type = (await registeredType(ctx, input, call)) ?? input.type;
+    const item = {
+      holderDid: input.did,
+      ...(type === undefined ? {} : { type }),
+      ...(input.subject === undefined ? {} : { subject: input.subject }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+      names: call.names,
+    };
+    if (input.proof === 'sig') {
+      // No publication to share: one signature in this process's exclusive turn.
+      const { issueSignedPbqCredential } = await import('../pbq/pbqIssuance.js');
+      return ctx.exclusive(() => issueSignedPbqCredential(ctx, item));
+    }
     const { issueCoalesced } = await import('../pbq/coalesce.js');
-    return issueCoalesced(
-      ctx,
-      {
-        holderDid: input.did,
-        ...(type === undefined ? {} : { type }),
-        ...(input.subject === undefined ? {} : { subject: input.subject }),
-        ...(input.status === undefined ? {} : { status: input.status }),
-        names: call.names,
-      },
-      call.idempotency,
-    );
+    return issueCoalesced(ctx, item, call.idempotency);
   },
 });
 

@@ -18,7 +18,8 @@ import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
-import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
+import { keepIssuedCredential } from '../holder/holderStore.js';
 import type { IssueOptions } from './pbqSchemas.js';
 
 /** Spec 2.3 response. */
@@ -222,6 +223,31 @@ export async function issuerDidOf(ctx: Context, iden3: Iden3): Promise<DID> {
 export async function issuePbqCredential(ctx: Context, options: IssueItem): Promise<IssueResult> {
   const { credentials } = await issuePbqBatch(ctx, [options]);
   return credentials[0]!;
+}
+
+/**
+ * `vc issuer issue --proof sig`: signs the credential (BJJSignature2021) with the issuer's auth
+ * key, which its published (or genesis) state holds, and gives it at once: its claim enters no
+ * tree and no state transition runs, so it costs a signature instead of a proof and a block. A
+ * V3 request proves it with a signature proof (proofType 1); the spec's MTP v2 circuit cannot.
+ * It is recorded as issued, so `vc issuer revoke` revokes it like any other (publishing the
+ * revocation tree then).
+ */
+export async function issueSignedPbqCredential(ctx: Context, item: IssueItem): Promise<IssueResult> {
+  const iden3 = await getIden3(ctx);
+  const prepared = await prepareItem(ctx, iden3, item);
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  return ctx.store.withLock('iden3.issuer', async () => {
+    // An interrupted publication is completed first: the signature names the issuer's current
+    // state, which must be the one on chain.
+    await recoverPendingPublication(ctx, issuerDid);
+    const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+    const credential = await signItem(iden3, issuerDid, prepared, nextNonce());
+    await iden3.dataStorage.credential.saveCredential(credential);
+    ctx.store.put<IssuedRecord>(ISSUED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+    keepIssuedCredential(ctx, credentialJson(credential), 'iden3', { quiet: true });
+    return issueResult(credential);
+  });
 }
 
 /** A batch issued with one state transition. */

@@ -147,12 +147,21 @@ export const ISSUE_STATUS_KINDS = ['rhs', 'onchain'] as const;
 export type IssueStatusKind = (typeof ISSUE_STATUS_KINDS)[number];
 export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS);
 
+/**
+ * What an issued credential carries: `mtp` (the default) a signature and, once its claim is
+ * published with a state transition, the Iden3SparseMerkleTreeProof; `sig` the signature only,
+ * given at once without any state transition (provable by V3 requests).
+ */
+export const ISSUE_PROOF_KINDS = ['mtp', 'sig'] as const;
+export const issueProofSchema = z.enum(ISSUE_PROOF_KINDS);
+
 /** Options of issuance (CLI and HTTP). */
 export const issueOptionsSchema = z.object({
   holderDid: didStringSchema,
   type: z.string().min(1).optional(),
   subject: subjectSchema.optional(),
   status: issueStatusSchema.optional(),
+  proof: issueProofSchema.optional(),
 });
 export type IssueOptions = z.output<typeof issueOptionsSchema>;
 
