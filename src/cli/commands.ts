@@ -578,13 +578,17 @@ Examples:
     operation: circuits.circuitsBuild,
     summary: summary<CircuitsInfo>((info) => `${info.built.length === 0 ? 'up to date' : `built ${info.built.join(', ')}`}: ${circuitsLine(info)}`),
     warn: (info: CircuitsInfo) => (info.development ? 'development keys: for local chains only, never for a public network' : undefined),
-    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --force --json',
+    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --circuit credentialAtomicQueryV3OnChain-16-16-64-16-32,credentialAtomicQueryV3OnChain\n  $ vc circuits build --force --json',
   },
   {
     path: 'circuits status',
     operation: circuits.circuitsStatus,
-    summary: summary<CircuitsInfo & { upToDate: boolean }>((info) => (info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`)),
-    help: 'Example:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+    summary: summary<CircuitsInfo & { upToDate: boolean; onDemand: Array<{ id: string; complete: boolean }> }>(
+      (info) =>
+        `${info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`}` +
+        (info.onDemand.length === 0 ? '' : `; built on demand: ${info.onDemand.map((c) => `${c.id} (${c.complete ? 'built' : 'not built yet'})`).join(', ')}`),
+    ),
+    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthey are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {
     path: 'circuits fetch',
