@@ -17,7 +17,6 @@ import type { Context } from '../context.js';
 import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
-import { NetworkError } from '../errors.js';
 import { V3_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
@@ -123,7 +122,11 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
     );
   }
   const validator = chain.addresses.v3Validator;
-  if (validator === undefined) throw new NetworkError(`chain ${chain.chainId} has no V3 query validator in its address book; run \`vc chain deploy\``);
+  if (validator === undefined) {
+    throw new ConfigError(`chain ${chain.chainId} has no CredentialAtomicQueryV3StableValidator in vc's address book (configured addresses name the MTP validator only): run \`vc chain deploy\` there`, {
+      field: circuit,
+    });
+  }
   return readContract<string>(
     ctx,
     { address: validator, abi: iden3Artifact('CredentialAtomicQueryV3StableValidator').abi as never, method: 'getVerifierByCircuitId', args: [circuit] },

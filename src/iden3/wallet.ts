@@ -135,7 +135,13 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
     }
     if (stale) {
       ctx.progress.info('deploying the Groth16 verifiers of the development circuits on the embedded chain');
-      await deployContracts(ctx, { verifiers: wanted });
+      const deployed = await deployContracts(ctx, { verifiers: wanted });
+      // A chain client this context made before takes the new addresses (a long-lived server's,
+      // or one made before the first V3 use): a validator whose verifier changed is a new proxy,
+      // and a request registered with the old one would refuse every proof.
+      const { CHAIN_KEY } = await import('../chain/connection.js');
+      const cached = await ctx.peek(CHAIN_KEY)?.catch(() => undefined);
+      if (cached !== undefined && cached.chainId === deployed.chainId) cached.addresses = deployed.addresses;
     }
   } else if (ctx.config.chain.rpcUrl !== undefined) {
     // Another party deployed the contracts: their verifiers must be those of these circuits.
