@@ -150,18 +150,30 @@ export const COMMANDS: readonly CliCommand[] = [
       'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch), BBS+ (--format bbs or bbs-2023, for selective disclosure) or W3C Data Integrity without selective disclosure (--format eddsa-rdfc-2022 or ecdsa-rdfc-2019)',
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
     aliases: { context: ['context'] },
-    summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
+    summary: summary<{
+      type?: unknown;
+      issuer?: unknown;
+      credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string }; proof?: Array<{ type?: string }> };
+      credentials?: unknown[];
+      txId?: string;
+      recovered?: boolean;
+    }>(
       (result, input) =>
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
             ? issuedSummary(result as { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input)
-            : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
+            : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), ${
+                result.credential.proof?.some((p) => p.type === 'Iden3SparseMerkleTreeProof') === false
+                  ? 'signed only, no state transition (V3 requests prove it with a signature proof)'
+                  : 'state published on chain'
+              }`,
     ),
     help: `Examples:
   $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json   # iden3, for proof by query
   $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --holder did:polygonid:... --status onchain -o passport.json   # status in the chain's IdentityTreeStore
+  $ vc issuer issue --holder did:polygonid:... --proof sig -o signed.json   # BJJSignature2021 only, at once (no state transition)
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
