@@ -127,6 +127,10 @@ describe('a signature credential, proved at once', () => {
     const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('mtp.json')]);
     expect(run.status).toBe(2);
     expect(jsonError(run.stderr).message).toMatch(/asks for an Iden3SparseMerkleTreeProof proof, and the credential has none yet/);
+    // Without a credential, the held ones are chosen among those with a proof the request can use.
+    const chosen = await vc(['holder', 'prove-submit', '--request', file('mtp.json')]);
+    expect(chosen.status).toBe(2);
+    expect(jsonError(chosen.stderr).message).toMatch(/the holder has no iden3 PassportCredential credential with the context \S+ and a proof the request can use \(Iden3SparseMerkleTreeProof\)/);
   }, LONG);
 
   it('once revoked, vc refuses it with the reason, and the circuit refuses it too', async () => {
