@@ -174,6 +174,7 @@ export const COMMANDS: readonly CliCommand[] = [
   $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --holder did:polygonid:... --status onchain -o passport.json   # status in the chain's IdentityTreeStore
   $ vc issuer issue --holder did:polygonid:... --proof sig -o signed.json   # BJJSignature2021 only, at once (no state transition)
+  $ vc issuer issue --holder did:polygonid:... --proof both -o signed.json  # the same, its claim published by vc issuer publish
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
@@ -241,6 +242,20 @@ kept in the wallet store (0600): the BBS+ key (did), and bbs2023, eddsaRdfc2022 
 
 Prints the spec's {payload} (the DID as an object) with did_String (the DID) and created (false when
 the wallet's issuer DID already existed, or ISSUER_DID names it).`,
+  },
+  {
+    path: 'issuer publish',
+    operation: pbq.pbqPublish,
+    summary: summary<{ credentials: unknown[]; txId?: string }>((result) =>
+      result.txId === undefined ? 'nothing to publish: no credential issued with --proof both is waiting' : `published the claims of ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${result.txId})`,
+    ),
+    help: `Examples:
+  $ vc issuer issue --holder did:polygonid:... --proof both -o signed.json   # signed now, its claim waits
+  $ vc issuer publish -o published.json      # one state transition for every waiting claim
+
+The output lists each credential with its Iden3SparseMerkleTreeProof added; the issuer's stored
+copies (\`vc issuer credentials --id\`) and those of a holder in this wallet gain it. A holder
+elsewhere re-imports the new copy (\`vc holder credentials import\`): the held one is upgraded.`,
   },
   { path: 'issuer credentials', operation: pbq.pbqIssued, help: 'Examples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json' },
   {

@@ -2,9 +2,10 @@
  * The V3 on-chain slice end to end on the embedded chain of one home: a credential signed without
  * any state transition (`vc issuer issue --proof sig`) proved at once with a signature proof of
  * credentialAtomicQueryV3OnChain ($between), the proof checked with snarkjs against vc's own key
- * and refused by the contract for another request (query hash), an MTP proof after a publication
- * disclosing birthDate on chain ($sd, read back by `vc verifier status`), and a revoked credential
- * refused by vc and by the circuit. Proofs are costly: two full V3 proofs in all.
+ * and refused by the contract for another request (query hash), a revoked credential refused by
+ * vc and by the circuit, and a `--proof both` credential whose claim `vc issuer publish` publishes,
+ * then proved with an MTP proof disclosing birthDate on chain ($sd, read back by `vc verifier
+ * status`). Proofs are costly: two full V3 proofs and two state transitions in all.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -148,14 +149,37 @@ describe('a signature credential, proved at once', () => {
   }, LONG);
 });
 
-describe('an MTP proof after a publication', () => {
-  it('discloses birthDate on chain ($sd): vc verifier status shows the value', async () => {
-    await ok(['issuer', 'issue', '--holder', holderDid, '-o', file('published.json')]);
-    const published = readJson<{ credential: PbqCredentialInput }>('published.json').credential;
-    expect(published.proof.map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+describe('--proof both: signed at once, the Merkle proof added by vc issuer publish', () => {
+  it('the claim waits without a state transition; publish adds the Iden3SparseMerkleTreeProof to the issuer and holder copies, once', async () => {
+    const chain = await getChain(ctx);
+    const blockBefore = await chain.provider.getBlockNumber();
+    await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid, '-o', file('both.json')]);
+    const signed = readJson<{ credential: PbqCredentialInput }>('both.json').credential;
+    expect(signed.proof.map((p) => p.type)).toEqual(['BJJSignature2021']);
+    expect(await chain.provider.getBlockNumber()).toBe(blockBefore);
+
+    const published = (await ok(['issuer', 'publish', '-o', file('publish.json')])) as { credentials: Array<{ credential: PbqCredentialInput }>; txId: string };
+    expect(published.txId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(published.credentials.map((c) => c.credential.id)).toEqual([signed.id]);
+    const withMtp = published.credentials[0]!.credential;
+    expect(withMtp.proof.map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // The signature is the one given at issuance: the credential gained a proof, nothing else changed.
+    expect(withMtp.proof[0]).toEqual(signed.proof[0]);
+    expect({ ...withMtp, proof: undefined }).toEqual({ ...signed, proof: undefined });
+    const issued = await ok(['issuer', 'credentials', '--id', signed.id]);
+    expect((issued.proof as Json[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    const held = await ok(['holder', 'credentials', 'show', signed.id]);
+    expect(((held.credential as Json).proof as Json[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // Nothing waits any more: no second state transition.
+    const again = await ok(['issuer', 'publish']);
+    expect(again).toMatchObject({ credentials: [] });
+    expect(again.txId).toBeUndefined();
+  }, LONG);
+
+  it("the holder's upgraded copy, chosen without --credential, discloses birthDate on chain with an MTP proof ($sd): vc verifier status shows the value", async () => {
     const request = (await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'mtp', '--op', '$sd', '-o', file('sd.json')])) as unknown as CredentialRequest;
     expect(request.query.credentialSubject).toEqual({ birthDate: {} });
-    await ok(['holder', 'prove-submit', '--credential', file('published.json'), '--request', file('sd.json')]);
+    await ok(['holder', 'prove-submit', '--request', file('sd.json')]);
     const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
     expect(status).toMatchObject({ isVerified: true, circuitId: V3, disclosed: { birthDate: String(BIRTH_DATE) }, responseFields: { operatorOutput: String(BIRTH_DATE) } });
   }, LONG);

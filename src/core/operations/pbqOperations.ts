@@ -105,7 +105,7 @@ export const pbqIssue = defineOperation({
     ...issueStatusField,
     proof: issueProofSchema
       .describe(
-        'mtp (the default): signed and published with a state transition, the credential carries BJJSignature2021 and Iden3SparseMerkleTreeProof; sig: signed only (BJJSignature2021), given at once without a state transition, for V3 requests (signature proofs)',
+        'mtp (the default): signed and published with a state transition, the credential carries BJJSignature2021 and Iden3SparseMerkleTreeProof; sig: signed only (BJJSignature2021), given at once without a state transition, for V3 requests (signature proofs); both: signed at once, its claim published by the next vc issuer publish (POST /publish), which adds the Iden3SparseMerkleTreeProof',
       )
       .optional(),
     ...typeRegistration,
@@ -122,10 +122,10 @@ export const pbqIssue = defineOperation({
       ...(input.status === undefined ? {} : { status: input.status }),
       names: call.names,
     };
-    if (input.proof === 'sig') {
-      // No publication to share: one signature in this process's exclusive turn.
+    if (input.proof === 'sig' || input.proof === 'both') {
+      // No publication now: one signature in this process's exclusive turn.
       const { issueSignedPbqCredential } = await import('../pbq/pbqIssuance.js');
-      return ctx.exclusive(() => issueSignedPbqCredential(ctx, item));
+      return ctx.exclusive(() => issueSignedPbqCredential(ctx, item, { queue: input.proof === 'both' }));
     }
     const { issueCoalesced } = await import('../pbq/coalesce.js');
     return issueCoalesced(ctx, item, call.idempotency);
@@ -197,6 +197,19 @@ export const pbqRevoke = defineOperation({
   run: async (ctx, input) => {
     const { revokePbqCredential } = await import('../pbq/pbqIssuance.js');
     return revokePbqCredential(ctx, input);
+  },
+});
+
+export const pbqPublish = defineOperation({
+  name: 'pbq.publish',
+  summary: 'publish, with one state transition, the claims of the credentials issued with proof both since the last publication; gives them back with their Iden3SparseMerkleTreeProof',
+  input: z.strictObject({}),
+  result: z.object({ issuer: z.string(), credentials: z.array(issueResultSchema), txId: z.string().optional(), state: z.string().optional() }),
+  mutates: true,
+  run: async (ctx) => {
+    const { publishQueuedCredentials } = await import('../pbq/pbqIssuance.js');
+    const result = await publishQueuedCredentials(ctx);
+    return { issuer: result.issuer, credentials: result.credentials, ...(result.txId === undefined ? {} : { txId: result.txId }), ...(result.state === undefined ? {} : { state: result.state }) };
   },
 });
 

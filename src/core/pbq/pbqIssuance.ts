@@ -226,14 +226,28 @@ export async function issuePbqCredential(ctx: Context, options: IssueItem): Prom
 }
 
 /**
- * `vc issuer issue --proof sig`: signs the credential (BJJSignature2021) with the issuer's auth
- * key, which its published (or genesis) state holds, and gives it at once: its claim enters no
- * tree and no state transition runs, so it costs a signature instead of a proof and a block. A
+ * Store namespace of the signed credentials whose claims wait for the next `vc issuer publish`
+ * (`--proof both`): `<issuer DID>/<credential id>`. An entry goes once the stored credential has
+ * its Merkle proof (a publication completed, or recovered, with it).
+ */
+export const UNPUBLISHED_NS = 'iden3.unpublishedClaims';
+
+/** One credential waiting for its claim's publication. */
+interface UnpublishedClaim {
+  id: string;
+  queuedAt: string;
+}
+
+/**
+ * `vc issuer issue --proof sig|both`: signs the credential (BJJSignature2021) with the issuer's
+ * auth key, which its published (or genesis) state holds, and gives it at once: its claim enters
+ * no tree and no state transition runs, so it costs a signature instead of a proof and a block. A
  * V3 request proves it with a signature proof (proofType 1); the spec's MTP v2 circuit cannot.
  * It is recorded as issued, so `vc issuer revoke` revokes it like any other (publishing the
- * revocation tree then).
+ * revocation tree then). With `queue` (`--proof both`) its claim waits for `vc issuer publish`,
+ * which adds its Iden3SparseMerkleTreeProof.
  */
-export async function issueSignedPbqCredential(ctx: Context, item: IssueItem): Promise<IssueResult> {
+export async function issueSignedPbqCredential(ctx: Context, item: IssueItem, options: { queue?: boolean } = {}): Promise<IssueResult> {
   const iden3 = await getIden3(ctx);
   const prepared = await prepareItem(ctx, iden3, item);
   const issuerDid = await issuerDidOf(ctx, iden3);
@@ -244,10 +258,55 @@ export async function issueSignedPbqCredential(ctx: Context, item: IssueItem): P
     const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
     const credential = await signItem(iden3, issuerDid, prepared, nextNonce());
     await iden3.dataStorage.credential.saveCredential(credential);
-    ctx.store.put<IssuedRecord>(ISSUED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+    ctx.store.transaction(() => {
+      ctx.store.put<IssuedRecord>(ISSUED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+      if (options.queue === true) ctx.store.put<UnpublishedClaim>(UNPUBLISHED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, queuedAt: ctx.now().toISOString() });
+    });
     keepIssuedCredential(ctx, credentialJson(credential), 'iden3', { quiet: true });
     return issueResult(credential);
   });
+}
+
+/** What `vc issuer publish` did. */
+export interface PublishQueuedResult {
+  issuer: string;
+  /** The credentials whose claims it published, now with their Iden3SparseMerkleTreeProof. */
+  credentials: IssueResult[];
+  /** The state transition, or undefined when nothing was waiting. */
+  txId: string | undefined;
+  state: string | undefined;
+}
+
+/**
+ * `vc issuer publish` / POST /publish: publishes the claims of the credentials issued with
+ * `--proof both` since the last publication, with one state transition (a journaled publication,
+ * crash safe as any issuance), and gives them back with their Iden3SparseMerkleTreeProof; the
+ * issuer's stored copies (and a holder of this wallet's) gain it. Nothing waiting: no transaction.
+ */
+export async function publishQueuedCredentials(ctx: Context): Promise<PublishQueuedResult> {
+  const iden3 = await getIden3(ctx);
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  const issuer = issuerDid.string();
+  return ctx.store.withLock(
+    'iden3.issuer',
+    async () => {
+      await recoverPendingPublication(ctx, issuerDid);
+      const waiting: W3CCredential[] = [];
+      for (const entry of ctx.store.list<UnpublishedClaim>(UNPUBLISHED_NS, `${issuer}/`)) {
+        const stored = await iden3.dataStorage.credential.findCredentialById(entry.value.id);
+        // Published already (a publication that completed, or was recovered, after it was queued).
+        if (stored === undefined || stored.getIden3SparseMerkleTreeProof() !== undefined) ctx.store.delete(UNPUBLISHED_NS, entry.key);
+        else waiting.push(stored);
+      }
+      if (waiting.length === 0) return { issuer, credentials: [], txId: undefined, state: undefined };
+      const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: waiting, revokedNonces: [] });
+      ctx.store.transaction(() => {
+        for (const credential of published.credentials) ctx.store.delete(UNPUBLISHED_NS, `${issuer}/${credential.id}`);
+      });
+      return { issuer, credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state };
+    },
+    { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
+  );
 }
 
 /** A batch issued with one state transition. */

@@ -150,9 +150,10 @@ export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS);
 /**
  * What an issued credential carries: `mtp` (the default) a signature and, once its claim is
  * published with a state transition, the Iden3SparseMerkleTreeProof; `sig` the signature only,
- * given at once without any state transition (provable by V3 requests).
+ * given at once without any state transition (provable by V3 requests); `both` the signature at
+ * once, its claim queued for the next `vc issuer publish`, which adds the Merkle proof.
  */
-export const ISSUE_PROOF_KINDS = ['mtp', 'sig'] as const;
+export const ISSUE_PROOF_KINDS = ['mtp', 'sig', 'both'] as const;
 export const issueProofSchema = z.enum(ISSUE_PROOF_KINDS);
 
 /** Options of issuance (CLI and HTTP). */
