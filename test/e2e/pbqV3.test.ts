@@ -3,9 +3,10 @@
  * any state transition (`vc issuer issue --proof sig`) proved at once with a signature proof of
  * credentialAtomicQueryV3OnChain ($between), the proof checked with snarkjs against vc's own key
  * and refused by the contract for another request (query hash), a revoked credential refused by
- * vc and by the circuit, and a `--proof both` credential whose claim `vc issuer publish` publishes,
- * then proved with an MTP proof disclosing birthDate on chain ($sd, read back by `vc verifier
- * status`). Proofs are costly: two full V3 proofs and two state transitions in all.
+ * vc and by the circuit, and `--proof both` credentials whose claims the next issuance or `vc
+ * issuer publish` publishes, the holder's upgraded copy then proved with an MTP proof disclosing
+ * birthDate on chain ($sd, read back by `vc verifier status`). Proofs are costly: two full V3
+ * proofs and three state transitions in all.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -149,31 +150,39 @@ describe('a signature credential, proved at once', () => {
   }, LONG);
 });
 
-describe('--proof both: signed at once, the Merkle proof added by vc issuer publish', () => {
-  it('the claim waits without a state transition; publish adds the Iden3SparseMerkleTreeProof to the issuer and holder copies, once', async () => {
+describe('--proof both: signed at once, the Merkle proof added by the next publication', () => {
+  const proofTypes = (credential: Json): unknown[] => (credential.proof as Json[]).map((p) => p.type);
+
+  it('the claim waits without a state transition; the next issuance publishes it too, and the issuer and holder copies gain the Merkle proof', async () => {
     const chain = await getChain(ctx);
     const blockBefore = await chain.provider.getBlockNumber();
-    await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid, '-o', file('both.json')]);
-    const signed = readJson<{ credential: PbqCredentialInput }>('both.json').credential;
-    expect(signed.proof.map((p) => p.type)).toEqual(['BJJSignature2021']);
+    const signed = ((await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid, '-o', file('swept.json')])) as { credential: Json }).credential;
+    expect(proofTypes(signed)).toEqual(['BJJSignature2021']);
     expect(await chain.provider.getBlockNumber()).toBe(blockBefore);
 
-    const published = (await ok(['issuer', 'publish', '-o', file('publish.json')])) as { credentials: Array<{ credential: PbqCredentialInput }>; txId: string };
+    // An MTP issuance (the group commit of `vc serve` and the CLI alike) carries the waiting claim along.
+    const other = ((await ok(['issuer', 'issue', '--holder', holderDid])) as { credential: Json }).credential;
+    expect(other.id).not.toBe(signed.id);
+    const issued = await ok(['issuer', 'credentials', '--id', String(signed.id)]);
+    expect(proofTypes(issued)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // The signature is the one given at issuance: the credential gained a proof, nothing else changed.
+    expect({ ...issued, proof: undefined }).toEqual({ ...signed, proof: undefined });
+    expect((issued.proof as Json[])[0]).toEqual((signed.proof as Json[])[0]);
+    const held = await ok(['holder', 'credentials', 'show', String(signed.id)]);
+    expect(proofTypes(held.credential as Json)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // Nothing waits any more: no state transition.
+    const nothing = await ok(['issuer', 'publish']);
+    expect(nothing).toMatchObject({ credentials: [] });
+    expect(nothing.txId).toBeUndefined();
+  }, LONG);
+
+  it('vc issuer publish publishes the waiting claims with one state transition and gives them back with their Merkle proofs', async () => {
+    const signed = ((await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid])) as { credential: Json }).credential;
+    const published = (await ok(['issuer', 'publish', '-o', file('publish.json')])) as { credentials: Array<{ credential: Json }>; txId: string };
     expect(published.txId).toMatch(/^0x[0-9a-f]{64}$/);
     expect(published.credentials.map((c) => c.credential.id)).toEqual([signed.id]);
-    const withMtp = published.credentials[0]!.credential;
-    expect(withMtp.proof.map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
-    // The signature is the one given at issuance: the credential gained a proof, nothing else changed.
-    expect(withMtp.proof[0]).toEqual(signed.proof[0]);
-    expect({ ...withMtp, proof: undefined }).toEqual({ ...signed, proof: undefined });
-    const issued = await ok(['issuer', 'credentials', '--id', signed.id]);
-    expect((issued.proof as Json[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
-    const held = await ok(['holder', 'credentials', 'show', signed.id]);
-    expect(((held.credential as Json).proof as Json[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
-    // Nothing waits any more: no second state transition.
-    const again = await ok(['issuer', 'publish']);
-    expect(again).toMatchObject({ credentials: [] });
-    expect(again.txId).toBeUndefined();
+    expect(proofTypes(published.credentials[0]!.credential)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    expect(proofTypes((await ok(['holder', 'credentials', 'show', String(signed.id)])).credential as Json)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
   }, LONG);
 
   it("the holder's upgraded copy, chosen without --credential, discloses birthDate on chain with an MTP proof ($sd): vc verifier status shows the value", async () => {

@@ -267,6 +267,29 @@ export async function issueSignedPbqCredential(ctx: Context, item: IssueItem, op
   });
 }
 
+/**
+ * The credentials of `issuer` whose claims wait for a publication (`--proof both`), oldest first;
+ * entries whose credential has its Merkle proof by now (a publication completed or recovered with
+ * it) are dropped. Call with the issuer's lock held, after recovering its pending publication.
+ */
+export async function waitingClaims(ctx: Context, iden3: Iden3, issuer: string): Promise<W3CCredential[]> {
+  const waiting: W3CCredential[] = [];
+  const entries = ctx.store.list<UnpublishedClaim>(UNPUBLISHED_NS, `${issuer}/`).sort((a, b) => a.value.queuedAt.localeCompare(b.value.queuedAt));
+  for (const entry of entries) {
+    const stored = await iden3.dataStorage.credential.findCredentialById(entry.value.id);
+    if (stored === undefined || stored.getIden3SparseMerkleTreeProof() !== undefined) ctx.store.delete(UNPUBLISHED_NS, entry.key);
+    else waiting.push(stored);
+  }
+  return waiting;
+}
+
+/** Drops the queue entries of credentials a completed publication carried. */
+export function publishedClaims(ctx: Context, issuer: string, credentials: readonly W3CCredential[]): void {
+  ctx.store.transaction(() => {
+    for (const credential of credentials) ctx.store.delete(UNPUBLISHED_NS, `${issuer}/${credential.id}`);
+  });
+}
+
 /** What `vc issuer publish` did. */
 export interface PublishQueuedResult {
   issuer: string;
@@ -291,18 +314,10 @@ export async function publishQueuedCredentials(ctx: Context): Promise<PublishQue
     'iden3.issuer',
     async () => {
       await recoverPendingPublication(ctx, issuerDid);
-      const waiting: W3CCredential[] = [];
-      for (const entry of ctx.store.list<UnpublishedClaim>(UNPUBLISHED_NS, `${issuer}/`)) {
-        const stored = await iden3.dataStorage.credential.findCredentialById(entry.value.id);
-        // Published already (a publication that completed, or was recovered, after it was queued).
-        if (stored === undefined || stored.getIden3SparseMerkleTreeProof() !== undefined) ctx.store.delete(UNPUBLISHED_NS, entry.key);
-        else waiting.push(stored);
-      }
+      const waiting = await waitingClaims(ctx, iden3, issuer);
       if (waiting.length === 0) return { issuer, credentials: [], txId: undefined, state: undefined };
       const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: waiting, revokedNonces: [] });
-      ctx.store.transaction(() => {
-        for (const credential of published.credentials) ctx.store.delete(UNPUBLISHED_NS, `${issuer}/${credential.id}`);
-      });
+      publishedClaims(ctx, issuer, published.credentials);
       return { issuer, credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state };
     },
     { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
