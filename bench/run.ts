@@ -58,6 +58,17 @@ const BENCHES: BenchEntry[] = [
   },
   { name: 'pbq', description: 'proof by query: issue, prove, submit', run: (m) => entry(m, 'runPbqBench')({}) },
   {
+    name: 'pbqV3',
+    description: 'V3 on chain: signature issuance per credential vs MTP issuance; V3 prove-submit (signature and MTP proofs) split into witness, proof and the rest',
+    run: (m) => entry(m, 'runPbqV3Bench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { met: boolean }; issuance: { signedMedianMs: number; speedup: number }; signatureProof: { overheadMs: number }; mtpProof: { overheadMs: number } };
+      return report.acceptance.met
+        ? undefined
+        : `signature issuance ${report.issuance.signedMedianMs} ms (x${report.issuance.speedup} faster than MTP), prove-submit minus proving ${report.signatureProof.overheadMs} / ${report.mtpProof.overheadMs} ms`;
+    },
+  },
+  {
     name: 'issuance',
     description: 'iden3 issuance: 100 with --batch vs 5 single; 10 concurrent HTTP issuances vs one',
     run: (m) => entry(m, 'runIssuanceBench')({}),

@@ -36,6 +36,10 @@ export const CONTRACT_KEYS = [
   'authV2Verifier',
   'authV2ValidatorImplementation',
   'authV2Validator',
+  'v3SmallVerifier',
+  'v3Verifier',
+  'v3ValidatorImplementation',
+  'v3Validator',
 ] as const;
 export type ContractKey = (typeof CONTRACT_KEYS)[number];
 /** Contracts deployed behind a proxy: those with a `<key>Implementation` step. */
@@ -79,6 +83,8 @@ export interface ChainAddresses {
   poseidon: string | undefined;
   /** IdentityTreeStore (on-chain reverse hash service), when deployed by `vc`. */
   identityTreeStore: string | undefined;
+  /** CredentialAtomicQueryV3StableValidator, when deployed by `vc` (V3 requests). */
+  v3Validator: string | undefined;
   /** Every known contract by key (only what the address book holds, for external chains). */
   all: Partial<Record<ContractKey, string>>;
   /** Where the addresses come from. */
@@ -114,6 +120,7 @@ export function addressesOf(book: AddressBook): ChainAddresses {
     mtpValidator: need('mtpValidator'),
     poseidon: all.poseidonFacade,
     identityTreeStore: all.identityTreeStore,
+    v3Validator: all.v3Validator,
     all,
     source: 'deployment',
   };

@@ -35,3 +35,28 @@ export async function requestProofStatus(ctx: Context, address: string, id: numb
     `read the proof status of ${address} for request ${id}`,
   );
 }
+
+/** A registered request as the UniversalVerifier holds it. */
+export interface RegisteredRequest {
+  requestId: bigint;
+  metadata: string;
+  validator: string;
+  params: string;
+  creator: string;
+}
+
+/** The request `id` as registered (its metadata is the request JSON `vc` registered). */
+export async function registeredRequest(ctx: Context, id: number | bigint): Promise<RegisteredRequest> {
+  const info = await readContract<RegisteredRequest>(ctx, { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'getRequest', args: [id] }, `read request ${id} from the UniversalVerifier`);
+  return { requestId: info.requestId, metadata: info.metadata, validator: info.validator, params: info.params, creator: info.creator };
+}
+
+/** The response fields the validator returned for `sender`'s verified proof of request `id` (userID, operatorOutput...). */
+export async function requestResponseFields(ctx: Context, id: number | bigint, sender: string): Promise<Record<string, bigint>> {
+  const fields = await readContract<Array<{ name: string; value: bigint }>>(
+    ctx,
+    { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'getResponseFields', args: [id, sender] },
+    `read the response fields of ${sender} for request ${id}`,
+  );
+  return Object.fromEntries(fields.map((field) => [field.name, field.value]));
+}

@@ -17,7 +17,7 @@ import type { Context } from '../context.js';
 import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
-import { VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
+import { V3_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
@@ -108,37 +108,53 @@ export function codeHoldsVerificationKey(code: string, constants: readonly bigin
   return required.every((c) => pushed.has(c));
 }
 
-/** The verifier contracts the State and the MTP validator call. */
-async function onChainVerifiers(ctx: Context): Promise<Record<VerifierCircuit, string>> {
+/** The verifier contract the State, the MTP validator or the V3 validator calls for a circuit. */
+async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<string> {
   const chain = await getChain(ctx);
-  const state = await readContract<string>(ctx, { address: chain.addresses.state, abi: iden3Artifact('State').abi as never, method: 'getVerifier', args: [] }, 'read the State verifier');
-  const mtp = await readContract<string>(
+  if (circuit === 'stateTransition') {
+    return readContract<string>(ctx, { address: chain.addresses.state, abi: iden3Artifact('State').abi as never, method: 'getVerifier', args: [] }, 'read the State verifier');
+  }
+  if (circuit === MTP_CIRCUIT) {
+    return readContract<string>(
+      ctx,
+      { address: chain.addresses.mtpValidator, abi: iden3Artifact('CredentialAtomicQueryMTPV2Validator').abi as never, method: 'getVerifierByCircuitId', args: [MTP_CIRCUIT] },
+      'read the MTP validator verifier',
+    );
+  }
+  const validator = chain.addresses.v3Validator;
+  if (validator === undefined) {
+    throw new ConfigError(`chain ${chain.chainId} has no CredentialAtomicQueryV3StableValidator in vc's address book (configured addresses name the MTP validator only): run \`vc chain deploy\` there`, {
+      field: circuit,
+    });
+  }
+  return readContract<string>(
     ctx,
-    { address: chain.addresses.mtpValidator, abi: iden3Artifact('CredentialAtomicQueryMTPV2Validator').abi as never, method: 'getVerifierByCircuitId', args: [MTP_CIRCUIT] },
-    'read the MTP validator verifier',
+    { address: validator, abi: iden3Artifact('CredentialAtomicQueryV3StableValidator').abi as never, method: 'getVerifierByCircuitId', args: [circuit] },
+    `read the V3 validator's ${circuit} verifier`,
   );
-  return { stateTransition: state, credentialAtomicQueryMTPV2OnChain: mtp };
 }
 
 /**
  * Refuses (ConfigError, exit 3) when a verifier on the chain does not hold the verification key
- * of the local circuit in `circuitsDir` (`<dir>/<circuit>/verification_key.json`).
+ * of a local circuit in use (`<dir>/<circuit>/verification_key.json`): the default ones, and the
+ * V3 circuits named in `circuits.ids` (those the set in use holds).
  */
-export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir: string; development: boolean }): Promise<void> {
+export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir: string; development: boolean; ids?: readonly string[] }): Promise<void> {
   const chain = await getChain(ctx);
-  const addresses = await onChainVerifiers(ctx);
-  for (const circuit of VERIFIER_CIRCUITS) {
-    const code = (await chain.provider.getCode(addresses[circuit])).toLowerCase().replace(/^0x/, '');
+  const inUse = VERIFIER_CIRCUITS.filter((circuit) => !(V3_VERIFIER_CIRCUITS as readonly string[]).includes(circuit) || circuits.ids?.includes(circuit) === true);
+  for (const circuit of inUse) {
+    const address = await onChainVerifier(ctx, circuit);
+    const code = (await chain.provider.getCode(address)).toLowerCase().replace(/^0x/, '');
     const constants = readVerificationKeyConstants(path.join(circuits.dir, circuit, 'verification_key.json'));
     if (codeHoldsVerificationKey(code, constants)) continue;
     const official = code.length > 0 && iden3Artifact(officialVerifierArtifactName(circuit)).bytecode.toLowerCase().includes(code);
-    const where = `the ${circuit} verifier on chain ${chain.chainId} (${addresses[circuit]})`;
+    const where = `the ${circuit} verifier on chain ${chain.chainId} (${address})`;
     const local = `the circuits in use (${circuits.dir})`;
     // A party using someone else's deployment (its addresses configured) cannot fix it by deploying.
     const theirs = ctx.config.chain.stateContractAddress !== undefined;
     const redeploy = circuits.development ? '`vc chain deploy` (development verifiers, the default on a development chain)' : '`vc chain deploy --official-verifiers`';
     const fix = theirs
-      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the MTP validator's address changes)`
+      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : "V3 validator's address"} changes)`
       : circuits.development
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;

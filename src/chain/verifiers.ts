@@ -11,9 +11,13 @@ import { type Artifact, bytecodeHash, checkBytecode, iden3Artifact } from './art
 /** Store namespace of the dev verifier artifacts provided by the circuit build (key: circuit). */
 export const DEV_VERIFIERS_NS = 'chain.verifiers';
 
+/** The V3 on-chain query circuits the V3 validator has a verifier for (by the circuit id the proof's metadata names). */
+export const V3_VERIFIER_CIRCUITS = ['credentialAtomicQueryV3OnChain-16-16-64-16-32', 'credentialAtomicQueryV3OnChain'] as const;
+export type V3VerifierCircuit = (typeof V3_VERIFIER_CIRCUITS)[number];
+
 /** Circuits whose Groth16 verifier contract is pluggable. */
-export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain';
-export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain'];
+export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain' | V3VerifierCircuit;
+export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', ...V3_VERIFIER_CIRCUITS];
 
 /** A compiled Groth16 verifier contract. */
 export interface VerifierArtifact {
@@ -52,6 +56,16 @@ const OFFICIAL_VERIFIERS: Record<VerifierCircuit, { artifact: string; requiredFu
     artifact: 'Groth16VerifierMTPWrapper',
     requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
     why: 'the MTP validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierMTPWrapper (11 signals)',
+  },
+  'credentialAtomicQueryV3OnChain-16-16-64-16-32': {
+    artifact: 'Groth16VerifierV3Stable_16_16_64_16_32Wrapper',
+    requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
+    why: 'the V3 validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierV3Stable_16_16_64_16_32Wrapper (14 signals)',
+  },
+  credentialAtomicQueryV3OnChain: {
+    artifact: 'Groth16VerifierV3StableWrapper',
+    requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
+    why: 'the V3 validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierV3StableWrapper (14 signals)',
   },
 };
 

@@ -22,6 +22,7 @@ import { writeDevelopmentZkey } from './devSetup.js';
 import { compileVerifier, renderVerifierSource, type VerifierArtifact } from './solidity.js';
 import {
   PIPELINE_VERSION,
+  ON_DEMAND_CIRCUIT_IDS,
   PROJECT_CIRCUIT_IDS,
   buildKey,
   circomLibraryDir,
@@ -30,6 +31,7 @@ import {
   projectCircuits,
   toolVersions,
   type CircuitSource,
+  type OnDemandCircuitId,
 } from './sources.js';
 
 export type { VerifierArtifact } from './solidity.js';
@@ -120,6 +122,8 @@ export interface BuildOptions {
   cacheDir?: string;
   /** Circuits to build; default the project's (circuits/<id>.circom). */
   circuits?: CircuitSource[];
+  /** On-demand circuits (V3) to build and include in the set besides the project's default ones. */
+  extra?: readonly OnDemandCircuitId[];
   /** circom optimisation level; default O2 (the level the official constraint counts refer to). */
   optimisation?: CircomOptimisation;
 }
@@ -169,7 +173,7 @@ function planBuild(options: BuildOptions, env: NodeJS.ProcessEnv): BuildPlan {
   const optimisation = options.optimisation ?? 'O2';
   const tools = toolVersions();
   const libraries = [circomLibraryDir()];
-  const circuits = (options.circuits ?? projectCircuits()).map((source) => {
+  const circuits = (options.circuits ?? projectCircuits(options.extra)).map((source) => {
     const sources = collectSources(source.main, libraries).map(({ name, sha256 }) => ({ name, sha256 }));
     const key = buildKey({ circuitId: source.id, sources, optimisation, tools });
     return { source, key, sources, entryDir: path.join(cacheRoot, `${source.id}-${key}`) };
@@ -432,13 +436,14 @@ export async function buildCircuits(ctx: Context, options: BuildOptions = {}): P
   return runBuild(ctx, planBuild(options, ctx.env), options.force === true);
 }
 
-/** Describes CIRCUITS_PATH (official files, used as is) for the project's circuit ids. */
-async function describeConfigured(dir: string): Promise<CircuitsInfo> {
+/** Describes CIRCUITS_PATH (official files, used as is) for the project's circuit ids and the on-demand ones asked for. */
+async function describeConfigured(dir: string, extra: readonly OnDemandCircuitId[] = []): Promise<CircuitsInfo> {
   const resolved = path.resolve(dir);
   if (!existsSync(resolved) || !(await stat(resolved)).isDirectory()) {
     throw new ConfigError(`CIRCUITS_PATH=${dir}: not a directory`, { field: 'CIRCUITS_PATH' });
   }
-  const circuits = await Promise.all(PROJECT_CIRCUIT_IDS.map((id) => describeCircuitFiles(resolved, id)));
+  const ids = [...PROJECT_CIRCUIT_IDS, ...ON_DEMAND_CIRCUIT_IDS.filter((id) => extra.includes(id))];
+  const circuits = await Promise.all(ids.map((id) => describeCircuitFiles(resolved, id)));
   return { dir: resolved, source: 'configured', development: circuits.some((c) => c.development), cacheKey: undefined, cacheRoot: undefined, circuits, built: [] };
 }
 
@@ -449,8 +454,9 @@ async function describeConfigured(dir: string): Promise<CircuitsInfo> {
 export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo> {
   const configured = ctx.config.circuitsPath;
   if (configured !== undefined && options.circuits === undefined) {
-    return ctx.lazy(new ServiceKey<CircuitsInfo>('circuits.info'), async () => {
-      const info = await describeConfigured(configured);
+    const extra = options.extra ?? [];
+    return ctx.lazy(new ServiceKey<CircuitsInfo>(`circuits.info${extra.length === 0 ? '' : `+${[...extra].sort().join('+')}`}`), async () => {
+      const info = await describeConfigured(configured, extra);
       const missing = info.circuits.filter((c) => !c.complete).map((c) => c.id);
       if (missing.length > 0) {
         throw new ConfigError(`CIRCUITS_PATH=${configured} lacks ${missing.join(', ')} (expected <dir>/<circuitId>/circuit.wasm, circuit_final.zkey, verification_key.json)`, {
@@ -460,7 +466,11 @@ export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promis
       return info;
     });
   }
-  const lazyKey = options.circuits === undefined && options.cacheDir === undefined ? 'circuits.info' : `circuits.info:${options.cacheDir ?? ''}:${(options.circuits ?? []).map((c) => c.id).join(',')}`;
+  const extraKey = options.extra === undefined || options.extra.length === 0 ? '' : `+${[...options.extra].sort().join('+')}`;
+  const lazyKey =
+    options.circuits === undefined && options.cacheDir === undefined
+      ? `circuits.info${extraKey}`
+      : `circuits.info:${options.cacheDir ?? ''}:${(options.circuits ?? []).map((c) => c.id).join(',')}${extraKey}`;
   return ctx.lazy(new ServiceKey<CircuitsInfo>(lazyKey), async () => {
     const plan = planBuild(options, ctx.env);
     // Fast path without the lock: entries only ever appear by atomic rename.
@@ -469,17 +479,35 @@ export function ensureCircuits(ctx: Context, options: BuildOptions = {}): Promis
   });
 }
 
+/** What status says of a circuit built only on demand (V3): whether the cache holds it. */
+export interface OnDemandCircuitStatus extends CircuitFiles {
+  /** How to build it. */
+  build: string;
+}
+
 /** Status without building: where the files are (or would be), keys, counts, dev or official. */
-export async function circuitsStatus(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo & { upToDate: boolean }> {
+export async function circuitsStatus(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo & { upToDate: boolean; onDemand: OnDemandCircuitStatus[] }> {
+  const buildHint = (id: string): string => `built by the first V3 request or proof, or \`vc circuits build --circuit ${id}\``;
   if (ctx.config.circuitsPath !== undefined && options.circuits === undefined) {
     const info = await describeConfigured(ctx.config.circuitsPath);
-    return { ...info, upToDate: info.circuits.every((c) => c.complete) };
+    const onDemand = await Promise.all(ON_DEMAND_CIRCUIT_IDS.map(async (id) => ({ ...(await describeCircuitFiles(path.resolve(ctx.config.circuitsPath!), id)), build: `official files in CIRCUITS_PATH/${id}` })));
+    return { ...info, upToDate: info.circuits.every((c) => c.complete), onDemand };
   }
   const plan = planBuild(options, ctx.env);
   const info = await describeSet(plan, []);
   // Report the planned keys even for circuits not built yet.
   info.circuits = info.circuits.map((c, i) => ({ ...c, key: c.key ?? plan.circuits[i]!.key }));
-  return { ...info, upToDate: setIsComplete(plan) };
+  const onDemand: OnDemandCircuitStatus[] = [];
+  if (options.circuits === undefined) {
+    // Each on-demand circuit is read from its own cache entry (the set directory holds the default ones).
+    const inUse = new Set(plan.circuits.map((c) => c.source.id));
+    const all = planBuild({ ...options, extra: ON_DEMAND_CIRCUIT_IDS }, ctx.env);
+    for (const circuit of all.circuits.filter((c) => !inUse.has(c.source.id))) {
+      const files = await describeCircuitFiles(path.dirname(circuit.entryDir), path.basename(circuit.entryDir));
+      onDemand.push({ ...files, id: circuit.source.id, key: circuit.key, build: buildHint(circuit.source.id) });
+    }
+  }
+  return { ...info, upToDate: setIsComplete(plan), onDemand };
 }
 
 /** The compiled Solidity verifier of a circuit, for the chain code to deploy. */
@@ -494,4 +522,18 @@ export async function loadVerifierArtifact(ctx: Context, circuitId: string, opti
   }
   const artifact = JSON.parse(await readFile(circuit.verifierArtifact, 'utf8')) as VerifierArtifact;
   return { ...artifact, development: circuit.development };
+}
+
+/**
+ * The on-demand circuits (V3) already at hand without building: complete in the cache (or in
+ * CIRCUITS_PATH). Deployments include their verifiers, so a V3 proof later needs no redeployment.
+ */
+export async function availableOnDemandCircuits(ctx: Context): Promise<OnDemandCircuitId[]> {
+  if (ctx.config.circuitsPath !== undefined) {
+    const dir = path.resolve(ctx.config.circuitsPath);
+    const found = await Promise.all(ON_DEMAND_CIRCUIT_IDS.map(async (id) => ((await describeCircuitFiles(dir, id)).complete ? id : undefined)));
+    return found.filter((id): id is OnDemandCircuitId => id !== undefined);
+  }
+  const plan = planBuild({ extra: ON_DEMAND_CIRCUIT_IDS }, ctx.env);
+  return plan.circuits.filter((c) => (ON_DEMAND_CIRCUIT_IDS as readonly string[]).includes(c.source.id) && isComplete(c.entryDir)).map((c) => c.source.id as OnDemandCircuitId);
 }

@@ -14,7 +14,7 @@ import { createInflateRaw } from 'node:zlib';
 import type { Context } from '../context.js';
 import { InputError, NetworkError, StoreError, VerificationError, describeError } from '../errors.js';
 import { describeWriteError } from '../store/atomicFile.js';
-import { PROJECT_CIRCUIT_IDS } from './sources.js';
+import { ON_DEMAND_CIRCUIT_IDS, PROJECT_CIRCUIT_IDS } from './sources.js';
 
 /** The official circuits archive, as referenced by @0xpolygonid/js-sdk's README. */
 export const OFFICIAL_CIRCUITS_URL = 'https://circuits.privado.id/latest.zip';
@@ -195,6 +195,9 @@ async function extractEntryAtomically(archive: string, dataStart: number, entry:
   }
 }
 
+/** The circuits vc takes from the archive: its default ones and the V3 on-chain query circuit (both sizes). */
+const FETCHED_CIRCUIT_IDS: readonly string[] = [...PROJECT_CIRCUIT_IDS, ...ON_DEMAND_CIRCUIT_IDS];
+
 /** Extracts `<...>/<circuitId>/<file>` entries of the project's circuits into `<dir>/<circuitId>/<file>`. */
 async function extractCircuits(archive: string, dir: string): Promise<string[]> {
   const extracted: string[] = [];
@@ -204,7 +207,7 @@ async function extractCircuits(archive: string, dir: string): Promise<string[]> 
       const parts = entry.name.split('/').filter((s) => s !== '');
       const id = parts.at(-2);
       const file = parts.at(-1);
-      if (entry.name.endsWith('/') || !id || !file || !(PROJECT_CIRCUIT_IDS as readonly string[]).includes(id)) continue;
+      if (entry.name.endsWith('/') || !id || !file || !FETCHED_CIRCUIT_IDS.includes(id)) continue;
       if (file.startsWith('.') || file.includes('\\') || parts.includes('..')) continue;
       const header = Buffer.alloc(30);
       await handle.read(header, 0, 30, entry.localHeaderOffset);

@@ -22,6 +22,28 @@ export const PIPELINE_VERSION = 2;
 /** The circuits `vc` builds, by their official circuit ids (the js-sdk's directory names). */
 export const PROJECT_CIRCUIT_IDS = ['credentialAtomicQueryMTPV2OnChain', 'stateTransition'] as const;
 
+/**
+ * The V3 on-chain query circuit at the parameters the js-sdk picks first (16, 16, 64, 16, 32:
+ * issuer and user trees of 16 levels, the GIST of 32), which fits every identity a development
+ * chain holds; the official full size (40, 32, 64, 40, 64) is the fallback the js-sdk picks
+ * when a tree is deeper.
+ */
+export const V3_ON_CHAIN_SMALL_CIRCUIT = 'credentialAtomicQueryV3OnChain-16-16-64-16-32';
+/** The V3 on-chain query circuit at the official parameters (40, 32, 64, 40, 64). */
+export const V3_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryV3OnChain';
+
+/**
+ * Circuits built only when needed (a V3 request or proof, or `vc circuits build --circuit ID`),
+ * so the MTP v2 flow and its build time stay as they are.
+ */
+export const ON_DEMAND_CIRCUIT_IDS = [V3_ON_CHAIN_SMALL_CIRCUIT, V3_ON_CHAIN_CIRCUIT] as const;
+export type OnDemandCircuitId = (typeof ON_DEMAND_CIRCUIT_IDS)[number];
+
+/** True when `id` names a circuit built on demand. */
+export function isOnDemandCircuit(id: string): id is OnDemandCircuitId {
+  return (ON_DEMAND_CIRCUIT_IDS as readonly string[]).includes(id);
+}
+
 /** One circuit to build: its id (output directory name) and its main circom file. */
 export interface CircuitSource {
   id: string;
@@ -31,10 +53,11 @@ export interface CircuitSource {
 /** The project root (holding circuits/): vc's package root, under the name the benchmarks use. */
 export const projectRoot = packageRoot;
 
-/** The circuits of the project: circuits/<id>.circom. */
-export function projectCircuits(): CircuitSource[] {
+/** The circuits of the project (circuits/<id>.circom), with the on-demand ones named in `extra`. */
+export function projectCircuits(extra: readonly OnDemandCircuitId[] = []): CircuitSource[] {
   const root = packageRoot();
-  return PROJECT_CIRCUIT_IDS.map((id) => ({ id, main: path.join(root, 'circuits', `${id}.circom`) }));
+  const ids = [...PROJECT_CIRCUIT_IDS, ...ON_DEMAND_CIRCUIT_IDS.filter((id) => extra.includes(id))];
+  return ids.map((id) => ({ id, main: path.join(root, 'circuits', `${id}.circom`) }));
 }
 
 /** The directory holding circomlib, passed to circom as an include path. */

@@ -150,19 +150,32 @@ export const COMMANDS: readonly CliCommand[] = [
       'issue a credential: iden3 (for proof by query, needs --holder, or many with --batch), BBS+ (--format bbs or bbs-2023, for selective disclosure) or W3C Data Integrity without selective disclosure (--format eddsa-rdfc-2022 or ecdsa-rdfc-2019)',
     flags: { did: 'holder <did>', holder: 'holder <did>', credentialSubject: 'subject', expirationDate: 'expires <date>', context: 'context-file' },
     aliases: { context: ['context'] },
-    summary: summary<{ type?: unknown; issuer?: unknown; credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string } }; credentials?: unknown[]; txId?: string; recovered?: boolean }>(
+    summary: summary<{
+      type?: unknown;
+      issuer?: unknown;
+      credential?: { type?: string[]; credentialStatus?: { revocationNonce?: number }; credentialSubject?: { id?: string }; proof?: Array<{ type?: string }> };
+      credentials?: unknown[];
+      txId?: string;
+      recovered?: boolean;
+    }>(
       (result, input) =>
         result.credentials !== undefined
           ? `${result.recovered === true ? 'completed an interrupted batch: ' : ''}issued ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${String(result.txId)})`
           : result.credential === undefined
             ? issuedSummary(result as { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input)
-            : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), state published on chain`,
+            : `issued ${String(result.credential.type?.at(-1))} to ${String(result.credential.credentialSubject?.id)} (revocation nonce ${result.credential.credentialStatus?.revocationNonce ?? '?'}), ${
+                result.credential.proof?.some((p) => p.type === 'Iden3SparseMerkleTreeProof') === false
+                  ? 'signed only, no state transition (V3 requests prove it with a signature proof)'
+                  : 'state published on chain'
+              }`,
     ),
     help: `Examples:
   $ vc issuer issue --holder did:polygonid:polygon:local:2q... -o passport.json   # iden3, for proof by query
   $ vc issuer issue --batch holders.jsonl -o issued.jsonl          # many iden3 credentials, one state transition
   $ vc issuer issue --holder did:polygonid:... --status onchain -o passport.json   # status in the chain's IdentityTreeStore
   $ vc issuer issue --holder did:polygonid:... --status agent -o passport.json     # status from the issuer service's iden3comm agent
+  $ vc issuer issue --holder did:polygonid:... --proof sig -o signed.json   # BJJSignature2021 only, at once (no state transition)
+  $ vc issuer issue --holder did:polygonid:... --proof both -o signed.json  # the same, its claim published by vc issuer publish
   $ vc issuer issue --format bbs -o sd.json                        # BBS+ PassportCredential (sample subject)
   $ vc issuer issue --format bbs --subject alice.json --holder did:example:alice -o sd.json
   $ vc issuer issue --format bbs-2023 --mandatory-pointers /issuer,/validFrom -o sd2023.json   # VC 2.0, W3C bbs-2023
@@ -231,6 +244,20 @@ kept in the wallet store (0600): the BBS+ key (did), and bbs2023, eddsaRdfc2022 
 
 Prints the spec's {payload} (the DID as an object) with did_String (the DID) and created (false when
 the wallet's issuer DID already existed, or ISSUER_DID names it).`,
+  },
+  {
+    path: 'issuer publish',
+    operation: pbq.pbqPublish,
+    summary: summary<{ credentials: unknown[]; txId?: string }>((result) =>
+      result.txId === undefined ? 'nothing to publish: no credential issued with --proof both is waiting' : `published the claims of ${result.credentials.length} credential${result.credentials.length === 1 ? '' : 's'} with one state transition (tx ${result.txId})`,
+    ),
+    help: `Examples:
+  $ vc issuer issue --holder did:polygonid:... --proof both -o signed.json   # signed now, its claim waits
+  $ vc issuer publish -o published.json      # one state transition for every waiting claim
+
+The output lists each credential with its Iden3SparseMerkleTreeProof added; the issuer's stored
+copies (\`vc issuer credentials --id\`) and those of a holder in this wallet gain it. A holder
+elsewhere re-imports the new copy (\`vc holder credentials import\`): the held one is upgraded.`,
   },
   { path: 'issuer credentials', operation: pbq.pbqIssued, help: 'Examples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json' },
   {
@@ -440,23 +467,30 @@ credentialSubject.id a credential names.`,
   {
     path: 'verifier request',
     operation: pbq.pbqRequest,
-    flags: { context: 'context-url <url>' },
+    flags: { context: 'context-url <url>', circuitId: 'circuit <id>', proofType: 'proof-type <sig|mtp>' },
     aliases: { context: ['context'] },
-    summary: summary<{ id: number }>((result) => `request ${result.id} registered on the UniversalVerifier`),
+    summary: summary<{ id: number; circuitId: string }>((result) => `request ${result.id} (${result.circuitId}) registered on the UniversalVerifier`),
     help: `Examples:
   $ vc verifier request -o request.json                            # birthDate $lt 20010101
   $ vc verifier request --field birthDate --op '$gt' -o request.json       # born after 2001-01-01
   $ vc verifier request --field nationality --op '$in' --value NLD,BEL -o request.json
   $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r .did_String)"
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --proof-type sig --op '$between' --value 19900101,20010101
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd'     # discloses birthDate on chain
 
 --value defaults to 20010101 for the field birthDate (the default field); another field needs it.
+--circuit credentialAtomicQueryV3OnChain registers with the V3 validator: more operators ($lte
+$gte $between $nonbetween $exists, and $sd, whose value \`vc verifier status\` shows), and
+--proof-type sig|mtp (default: either; a signature proof needs no state transition).
 --context-url is the URL of the type's JSON-LD context (default: the bundled or registered one).`,
   },
   {
     path: 'verifier status',
     operation: pbq.pbqRequestStatus,
     flags: { request: 'request <id>', address: 'address <address>' },
-    summary: summary<{ validatorVersion: string }>((result) => `verified (${result.validatorVersion})`),
+    summary: summary<{ validatorVersion: string; disclosed?: Record<string, string> }>(
+      (result) => `verified (${result.validatorVersion})${result.disclosed === undefined ? '' : `; disclosed ${Object.entries(result.disclosed).map(([field, value]) => `${field} = ${value}`).join(', ')}`}`,
+    ),
     help: 'Exit code 1 when the address has no verified proof.\n\nExamples:\n  $ vc verifier status --request 123456789 --address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
   },
   {
@@ -580,15 +614,18 @@ Examples:
         : info.prover.prover === 'snarkjs' && info.prover.reason !== 'VC_PROVER=snarkjs'
           ? `${info.prover.reason}; proofs use snarkjs`
           : undefined,
-    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --force --json',
+    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --circuit credentialAtomicQueryV3OnChain-16-16-64-16-32,credentialAtomicQueryV3OnChain\n  $ vc circuits build --force --json',
   },
   {
     path: 'circuits status',
     operation: circuits.circuitsStatus,
-    summary: summary<CircuitsInfo & { upToDate: boolean; prover: ProverStatus }>(
-      (info) => `${info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`}; prover: ${info.prover.inUse} (${info.prover.reason})`,
+    summary: summary<CircuitsInfo & { upToDate: boolean; prover: ProverStatus; onDemand: Array<{ id: string; complete: boolean }> }>(
+      (info) =>
+        `${info.upToDate ? circuitsLine(info) : `not built yet (run \`vc circuits build\`; ${info.dir})`}` +
+        (info.onDemand.length === 0 ? '' : `; built on demand: ${info.onDemand.map((c) => `${c.id} (${c.complete ? 'built' : 'not built yet'})`).join(', ')}`) +
+        `; prover: ${info.prover.inUse} (${info.prover.reason})`,
     ),
-    help: 'Example:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthey are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {
     path: 'circuits fetch',

@@ -19,11 +19,14 @@ export async function verifiersMatchingCircuits(ctx: Context): Promise<Partial<R
   const { isDevChain } = await import('../chain/deployment/deployContracts.js');
   const { VERIFIER_CIRCUITS } = await import('../chain/verifiers.js');
   if (!isDevChain(ctx.config.chain.chainId, ctx.config.chain.rpcUrl === undefined)) return {};
-  const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
-  if (!(await ensureCircuits(ctx)).development) return {};
+  const { availableOnDemandCircuits, ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
+  // The V3 circuits count when already built: they are not built for a deployment.
+  const options = { extra: await availableOnDemandCircuits(ctx) };
+  const info = await ensureCircuits(ctx, options);
+  if (!info.development) return {};
   const verifiers: Partial<Record<VerifierCircuit, { abi: unknown[]; bytecode: string }>> = {};
-  for (const circuit of VERIFIER_CIRCUITS) {
-    const artifact = await loadVerifierArtifact(ctx, circuit);
+  for (const circuit of VERIFIER_CIRCUITS.filter((id) => info.circuits.some((c) => c.id === id && c.development))) {
+    const artifact = await loadVerifierArtifact(ctx, circuit, options);
     verifiers[circuit] = { abi: artifact.abi, bytecode: artifact.bytecode };
   }
   return verifiers;

@@ -213,6 +213,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     input: { did: HOLDER_DID, type: 'PassportCredential', subject: PASSPORT_SUBJECT },
     result: { message: 'credential successfully generated', credential: PBQ_CREDENTIAL },
   },
+  'pbq.publish': { input: {}, result: { issuer: ISSUER_DID, credentials: [{ message: 'credential successfully generated', credential: PBQ_CREDENTIAL }], txId: TX, state: STATE } },
   'pbq.revoke': { input: { nonce: 1234567 }, result: { message: 'credential successfully revoked', issuer: ISSUER_DID, nonce: 1234567, txId: TX, state: STATE } },
   'pbq.issued': {
     input: { id: PBQ_CREDENTIAL.id },

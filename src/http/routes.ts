@@ -14,6 +14,7 @@ export const ROUTES: readonly HttpRoute[] = [
   route('issuer', 'POST', '/did', pbq.pbqIssuerDid),
   route('issuer', 'POST', '/generate-pbq-credentials', pbq.pbqIssue, { omit: ['context', 'schema'], idempotent: true }),
   route('issuer', 'POST', '/revoke', pbq.pbqRevoke, { idempotent: true }),
+  route('issuer', 'POST', '/publish', pbq.pbqPublish, { idempotent: true }),
   route('issuer', 'GET', '/issued-credentials', pbq.pbqIssued),
   route('issuer', 'GET', '/issued-credentials/:id', pbq.pbqIssued),
   route('issuer', 'POST', '/generate-sd-credentials', sd.sdIssue, { pooled: true }),

@@ -100,53 +100,78 @@ async function createIden3(ctx: Context): Promise<Iden3> {
 }
 
 /**
+ * Which circuits a flow proves with: 'mtp' the default set (credentialAtomicQueryMTPV2OnChain and
+ * stateTransition), 'v3' the same plus the V3 on-chain query circuit (its 16-16-64-16-32 size,
+ * built on first use, and the full size when it is built already).
+ */
+export type CircuitFamily = 'mtp' | 'v3';
+
+/** The on-demand circuits of a family. */
+async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array<import('../circuits/sources.js').OnDemandCircuitId>> {
+  if (family === 'mtp') return [];
+  const { V3_ON_CHAIN_SMALL_CIRCUIT } = await import('../circuits/sources.js');
+  const { availableOnDemandCircuits } = await import('../circuits/build.js');
+  return [...new Set<import('../circuits/sources.js').OnDemandCircuitId>([V3_ON_CHAIN_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx))])];
+}
+
+/**
  * The circuit files (CIRCUITS_PATH, or the project's own circuits built once and cached), with
  * the embedded chain's Groth16 verifiers made to match them: circuits with development keys
  * (our own trusted setup) only verify against the verifier contracts generated from those keys,
  * so on the embedded chain those are deployed (once; the chain module remembers them).
  */
-async function circuitsDirectory(ctx: Context): Promise<string> {
+async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<string> {
   const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
-  const info = await ensureCircuits(ctx);
+  const options = { extra: await extraCircuits(ctx, family) };
+  const info = await ensureCircuits(ctx, options);
   if (ctx.config.chain.rpcUrl === undefined && info.development) {
     const { DEV_VERIFIERS_NS, VERIFIER_CIRCUITS } = await import('../chain/verifiers.js');
     const { deployContracts } = await import('../chain/deployment/deployContracts.js');
     const { bytecodeHash } = await import('../chain/artifacts.js');
     const wanted: Partial<Record<(typeof VERIFIER_CIRCUITS)[number], { abi: unknown[]; bytecode: string }>> = {};
     let stale = false;
-    for (const circuit of VERIFIER_CIRCUITS) {
-      const artifact = await loadVerifierArtifact(ctx, circuit);
+    for (const circuit of VERIFIER_CIRCUITS.filter((id) => info.circuits.some((c) => c.id === id && c.development))) {
+      const artifact = await loadVerifierArtifact(ctx, circuit, options);
       wanted[circuit] = { abi: artifact.abi, bytecode: artifact.bytecode };
       const deployed = ctx.store.get<{ codeHash?: string }>(DEV_VERIFIERS_NS, circuit);
       if (deployed?.codeHash !== bytecodeHash(artifact.bytecode)) stale = true;
     }
     if (stale) {
       ctx.progress.info('deploying the Groth16 verifiers of the development circuits on the embedded chain');
-      await deployContracts(ctx, { verifiers: wanted });
+      const deployed = await deployContracts(ctx, { verifiers: wanted });
+      // A chain client this context made before takes the new addresses (a long-lived server's,
+      // or one made before the first V3 use): a validator whose verifier changed is a new proxy,
+      // and a request registered with the old one would refuse every proof.
+      const { CHAIN_KEY } = await import('../chain/connection.js');
+      const cached = await ctx.peek(CHAIN_KEY)?.catch(() => undefined);
+      if (cached !== undefined && cached.chainId === deployed.chainId) cached.addresses = deployed.addresses;
     }
   } else if (ctx.config.chain.rpcUrl !== undefined) {
     // Another party deployed the contracts: their verifiers must be those of these circuits.
     const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
-    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development });
+    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) });
   }
   return info.dir;
 }
+
+const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = { mtp: CIRCUITS_DIR_KEY, v3: new ServiceKey<string>('iden3.circuitsDir.v3') };
+const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = { mtp: PROVER_KEY, v3: new ServiceKey<Iden3Prover>('iden3.prover.v3') };
 
 /**
  * The circuit directory, with the embedded chain's verifiers aligned to it (once per Context).
  * Proof-by-query operations call this before they first touch the chain, so requests are
  * registered with the validator that will verify proofs of these circuits.
  */
-export function proofCircuitsDir(ctx: Context): Promise<string> {
-  return ctx.lazy(CIRCUITS_DIR_KEY, () => circuitsDirectory(ctx));
+export function proofCircuitsDir(ctx: Context, family: CircuitFamily = 'mtp'): Promise<string> {
+  return ctx.lazy(CIRCUITS_DIR_KEYS[family], () => circuitsDirectory(ctx, family));
 }
 
 /** The proof service of this Context (needs the circuit files; builds them on first use). */
-export function getIden3Prover(ctx: Context): Promise<Iden3Prover> {
-  return ctx.lazy(PROVER_KEY, async () => {
+export function getIden3Prover(ctx: Context, family: CircuitFamily = 'mtp'): Promise<Iden3Prover> {
+  return ctx.lazy(PROVER_KEYS[family], async () => {
     const iden3 = await getIden3(ctx);
     const { sdk } = iden3.modules;
-    const circuitsDir = await proofCircuitsDir(ctx);
+    const circuitsDir = await proofCircuitsDir(ctx, family);
     const circuitStorage = new sdk.FSCircuitStorage({ dirname: circuitsDir });
     const prover = new TimedProver(circuitStorage, iden3.modules, () => proverOffload(ctx), circuitsDir, () => selectProver(ctx));
     const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, circuitStorage, iden3.states, {

@@ -185,6 +185,14 @@ describe('a verifier\'s code against a verification key', () => {
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierStateTransition'), mtp)).toBe(false);
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierMTPWrapper'), state)).toBe(false);
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierStateTransition'), crafted[0]!)).toBe(false);
+    // The V3 validator's verifiers: 14 public signals each, and each size holds its own key only.
+    const v3 = keyOfSource('Groth16VerifierV3Stable');
+    const v3Small = keyOfSource('Groth16VerifierV3Stable_16_16_64_16_32');
+    expect(v3).toHaveLength(14 + 2 * 15);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3StableWrapper'), v3)).toBe(true);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3Stable_16_16_64_16_32Wrapper'), v3Small)).toBe(true);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3StableWrapper'), v3Small)).toBe(false);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3Stable_16_16_64_16_32Wrapper'), mtp)).toBe(false);
   });
 });
 
@@ -204,5 +212,20 @@ describe('on-chain verifiers against the circuits in use', () => {
     expect((error as ConfigError).field).toBe('stateTransition');
     expect((error as Error).message).toMatch(/the stateTransition verifier on chain 152 \(0x[0-9a-fA-F]{40}\) is a development build, but the circuits in use \(.+\) are official/);
     expect((error as Error).message).toMatch(/vc chain deploy --official-verifiers/);
+
+    // The V3 circuits in use are checked against the V3 validator's verifiers: the 16-16-64-16-32
+    // size's development verifier is deployed with the first V3 use; the full size's (official,
+    // or development when the cache holds that build) does not hold another key given for it.
+    const v3Dir = await proofCircuitsDir(ctx, 'v3');
+    const small = 'credentialAtomicQueryV3OnChain-16-16-64-16-32';
+    await expect(checkVerifiersMatchCircuits(ctx, { dir: v3Dir, development: true, ids: [small] })).resolves.toBeUndefined();
+    const full = path.join(tmp.dir, 'v3-circuits');
+    for (const circuit of ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', small]) cpSync(path.join(v3Dir, circuit), path.join(full, circuit), { recursive: true, dereference: true });
+    mkdirSync(path.join(full, 'credentialAtomicQueryV3OnChain'));
+    cpSync(path.join(v3Dir, small, 'verification_key.json'), path.join(full, 'credentialAtomicQueryV3OnChain', 'verification_key.json'));
+    const v3Error = await checkVerifiersMatchCircuits(ctx, { dir: full, development: true, ids: [small, 'credentialAtomicQueryV3OnChain'] }).catch((e: unknown) => e);
+    expect(v3Error).toBeInstanceOf(ConfigError);
+    expect((v3Error as ConfigError).field).toBe('credentialAtomicQueryV3OnChain');
+    expect((v3Error as Error).message).toMatch(/the credentialAtomicQueryV3OnChain verifier on chain 152 \(0x[0-9a-fA-F]{40}\) is (the official one|not the verifier of these circuits), but the circuits in use .* are development builds/);
   }, 900_000);
 });

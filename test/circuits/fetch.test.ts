@@ -63,6 +63,7 @@ const archive = makeZip([
   { name: 'circuits/credentialAtomicQueryMTPV2OnChain/circuit_final.zkey', data: zkeyBytes },
   { name: 'circuits/credentialAtomicQueryMTPV2OnChain/circuit.wasm', data: Buffer.from('wasm bytes'), store: true },
   { name: 'circuits/stateTransition/verification_key.json', data: Buffer.from('{"nPublic":4}') },
+  { name: 'circuits/credentialAtomicQueryV3OnChain-16-16-64-16-32/verification_key.json', data: Buffer.from('{"nPublic":14}') },
   { name: 'circuits/authV2/circuit_final.zkey', data: Buffer.from('not ours') },
   { name: 'circuits/../../escape/stateTransition/x', data: Buffer.from('x') },
 ]);
@@ -131,6 +132,7 @@ describe('vc circuits fetch', () => {
     expect(result.extracted.sort()).toEqual([
       path.join('credentialAtomicQueryMTPV2OnChain', 'circuit.wasm'),
       path.join('credentialAtomicQueryMTPV2OnChain', 'circuit_final.zkey'),
+      path.join('credentialAtomicQueryV3OnChain-16-16-64-16-32', 'verification_key.json'),
       path.join('stateTransition', 'verification_key.json'),
     ]);
     expect(readFileSync(path.join(dir, 'credentialAtomicQueryMTPV2OnChain', 'circuit_final.zkey')).equals(zkeyBytes)).toBe(true);
@@ -152,7 +154,7 @@ describe('vc circuits fetch', () => {
     const ctx = newContext();
     const result = await fetchOfficialCircuits(ctx, { dir: path.join(tmp, 'nosum'), url: `${baseUrl}/nosum.zip` });
     expect(result.checksum).toEqual({ verified: false, against: 'none' });
-    expect(result.extracted).toHaveLength(3);
+    expect(result.extracted).toHaveLength(4);
     await ctx.close();
   });
 });

@@ -85,7 +85,7 @@ describe('vc demo in a terminal (tmux)', () => {
 
   it('tells both flows as a story: roles, revealed and hidden fields, the statement proven, a summary, no JSON, no line twice', async () => {
     const session = 'full';
-    // The template's chain has the contracts deployed: the story starts without deploying 24 of them.
+    // The template's chain has the contracts deployed: the story starts without deploying 28 of them.
     startInTerminal(session, templateHome(FULL_HOME), 'demo');
 
     await waitForScreen(session, (text) => /Which flow do you want to run\?/.test(text) && /both flows/.test(text), 'the flow prompt', 60_000);

@@ -3,7 +3,7 @@
  * user, keyed by their sources, so this is a no-op when nothing changed) and deploys the iden3
  * contracts once on an embedded chain in a template wallet home, stopped with its state saved.
  * Each test file that needs a chain copies the template (`templateHome()` in test/helpers.ts): its
- * own node then starts from the saved snapshot, contracts in place, instead of deploying 24
+ * own node then starts from the saved snapshot, contracts in place, instead of deploying 28
  * contracts again (5-7 s per file).
  */
 import { spawnSync } from 'node:child_process';

@@ -118,7 +118,7 @@ export async function deployContracts(ctx: Context, options: DeployOptions = {})
       await deployment.runAll();
       book.defaultIdType = didType.hex;
       book.didNetwork = didNetworkKey(ctx);
-      book.verifiers = { stateTransition: verifiers.stateTransition.record, credentialAtomicQueryMTPV2OnChain: verifiers.credentialAtomicQueryMTPV2OnChain.record };
+      book.verifiers = Object.fromEntries(VERIFIER_CIRCUITS.map((circuit) => [circuit, verifiers[circuit].record]));
       book.deployer = owner;
       book.complete = true;
       deployment.save();
@@ -207,6 +207,7 @@ async function externalAddresses(ctx: Context, connection: ChainConnection): Pro
     mtpValidator: resolved.mtpValidator!,
     poseidon: resolved.poseidonFacade,
     identityTreeStore: resolved.identityTreeStore,
+    v3Validator: resolved.v3Validator,
     all: resolved,
     source: fromConfig ? 'config' : 'deployment',
   };

@@ -12,7 +12,7 @@
  * with State.setVerifier.
  */
 import type { ContractKey, ProxiedContractKey } from '../addressBook.js';
-import type { ResolvedVerifier, VerifierCircuit } from '../verifiers.js';
+import { V3_VERIFIER_CIRCUITS, type ResolvedVerifier, type VerifierCircuit } from '../verifiers.js';
 
 /** The auth method of the UniversalVerifier whose user id comes from the query proof itself. */
 export const EMBEDDED_AUTH_METHOD = 'embeddedAuth';
@@ -136,6 +136,28 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
   },
   ...behindProxy('mtpValidator', 'CredentialAtomicQueryMTPV2Validator', (inputs) => [inputs.address('state'), inputs.address('mtpVerifier'), inputs.owner]),
 
+  // The V3 stable query validator, with a verifier for each V3 on-chain circuit size: a proof names
+  // its circuit in the response metadata, and the validator picks the verifier by that id. Its
+  // verifiers are fixed when it is initialised, so a verifier change deploys a new validator proxy.
+  {
+    kind: 'contract',
+    key: 'v3SmallVerifier',
+    label: (inputs) => `${inputs.verifiers['credentialAtomicQueryV3OnChain-16-16-64-16-32'].record.source} V3 query verifier (16-16-64-16-32)`,
+    code: { verifier: 'credentialAtomicQueryV3OnChain-16-16-64-16-32' },
+  },
+  {
+    kind: 'contract',
+    key: 'v3Verifier',
+    label: (inputs) => `${inputs.verifiers.credentialAtomicQueryV3OnChain.record.source} V3 query verifier`,
+    code: { verifier: 'credentialAtomicQueryV3OnChain' },
+  },
+  ...behindProxy('v3Validator', 'CredentialAtomicQueryV3StableValidator', (inputs) => [
+    inputs.address('state'),
+    [inputs.address('v3SmallVerifier'), inputs.address('v3Verifier')],
+    [...V3_VERIFIER_CIRCUITS],
+    inputs.owner,
+  ]),
+
   // IdentityTreeStore: the on-chain reverse hash service (for RHS_URL-less setups using it).
   ...behindProxy('identityTreeStore', 'IdentityTreeStore', (inputs) => [inputs.address('state')]),
 
@@ -187,5 +209,13 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
     artifact: 'UniversalVerifier',
     unless: { method: 'isWhitelistedValidator', args: (inputs) => [inputs.address('mtpValidator')], holds: (whitelisted) => whitelisted === true },
     call: { method: 'addValidatorToWhitelist', args: (inputs) => [inputs.address('mtpValidator')] },
+  },
+  {
+    kind: 'configure',
+    label: 'UniversalVerifier.addValidatorToWhitelist(V3 validator)',
+    contract: 'universalVerifier',
+    artifact: 'UniversalVerifier',
+    unless: { method: 'isWhitelistedValidator', args: (inputs) => [inputs.address('v3Validator')], holds: (whitelisted) => whitelisted === true },
+    call: { method: 'addValidatorToWhitelist', args: (inputs) => [inputs.address('v3Validator')] },
   },
 ];

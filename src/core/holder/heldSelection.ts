@@ -6,12 +6,22 @@
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput, type FieldNamer } from '../validate.js';
-import { pbqCredentialSchema, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, pbqCredentialSchema, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { newestHeldCredential, requireHeldCredential, type HeldCredentialRecord } from './holderStore.js';
 
 /**
+ * The proof types a credential may prove `request` with: the MTP for credentialAtomicQueryMTPV2OnChain
+ * (and a V3 request asking for it), the signature for a V3 request asking for it, either otherwise.
+ */
+function usableProofTypes(request: CredentialRequest): string[] {
+  if (request.circuitId === MTP_ON_CHAIN_CIRCUIT) return [PROOF_TYPES.mtp];
+  return request.query.proofType === undefined ? [PROOF_TYPES.sig, PROOF_TYPES.mtp] : [request.query.proofType];
+}
+
+/**
  * The iden3 credential to prove a request with: the held one `credentialId` names, or the newest
- * held iden3 credential of the request's type, context and allowed issuers.
+ * held iden3 credential of the request's type, context and allowed issuers that carries a proof
+ * the request can use (a signature-only credential serves V3 requests only).
  */
 export function selectHeldIden3Credential(ctx: Context, options: { credentialId?: string | undefined; request: CredentialRequest; names: FieldNamer }): PbqCredentialInput {
   const { names, request } = options;
@@ -23,6 +33,7 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
     }
   } else {
     const { type, context, allowedIssuers } = request.query;
+    const usable = usableProofTypes(request);
     record = newestHeldCredential(
       ctx,
       {
@@ -30,7 +41,14 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
         kinds: ['iden3'],
         accept: (candidate) => {
           const contexts = candidate.credential['@context'];
-          return Array.isArray(contexts) && contexts.includes(context) && (allowedIssuers.includes('*') || allowedIssuers.includes(candidate.issuer));
+          const proofs = candidate.credential.proof;
+          const proofTypes = (Array.isArray(proofs) ? proofs : [proofs]).map((proof) => (proof as { type?: unknown } | undefined)?.type);
+          return (
+            Array.isArray(contexts) &&
+            contexts.includes(context) &&
+            (allowedIssuers.includes('*') || allowedIssuers.includes(candidate.issuer)) &&
+            proofTypes.some((proofType) => typeof proofType === 'string' && usable.includes(proofType))
+          );
         },
       },
       `iden3 ${type} credentials the request can use`,
@@ -38,7 +56,7 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
     if (record === undefined) {
       const issuers = allowedIssuers.includes('*') ? '' : ` from ${allowedIssuers.join(', ')}`;
       throw new NotFoundError(
-        `${names('verifiableCredential')}: missing, and the holder has no iden3 ${type} credential with the context ${context}${issuers}: give the credential, its id (${names('credentialId')}), or keep one first (vc holder credentials import FILE)`,
+        `${names('verifiableCredential')}: missing, and the holder has no iden3 ${type} credential with the context ${context}${issuers} and a proof the request can use (${usable.join(' or ')}): give the credential, its id (${names('credentialId')}), or keep one first (vc holder credentials import FILE)`,
         { field: 'verifiableCredential' },
       );
     }

@@ -318,6 +318,13 @@ export function keepHeldCredential(
     const existing = ctx.store.get<HeldCredentialRecord>(HELD_CREDENTIALS_NAMESPACE, summary.id);
     if (existing !== undefined && options.source !== 'issued') {
       if (credentialDigest(existing.credential) === credentialDigest(credential)) return { record: existing, alreadyHeld: true };
+      if (gainsProofs(existing.credential, credential)) {
+        // The same credential with more proofs (an iden3 one whose claim was published since it
+        // was signed, `--proof both`): the held copy is upgraded in place, in its place in the order.
+        const upgraded: HeldCredentialRecord = { ...existing, credential };
+        ctx.store.put<HeldCredentialRecord>(HELD_CREDENTIALS_NAMESPACE, summary.id, upgraded);
+        return { record: upgraded, alreadyHeld: true };
+      }
       throw new ConflictError(`${options.where ?? 'credential'}: the holder already has another credential with the id ${summary.id} (\`vc holder credentials delete ${summary.id}\` first to replace it)`, {
         field: options.field ?? 'credential',
       });
@@ -329,6 +336,19 @@ export function keepHeldCredential(
     ctx.store.put<HeldCredentialRecord>(HELD_CREDENTIALS_NAMESPACE, summary.id, record);
     return { record, alreadyHeld: false };
   });
+}
+
+/**
+ * True when `next` is `held` with more proofs: the same content (everything but `proof`), and
+ * every proof of `held` among those of `next`, byte for byte.
+ */
+function gainsProofs(held: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  const { proof: _heldProof, ...heldContent } = held;
+  const { proof: _nextProof, ...nextContent } = next;
+  if (credentialDigest(heldContent) !== credentialDigest(nextContent)) return false;
+  const nextProofs = new Set(proofsOf(next).map((proof) => credentialDigest({ proof })));
+  const heldProofs = proofsOf(held).map((proof) => credentialDigest({ proof }));
+  return nextProofs.size > heldProofs.length && heldProofs.every((digest) => nextProofs.has(digest));
 }
 
 /** Deletes a held credential (by its id in the store or its own id); NotFoundError when not held. */

@@ -4,17 +4,26 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
+// The ids only (a light module): the pipeline itself loads when an operation runs.
+import { ON_DEMAND_CIRCUIT_IDS } from '../../circuits/sources.js';
 
 const circuits = () => import('../circuitsAccess.js');
 
 export const circuitsBuild = defineOperation({
   name: 'circuits.build',
   summary: 'compile the circuits with circom2, run a development trusted setup, export verifiers, compile the native prover (cached)',
-  input: z.strictObject({ force: z.boolean().describe('rebuild even when the cache has these sources').optional() }),
+  input: z.strictObject({
+    force: z.boolean().describe('rebuild even when the cache has these sources').optional(),
+    circuit: z
+      .array(z.enum(ON_DEMAND_CIRCUIT_IDS))
+      .min(1)
+      .describe(`also build these circuits, otherwise built by the first V3 request or proof: ${ON_DEMAND_CIRCUIT_IDS.join(', ')}`)
+      .optional(),
+  }),
   mutates: true,
   run: async (ctx, input) => {
     const access = await circuits();
-    const info = await access.buildCircuits(ctx, { force: input.force === true });
+    const info = await access.buildCircuits(ctx, { force: input.force === true, ...(input.circuit === undefined ? {} : { extra: input.circuit }) });
     // The native prover too (tried again if an earlier build failed); VC_PROVER=native makes a failure an error.
     const prover = await access.chooseProver(ctx.env, { build: true, retryFailed: true, progress: ctx.progress });
     return { ...info, prover };

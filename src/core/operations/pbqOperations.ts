@@ -9,9 +9,12 @@ import { defineOperation, type OperationCall } from '../operation.js';
 import {
   credentialRequestSchema,
   didStringSchema,
+  issueProofSchema,
   issueStatusSchema,
   pbqCredentialSchema,
   QUERY_OPERATORS,
+  REQUEST_CIRCUITS,
+  V3_QUERY_OPERATORS,
   requestOptionsSchema,
   requestStatusSchema,
   rhsNodesSchema,
@@ -97,24 +100,35 @@ const issueStatusField = {
 export const pbqIssue = defineOperation({
   name: 'pbq.issue',
   summary: 'issue an iden3 credential to a holder DID (spec 2.3): BJJ signature, state published on chain, Merkle tree proof; concurrent calls share one state transition',
-  input: z.strictObject({ ...issueItemFields, ...issueStatusField, ...typeRegistration }),
+  input: z.strictObject({
+    ...issueItemFields,
+    ...issueStatusField,
+    proof: issueProofSchema
+      .describe(
+        'mtp (the default): signed and published with a state transition, the credential carries BJJSignature2021 and Iden3SparseMerkleTreeProof; sig: signed only (BJJSignature2021), given at once without a state transition, for V3 requests (signature proofs); both: signed at once, its claim published by the next vc issuer publish (POST /publish), which adds the Iden3SparseMerkleTreeProof',
+      )
+      .optional(),
+    ...typeRegistration,
+  }),
   result: issueResultSchema,
   // Concurrent issuances are grouped into one publication (src/core/pbq/coalesce.ts).
   mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const type = (await registeredType(ctx, input, call)) ?? input.type;
+    const item = {
+      holderDid: input.did,
+      ...(type === undefined ? {} : { type }),
+      ...(input.subject === undefined ? {} : { subject: input.subject }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+      names: call.names,
+    };
+    if (input.proof === 'sig' || input.proof === 'both') {
+      // No publication now: one signature in this process's exclusive turn.
+      const { issueSignedPbqCredential } = await import('../pbq/pbqIssuance.js');
+      return ctx.exclusive(() => issueSignedPbqCredential(ctx, item, { queue: input.proof === 'both' }));
+    }
     const { issueCoalesced } = await import('../pbq/coalesce.js');
-    return issueCoalesced(
-      ctx,
-      {
-        holderDid: input.did,
-        ...(type === undefined ? {} : { type }),
-        ...(input.subject === undefined ? {} : { subject: input.subject }),
-        ...(input.status === undefined ? {} : { status: input.status }),
-        names: call.names,
-      },
-      call.idempotency,
-    );
+    return issueCoalesced(ctx, item, call.idempotency);
   },
 });
 
@@ -186,6 +200,19 @@ export const pbqRevoke = defineOperation({
   },
 });
 
+export const pbqPublish = defineOperation({
+  name: 'pbq.publish',
+  summary: 'publish, with one state transition, the claims of the credentials issued with proof both since the last publication; gives them back with their Iden3SparseMerkleTreeProof',
+  input: z.strictObject({}),
+  result: z.object({ issuer: z.string(), credentials: z.array(issueResultSchema), txId: z.string().optional(), state: z.string().optional() }),
+  mutates: true,
+  run: async (ctx) => {
+    const { publishQueuedCredentials } = await import('../pbq/pbqIssuance.js');
+    const result = await publishQueuedCredentials(ctx);
+    return { issuer: result.issuer, credentials: result.credentials, ...(result.txId === undefined ? {} : { txId: result.txId }), ...(result.state === undefined ? {} : { state: result.state }) };
+  },
+});
+
 export const pbqIssued = defineOperation({
   name: 'pbq.issued',
   summary: 'the iden3 credentials this issuer issued (an interrupted issuance is completed first), or one whole with its proofs',
@@ -200,14 +227,16 @@ export const pbqIssued = defineOperation({
 
 export const pbqRequest = defineOperation({
   name: 'pbq.request',
-  summary: 'create a credential request for credentialAtomicQueryMTPV2OnChain (spec 2.1) and register it on the UniversalVerifier',
+  summary: 'create a credential request (spec 2.1; credentialAtomicQueryMTPV2OnChain, or credentialAtomicQueryV3OnChain) and register it on the UniversalVerifier',
   input: z.strictObject({
     type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
-    op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')} (default $lt)`),
-    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, or a,b,c for $in/$nin (default 20010101 for the field birthDate; required for another field)'),
+    op: requestOptionsSchema.shape.op.describe(`operator: ${QUERY_OPERATORS.join(' ')}; with the V3 circuit also ${V3_QUERY_OPERATORS.filter((op) => !(QUERY_OPERATORS as readonly string[]).includes(op)).join(' ')} (default $lt)`),
+    value: requestOptionsSchema.shape.value.describe('value: an integer, a string, a,b,c for $in/$nin, low,high for $between/$nonbetween, true|false for $exists, none for $sd (default 20010101 for the field birthDate; required for another field)'),
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
+    circuitId: requestOptionsSchema.shape.circuitId.describe(`the query circuit: ${REQUEST_CIRCUITS.join(' or ')} (default ${REQUEST_CIRCUITS[0]})`),
+    proofType: requestOptionsSchema.shape.proofType.describe('V3 only: the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
   }),
   result: credentialRequestSchema,
   mutates: true,
@@ -225,7 +254,17 @@ export const pbqRequestStatus = defineOperation({
     request: requestStatusSchema.shape.request.describe('the request id'),
     address: requestStatusSchema.shape.address.describe('the address that submitted the proof'),
   }),
-  result: z.object({ requestId: z.number(), address: z.string(), verifier: z.string(), isVerified: z.boolean(), validatorVersion: z.string(), timestamp: z.number() }),
+  result: z.object({
+    requestId: z.number(),
+    address: z.string(),
+    verifier: z.string(),
+    isVerified: z.boolean(),
+    validatorVersion: z.string(),
+    timestamp: z.number(),
+    circuitId: z.string().optional(),
+    responseFields: z.record(z.string(), z.string()).optional(),
+    disclosed: z.record(z.string(), z.string()).optional(),
+  }),
   mutates: false,
   run: async (ctx, input) => {
     const { readRequestStatus } = await import('../pbq/request.js');

@@ -8,13 +8,26 @@
  * Calls that arrive while the group is being signed join it; one that arrives while a publication
  * runs joins the next one. A credential that cannot be
  * signed (its subject does not fit the schema) fails alone; a publication that fails fails the
- * calls it carried (its journal is recovered by the next one, as for a single issuance).
+ * calls it carried (its journal is recovered by the next one, as for a single issuance). The
+ * claims of credentials signed earlier with `--proof both` ride along in the same publication.
  */
 import { ServiceKey, type Context } from '../../context.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import { crashPoint } from '../../faults.js';
-import { issuerDidOf, issueResult, MAX_BATCH_CREDENTIALS, prepareItem, revocationNonces, signItem, type IssueItem, type IssueResult, type PreparedItem } from './pbqIssuance.js';
+import {
+  issuerDidOf,
+  issueResult,
+  MAX_BATCH_CREDENTIALS,
+  prepareItem,
+  publishedClaims,
+  revocationNonces,
+  signItem,
+  waitingClaims,
+  type IssueItem,
+  type IssueResult,
+  type PreparedItem,
+} from './pbqIssuance.js';
 import { ISSUED_NS, publishRecoverably, recoverPendingPublication } from './publication.js';
 import { idempotencyRecord, noteIdempotentCredentials, type IdempotencyTicket } from '../idempotency.js';
 
@@ -95,8 +108,12 @@ class IssuanceCoalescer {
           // once the journal is recovered (or, killed before the journal, nothing was kept: a new one).
           for (const { member, credential } of signed) if (member.ticket !== undefined) noteIdempotentCredentials(ctx, member.ticket, [credential.id]);
           crashPoint('issue:signed');
-          const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: signed.map((s) => s.credential), revokedNonces: [] });
-          published.credentials.forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
+          // The claims of credentials signed earlier with `--proof both` ride along (after the
+          // group's own, within the batch limit): they gain their Merkle proof with this publication.
+          const queued = (await waitingClaims(ctx, iden3, issuerDid.string())).slice(0, MAX_BATCH_CREDENTIALS - signed.length);
+          const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: [...signed.map((s) => s.credential), ...queued], revokedNonces: [] });
+          publishedClaims(ctx, issuerDid.string(), published.credentials.slice(signed.length));
+          published.credentials.slice(0, signed.length).forEach((credential, index) => settle(signed[index]!.member, { result: issueResult(credential) }));
         },
         // The calls are answered once their credentials are published and recorded: a lock lost
         // on the way (another process ran meanwhile) does not undo that.

@@ -20,7 +20,8 @@ import { AGENT_PATH } from '../../iden3/agentStatus.js';
 import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import { resolveIssuerDid } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
-import { COMPLETED_BATCHES_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch } from './publication.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
+import { keepIssuedCredential } from '../holder/holderStore.js';
 import type { IssueOptions } from './pbqSchemas.js';
 
 /** Spec 2.3 response. */
@@ -236,6 +237,105 @@ export async function issuerDidOf(ctx: Context, iden3: Iden3): Promise<DID> {
 export async function issuePbqCredential(ctx: Context, options: IssueItem): Promise<IssueResult> {
   const { credentials } = await issuePbqBatch(ctx, [options]);
   return credentials[0]!;
+}
+
+/**
+ * Store namespace of the signed credentials whose claims wait for the next `vc issuer publish`
+ * (`--proof both`): `<issuer DID>/<credential id>`. An entry goes once the stored credential has
+ * its Merkle proof (a publication completed, or recovered, with it).
+ */
+export const UNPUBLISHED_NS = 'iden3.unpublishedClaims';
+
+/** One credential waiting for its claim's publication. */
+interface UnpublishedClaim {
+  id: string;
+  queuedAt: string;
+}
+
+/**
+ * `vc issuer issue --proof sig|both`: signs the credential (BJJSignature2021) with the issuer's
+ * auth key, which its published (or genesis) state holds, and gives it at once: its claim enters
+ * no tree and no state transition runs, so it costs a signature instead of a proof and a block. A
+ * V3 request proves it with a signature proof (proofType 1); the spec's MTP v2 circuit cannot.
+ * It is recorded as issued, so `vc issuer revoke` revokes it like any other (publishing the
+ * revocation tree then). With `queue` (`--proof both`) its claim waits for `vc issuer publish`,
+ * which adds its Iden3SparseMerkleTreeProof.
+ */
+export async function issueSignedPbqCredential(ctx: Context, item: IssueItem, options: { queue?: boolean } = {}): Promise<IssueResult> {
+  const iden3 = await getIden3(ctx);
+  const prepared = await prepareItem(ctx, iden3, item);
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  return ctx.store.withLock('iden3.issuer', async () => {
+    // An interrupted publication is completed first: the signature names the issuer's current
+    // state, which must be the one on chain.
+    await recoverPendingPublication(ctx, issuerDid);
+    const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+    const credential = await signItem(iden3, issuerDid, prepared, nextNonce());
+    await iden3.dataStorage.credential.saveCredential(credential);
+    ctx.store.transaction(() => {
+      ctx.store.put<IssuedRecord>(ISSUED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, revocationNonce: Number(credential.credentialStatus.revocationNonce) });
+      if (options.queue === true) ctx.store.put<UnpublishedClaim>(UNPUBLISHED_NS, `${issuerDid.string()}/${credential.id}`, { id: credential.id, queuedAt: ctx.now().toISOString() });
+    });
+    keepIssuedCredential(ctx, credentialJson(credential), 'iden3', { quiet: true });
+    return issueResult(credential);
+  });
+}
+
+/**
+ * The credentials of `issuer` whose claims wait for a publication (`--proof both`), oldest first;
+ * entries whose credential has its Merkle proof by now (a publication completed or recovered with
+ * it) are dropped. Call with the issuer's lock held, after recovering its pending publication.
+ */
+export async function waitingClaims(ctx: Context, iden3: Iden3, issuer: string): Promise<W3CCredential[]> {
+  const waiting: W3CCredential[] = [];
+  const entries = ctx.store.list<UnpublishedClaim>(UNPUBLISHED_NS, `${issuer}/`).sort((a, b) => a.value.queuedAt.localeCompare(b.value.queuedAt));
+  for (const entry of entries) {
+    const stored = await iden3.dataStorage.credential.findCredentialById(entry.value.id);
+    if (stored === undefined || stored.getIden3SparseMerkleTreeProof() !== undefined) ctx.store.delete(UNPUBLISHED_NS, entry.key);
+    else waiting.push(stored);
+  }
+  return waiting;
+}
+
+/** Drops the queue entries of credentials a completed publication carried. */
+export function publishedClaims(ctx: Context, issuer: string, credentials: readonly W3CCredential[]): void {
+  ctx.store.transaction(() => {
+    for (const credential of credentials) ctx.store.delete(UNPUBLISHED_NS, `${issuer}/${credential.id}`);
+  });
+}
+
+/** What `vc issuer publish` did. */
+export interface PublishQueuedResult {
+  issuer: string;
+  /** The credentials whose claims it published, now with their Iden3SparseMerkleTreeProof. */
+  credentials: IssueResult[];
+  /** The state transition, or undefined when nothing was waiting. */
+  txId: string | undefined;
+  state: string | undefined;
+}
+
+/**
+ * `vc issuer publish` / POST /publish: publishes the claims of the credentials issued with
+ * `--proof both` since the last publication, with one state transition (a journaled publication,
+ * crash safe as any issuance), and gives them back with their Iden3SparseMerkleTreeProof; the
+ * issuer's stored copies (and a holder of this wallet's) gain it. Nothing waiting: no transaction.
+ */
+export async function publishQueuedCredentials(ctx: Context): Promise<PublishQueuedResult> {
+  const iden3 = await getIden3(ctx);
+  const issuerDid = await issuerDidOf(ctx, iden3);
+  const issuer = issuerDid.string();
+  return ctx.store.withLock(
+    'iden3.issuer',
+    async () => {
+      await recoverPendingPublication(ctx, issuerDid);
+      const waiting = await waitingClaims(ctx, iden3, issuer);
+      if (waiting.length === 0) return { issuer, credentials: [], txId: undefined, state: undefined };
+      const published = await publishRecoverably(ctx, issuerDid, { kind: 'issue', credentials: waiting, revokedNonces: [] });
+      publishedClaims(ctx, issuer, published.credentials);
+      return { issuer, credentials: published.credentials.map(issueResult), txId: published.txId, state: published.state.state };
+    },
+    { resultStandsIfLost: (message) => ctx.progress.warn?.(message) },
+  );
 }
 
 /** A batch issued with one state transition. */

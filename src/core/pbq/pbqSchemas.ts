@@ -5,12 +5,29 @@
 import { z } from 'zod';
 import { unsupportedIden3StatusProblem } from '../../iden3/statusTypes.js';
 
-/** The circuit of every credential request `vc` creates and proves. */
+/** The circuit of the spec's credential requests (the default of `vc verifier request`). */
 export const MTP_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
+/** The current generation's on-chain query circuit (CredentialAtomicQueryV3StableValidator). */
+export const V3_ON_CHAIN_REQUEST_CIRCUIT = 'credentialAtomicQueryV3OnChain';
+/** The circuits a request may name. */
+export const REQUEST_CIRCUITS = [MTP_ON_CHAIN_CIRCUIT, V3_ON_CHAIN_REQUEST_CIRCUIT] as const;
+export type RequestCircuit = (typeof REQUEST_CIRCUITS)[number];
 
 /** Query operators supported by credentialAtomicQueryMTPV2OnChain (and `vc verifier request --op`). */
 export const QUERY_OPERATORS = ['$eq', '$lt', '$gt', '$in', '$nin', '$ne'] as const;
 export type QueryOperator = (typeof QUERY_OPERATORS)[number];
+
+/**
+ * Query operators of credentialAtomicQueryV3OnChain: the V2 ones and $lte, $gte, $between,
+ * $nonbetween, $exists, and $sd (selective disclosure: the field's value is the proof's
+ * operatorOutput; written as an empty condition `{}` in the request).
+ */
+export const V3_QUERY_OPERATORS = [...QUERY_OPERATORS, '$lte', '$gte', '$between', '$nonbetween', '$exists', '$sd'] as const;
+export type V3QueryOperator = (typeof V3_QUERY_OPERATORS)[number];
+
+/** The proof types a V3 request may ask for: a signature proof (BJJSignature2021) or an MTP proof. */
+export const PROOF_TYPES = { sig: 'BJJSignature2021', mtp: 'Iden3SparseMerkleTreeProof' } as const;
+export type ProofTypeName = keyof typeof PROOF_TYPES;
 
 /** A DID string. */
 export const didStringSchema = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected a DID such as did:polygonid:polygon:local:2q...');
@@ -22,7 +39,7 @@ export const queryValueSchema = z.union([z.number(), z.string(), z.boolean(), z.
 export const MAX_QUERY_VALUES = 64;
 
 /** Operators comparing the field with exactly one value. */
-const SINGLE_VALUE_OPERATORS: readonly string[] = ['$eq', '$ne', '$lt', '$gt'];
+const SINGLE_VALUE_OPERATORS: readonly string[] = ['$eq', '$ne', '$lt', '$gt', '$lte', '$gte'];
 
 /**
  * Why `value` cannot be the operand of `op` (its shape only: one value or a list of 1 to
@@ -39,33 +56,59 @@ export function queryValueShapeProblem(op: string, value: unknown): string | und
     if (value.length > MAX_QUERY_VALUES) return `${op} takes at most ${MAX_QUERY_VALUES} values (the size of the circuit's value array), not ${value.length}`;
     return undefined;
   }
-  return `unknown operator ${op} (expected one of ${QUERY_OPERATORS.join(', ')})`;
+  if (op === '$between' || op === '$nonbetween') {
+    return Array.isArray(value) && value.length === 2 ? undefined : `${op} takes a list of two values, the bounds [low, high]`;
+  }
+  if (op === '$exists') return typeof value === 'boolean' ? undefined : `${op} takes true or false`;
+  if (op === '$sd') return value === undefined ? undefined : `${op} takes no value (the proof discloses the field's value)`;
+  return `unknown operator ${op} (expected one of ${V3_QUERY_OPERATORS.join(', ')})`;
 }
 
-/** A condition on one credentialSubject field: exactly one operator, with a value of its shape. */
+/**
+ * A condition on one credentialSubject field: exactly one operator, with a value of its shape, or
+ * (V3 only, checked with the circuit) the empty condition of selective disclosure.
+ */
 const fieldCondition = z
   .record(z.string(), queryValueSchema)
-  .refine((c) => Object.keys(c).length === 1 && QUERY_OPERATORS.includes(Object.keys(c)[0] as QueryOperator), {
-    message: `expected one operator (${QUERY_OPERATORS.join(', ')}) with its value, e.g. {"$lt": 20010101}`,
+  .refine((c) => Object.keys(c).length === 0 || (Object.keys(c).length === 1 && (V3_QUERY_OPERATORS as readonly string[]).includes(Object.keys(c)[0]!)), {
+    message: `expected one operator (${V3_QUERY_OPERATORS.filter((op) => op !== '$sd').join(', ')}) with its value, e.g. {"$lt": 20010101}, or {} to disclose the field (V3)`,
   })
   .superRefine((condition, check) => {
     const [op, value] = Object.entries(condition)[0] ?? [];
-    if (op === undefined || !QUERY_OPERATORS.includes(op as QueryOperator)) return;
+    if (op === undefined || !(V3_QUERY_OPERATORS as readonly string[]).includes(op)) return;
     const problem = queryValueShapeProblem(op, value);
     if (problem !== undefined) check.addIssue({ code: 'custom', message: problem, path: [op] });
   });
 
-/** Spec 2.1: a credential request. */
-export const credentialRequestSchema = z.object({
-  id: z.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer'),
-  circuitId: z.literal(MTP_ON_CHAIN_CIRCUIT),
-  query: z.object({
-    allowedIssuers: z.array(z.string().min(1)).min(1),
-    type: z.string().min(1),
-    context: z.string().url(),
-    credentialSubject: z.record(z.string(), fieldCondition).refine((s) => Object.keys(s).length === 1, 'expected exactly one field condition'),
-  }),
-});
+/** The operator of a field condition: `$sd` for the empty condition. */
+export function conditionOperator(condition: Record<string, unknown>): { op: string; value: unknown } {
+  const [entry] = Object.entries(condition);
+  return entry === undefined ? { op: '$sd', value: undefined } : { op: entry[0], value: entry[1] };
+}
+
+/** Spec 2.1: a credential request (and its V3 form: circuitId credentialAtomicQueryV3OnChain, more operators, a proof type). */
+export const credentialRequestSchema = z
+  .object({
+    id: z.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer'),
+    circuitId: z.enum(REQUEST_CIRCUITS),
+    query: z.object({
+      allowedIssuers: z.array(z.string().min(1)).min(1),
+      type: z.string().min(1),
+      context: z.string().url(),
+      credentialSubject: z.record(z.string(), fieldCondition).refine((s) => Object.keys(s).length === 1, 'expected exactly one field condition'),
+      proofType: z.enum([PROOF_TYPES.sig, PROOF_TYPES.mtp]).optional(),
+    }),
+  })
+  .superRefine((request, check) => {
+    if (request.circuitId !== MTP_ON_CHAIN_CIRCUIT) return;
+    if (request.query.proofType !== undefined) check.addIssue({ code: 'custom', message: `${MTP_ON_CHAIN_CIRCUIT} proves with the MTP proof only; a proofType needs ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, path: ['query', 'proofType'] });
+    for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
+      const { op } = conditionOperator(condition);
+      if (!(QUERY_OPERATORS as readonly string[]).includes(op)) {
+        check.addIssue({ code: 'custom', message: `${op} needs ${V3_ON_CHAIN_REQUEST_CIRCUIT} (${MTP_ON_CHAIN_CIRCUIT} knows ${QUERY_OPERATORS.join(', ')})`, path: ['query', 'credentialSubject', field] });
+      }
+    }
+  });
 export type CredentialRequest = z.output<typeof credentialRequestSchema>;
 
 /** A credentialStatus type vc resolves; another is refused with the reason. */
@@ -110,12 +153,22 @@ export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS, {
       : `expected rhs, onchain or agent, got ${JSON.stringify(issue.input)}`,
 });
 
+/**
+ * What an issued credential carries: `mtp` (the default) a signature and, once its claim is
+ * published with a state transition, the Iden3SparseMerkleTreeProof; `sig` the signature only,
+ * given at once without any state transition (provable by V3 requests); `both` the signature at
+ * once, its claim queued for the next `vc issuer publish`, which adds the Merkle proof.
+ */
+export const ISSUE_PROOF_KINDS = ['mtp', 'sig', 'both'] as const;
+export const issueProofSchema = z.enum(ISSUE_PROOF_KINDS);
+
 /** Options of issuance (CLI and HTTP). */
 export const issueOptionsSchema = z.object({
   holderDid: didStringSchema,
   type: z.string().min(1).optional(),
   subject: subjectSchema.optional(),
   status: issueStatusSchema.optional(),
+  proof: issueProofSchema.optional(),
 });
 export type IssueOptions = z.output<typeof issueOptionsSchema>;
 
@@ -124,9 +177,11 @@ export const requestOptionsSchema = z.object({
   type: z.string().min(1).optional(),
   context: z.string().url().optional(),
   field: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, 'expected a credentialSubject field name').optional(),
-  op: z.enum(QUERY_OPERATORS).optional(),
+  op: z.enum(V3_QUERY_OPERATORS).optional(),
   value: z.union([queryValueSchema, z.string()]).optional(),
   allowedIssuers: z.array(z.string().min(1)).min(1).optional(),
+  circuitId: z.enum(REQUEST_CIRCUITS).optional(),
+  proofType: z.enum(['sig', 'mtp']).optional(),
 });
 export type RequestOptions = z.output<typeof requestOptionsSchema>;
 

@@ -16,7 +16,7 @@ import type { ProofTiming } from '../../iden3/prover.js';
 import { requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
-import { queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
@@ -52,7 +52,19 @@ export interface ProveOptions {
 function compare(op: string, actual: unknown, expected: unknown): boolean {
   const num = (v: unknown): number | string => (typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : String(v));
   const a = num(actual);
+  const bounds = Array.isArray(expected) ? expected.map(num) : [];
   switch (op) {
+    case '$lte':
+      return a <= num(expected);
+    case '$gte':
+      return a >= num(expected);
+    case '$between':
+      return bounds.length === 2 && a >= bounds[0]! && a <= bounds[1]!;
+    case '$nonbetween':
+      return bounds.length === 2 && (a < bounds[0]! || a > bounds[1]!);
+    case '$exists':
+    case '$sd':
+      return true;
     case '$eq':
       return a === num(expected);
     case '$ne':
@@ -83,8 +95,16 @@ function checkCredentialAgainstRequest(credential: W3CCredential, request: Crede
     throw new VerificationError(`the credential's issuer ${credential.issuer} is not among the request's allowedIssuers`, { field: 'credentialRequest.query.allowedIssuers' });
   }
   for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
-    const [op, expected] = Object.entries(condition)[0]!;
+    const { op, value: expected } = conditionOperator(condition);
     const actual = credential.credentialSubject[field];
+    if (op === '$exists') {
+      if ((actual !== undefined) !== expected) {
+        throw new VerificationError(`the credential does not satisfy the query: credentialSubject.${field} ${actual === undefined ? 'does not exist' : 'exists'}, the request asks $exists ${String(expected)}`, {
+          field: `verifiableCredential.credentialSubject.${field}`,
+        });
+      }
+      continue;
+    }
     if (actual === undefined) throw new VerificationError(`the credential has no credentialSubject.${field}`, { field: `verifiableCredential.credentialSubject.${field}` });
     if (!compare(op, actual, expected)) {
       throw new VerificationError(`the credential does not satisfy the query: credentialSubject.${field} = ${JSON.stringify(actual)} is not ${op} ${JSON.stringify(expected)}`, {
@@ -113,11 +133,10 @@ export async function checkProofInputs(ctx: Context, options: Pick<ProveOptions,
     }
   }
   for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
-    for (const [op, value] of Object.entries(condition)) {
-      const problem = queryValueShapeProblem(op, value);
-      const path = `credentialRequest.query.credentialSubject.${field}.${op}`;
-      if (problem !== undefined) throw new InputError(`${names(path)}: ${problem}`, { field: path });
-    }
+    const { op, value } = conditionOperator(condition);
+    const problem = queryValueShapeProblem(op, value);
+    const path = `credentialRequest.query.credentialSubject.${field}.${op}`;
+    if (problem !== undefined) throw new InputError(`${names(path)}: ${problem}`, { field: path });
   }
   const documents = (await getIden3(ctx)).documents;
   const contexts: Array<[unknown, string]> = [...credential['@context'].map((url, i): [unknown, string] => [url, `verifiableCredential.@context[${i}]`]), [request.query.context, 'credentialRequest.query.context']];
@@ -149,8 +168,23 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   } catch (error) {
     throw new UnprocessableError(`the credential cannot be read as an iden3 credential: ${describeError(error)}`, { field: 'verifiableCredential' });
   }
-  if (credential.getIden3SparseMerkleTreeProof() === undefined) {
+  const v3 = options.request.circuitId !== MTP_ON_CHAIN_CIRCUIT;
+  const hasMtp = credential.getIden3SparseMerkleTreeProof() !== undefined;
+  const hasSignature = credential.getBJJSignature2021Proof() !== undefined;
+  const wanted = options.request.query.proofType;
+  if (!v3 && !hasMtp) {
     throw new UnprocessableError('the credential has no Iden3SparseMerkleTreeProof (its issuance was not published on chain)', { field: 'verifiableCredential.proof' });
+  }
+  if (v3 && wanted === PROOF_TYPES.mtp && !hasMtp) {
+    throw new UnprocessableError(`the request asks for an ${PROOF_TYPES.mtp} proof, and the credential has none yet (its issuance was not published on chain: \`vc issuer publish\`, then fetch it again)`, {
+      field: 'verifiableCredential.proof',
+    });
+  }
+  if (v3 && wanted === PROOF_TYPES.sig && !hasSignature) {
+    throw new UnprocessableError(`the request asks for a ${PROOF_TYPES.sig} proof, and the credential has no issuer signature`, { field: 'verifiableCredential.proof' });
+  }
+  if (v3 && !hasMtp && !hasSignature) {
+    throw new UnprocessableError(`the credential has neither a ${PROOF_TYPES.sig} nor an ${PROOF_TYPES.mtp} proof`, { field: 'verifiableCredential.proof' });
   }
   const holder = String(credential.credentialSubject.id);
   requireWalletIdentity(ctx, holder, 'the credential subject');
@@ -176,12 +210,12 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     });
   }
 
-  const { proofService, prover } = await getIden3Prover(ctx);
+  const { proofService, prover } = await getIden3Prover(ctx, v3 ? 'v3' : 'mtp');
   const before = prover.proofsGenerated;
   const step = ctx.progress.start(`generating the ${options.request.circuitId} proof`);
   try {
     const response = await proofService.generateProof(
-      { id: options.request.id, circuitId: sdk.CircuitId.AtomicQueryMTPV2OnChain, query: options.request.query as never },
+      { id: options.request.id, circuitId: v3 ? sdk.CircuitId.AtomicQueryV3OnChainStable : sdk.CircuitId.AtomicQueryMTPV2OnChain, query: options.request.query as never },
       core.DID.parse(holder),
       { credential, credentialRevocationStatus: revocation, skipRevocation: false, challenge: sdk.getChallengeFromEthAddress(options.sender) },
     );
@@ -205,6 +239,10 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
         field: 'verifiableCredential',
         cause: error,
       });
+    }
+    if (/circuit files of .* are incomplete|no such file/i.test(message) && v3) {
+      // The js-sdk chose the full-size circuit (a tree deeper than the 16-16-64-16-32 size holds).
+      throw new UnprocessableError(`the credential's trees need the full-size V3 circuit: build it with \`vc circuits build --circuit credentialAtomicQueryV3OnChain\` (${message})`, { cause: error });
     }
     if (/assert|constraint|witness/i.test(message)) {
       throw new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });
@@ -237,7 +275,7 @@ export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofRe
 /** `vc holder prove-submit` / POST /generate-submit-proof. */
 export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
   await checkProofInputs(ctx, options);
-  await proofCircuitsDir(ctx);
+  await proofCircuitsDir(ctx, options.request.circuitId === MTP_ON_CHAIN_CIRCUIT ? 'mtp' : 'v3');
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
   const sender = chain.signer.address;

@@ -12,16 +12,27 @@ import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
-import { requestIdExists, requestProofStatus, universalVerifierAbi } from '../../chain/universalVerifier.js';
+import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
 import { contextDefinesType, contextFieldsOfType, contextTypes } from '../../iden3/typeFields.js';
-import { MTP_ON_CHAIN_CIRCUIT, queryValueShapeProblem, type CredentialRequest, type RequestOptions } from './pbqSchemas.js';
+import {
+  MTP_ON_CHAIN_CIRCUIT,
+  PROOF_TYPES,
+  QUERY_OPERATORS,
+  V3_ON_CHAIN_REQUEST_CIRCUIT,
+  conditionOperator,
+  queryValueShapeProblem,
+  type CredentialRequest,
+  type RequestOptions,
+} from './pbqSchemas.js';
 
 const REQUESTS_NS = 'iden3.requests';
-/** Size of the value array of the credentialAtomicQueryMTPV2OnChain circuit. */
+/** Size of the value array of the credentialAtomicQueryMTPV2OnChain and V3 circuits. */
 const VALUE_ARRAY_SIZE = 64;
+/** The circuits' code of selective disclosure ($sd). */
+const SD_OPERATOR = 16;
 /** The spec's example: born before 2001-01-01, as a YYYYMMDD integer. */
 export const DEFAULT_QUERY = { field: 'birthDate', op: '$lt', value: 20010101 } as const;
 
@@ -52,7 +63,8 @@ const INTEGER_TYPES = new Set(['integer', 'nonNegativeInteger', 'positiveInteger
  */
 function normaliseValue(op: string, value: unknown): unknown {
   const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : v);
-  if (op === '$in' || op === '$nin') {
+  if (op === '$exists' && typeof value === 'string' && /^(true|false)$/.test(value.trim())) return value.trim() === 'true';
+  if (op === '$in' || op === '$nin' || op === '$between' || op === '$nonbetween') {
     const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((s) => s.trim()) : [value];
     return list.map(scalar);
   }
@@ -91,10 +103,12 @@ function isDateField(documents: Iden3Documents, type: string, context: string, f
  */
 export async function checkQueryValue(ctx: Context, query: CredentialRequest['query'], at: { names: FieldNamer; value: string }): Promise<void> {
   const [field, condition] = Object.entries(query.credentialSubject)[0]!;
-  const [op, value] = Object.entries(condition)[0]!;
+  const { op, value } = conditionOperator(condition);
   const refuse = (reason: string): InputError => new InputError(`${at.names(at.value)}: ${reason}`, { field: at.value });
   const shape = queryValueShapeProblem(op, value);
   if (shape !== undefined) throw refuse(shape);
+  // $sd has no value, $exists a boolean: nothing to compare with the field's type.
+  if (op === '$sd' || op === '$exists') return;
 
   const iden3 = await getIden3(ctx);
   const loader = iden3.documents.loader();
@@ -140,15 +154,12 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
   let schemaHash;
   try {
     const [propertyQuery] = sdk.parseZKPQuery(request.query as never);
-    queryMetadata = await sdk.parseQueryMetadata(propertyQuery!, contextJson, request.query.type, { ...ldOptions, legacyNoopOperator: true });
+    queryMetadata = await sdk.parseQueryMetadata(propertyQuery!, contextJson, request.query.type, { ...ldOptions, legacyNoopOperator: request.circuitId === MTP_ON_CHAIN_CIRCUIT });
     const schemaId = await sdk.jsonLDMerklizer.Path.getTypeIDFromContext(contextJson, request.query.type, ldOptions);
     schemaHash = sdk.calculateCoreSchemaHash(new TextEncoder().encode(schemaId));
   } catch (error) {
     throw new UnprocessableError(`the query does not fit type ${request.query.type} of ${request.query.context}: ${describeError(error)}`, at.query === '' ? {} : { field: at.query });
   }
-  // Merklized credentials prove inclusion of the value at the path (0); non-merklized use slots (1).
-  const claimPathNotExists = queryMetadata.merklizedSchema ? 0 : 1;
-  const queryHash = sdk.calculateQueryHashV2(queryMetadata.values, schemaHash, queryMetadata.slotIndex, queryMetadata.operator, queryMetadata.claimPathKey.toString(), claimPathNotExists);
   const allowedIssuers = request.query.allowedIssuers.includes('*')
     ? []
     : request.query.allowedIssuers.map((did) => {
@@ -158,8 +169,43 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
           throw new InputError(`${at.names(at.allowedIssuers)}: ${did} is not an iden3 DID (${describeError(error)})`, { field: at.allowedIssuers });
         }
       });
-  const values = sdk.prepareCircuitArrayValues(queryMetadata.values, VALUE_ARRAY_SIZE);
   const { AbiCoder } = await import('ethers');
+  if (request.circuitId === V3_ON_CHAIN_REQUEST_CIRCUIT) {
+    // As the circuit hashes it (js-sdk calculateQueryHashV3): $sd and $noop carry no values; the
+    // revocation is checked; no nullifier (verifierID and nullifierSessionID 0).
+    const operator = Number(queryMetadata.operator);
+    const queryValues = operator === SD_OPERATOR || operator === 0 ? [] : queryMetadata.values;
+    const merklized = queryMetadata.merklizedSchema ? 1 : 0;
+    const queryHash = sdk.calculateQueryHashV3(queryValues, schemaHash, queryMetadata.slotIndex, operator, queryMetadata.claimPathKey.toString(), queryValues.length, merklized, 1, 0, 0);
+    const proofType = request.query.proofType === PROOF_TYPES.sig ? 1 : request.query.proofType === PROOF_TYPES.mtp ? 2 : 0;
+    const params = AbiCoder.defaultAbiCoder().encode(
+      [
+        'tuple(uint256 schema, uint256 claimPathKey, uint256 operator, uint256 slotIndex, uint256[] value, uint256 queryHash, uint256[] allowedIssuers, string[] circuitIds, bool skipClaimRevocationCheck, uint256 groupID, uint256 nullifierSessionID, uint256 proofType, uint256 verifierID)',
+      ],
+      [
+        {
+          schema: schemaHash.bigInt(),
+          claimPathKey: queryMetadata.claimPathKey,
+          operator,
+          slotIndex: queryMetadata.slotIndex,
+          value: sdk.prepareCircuitArrayValues(queryValues, VALUE_ARRAY_SIZE),
+          queryHash,
+          allowedIssuers,
+          circuitIds: [V3_ON_CHAIN_REQUEST_CIRCUIT],
+          skipClaimRevocationCheck: false,
+          groupID: 0,
+          nullifierSessionID: 0,
+          proofType,
+          verifierID: 0,
+        },
+      ],
+    );
+    return { params, queryHash };
+  }
+  // Merklized credentials prove inclusion of the value at the path (0); non-merklized use slots (1).
+  const claimPathNotExists = queryMetadata.merklizedSchema ? 0 : 1;
+  const queryHash = sdk.calculateQueryHashV2(queryMetadata.values, schemaHash, queryMetadata.slotIndex, queryMetadata.operator, queryMetadata.claimPathKey.toString(), claimPathNotExists);
+  const values = sdk.prepareCircuitArrayValues(queryMetadata.values, VALUE_ARRAY_SIZE);
   const params = AbiCoder.defaultAbiCoder().encode(
     ['tuple(uint256 schema, uint256 claimPathKey, uint256 operator, uint256 slotIndex, uint256[] value, uint256 queryHash, uint256[] allowedIssuers, string[] circuitIds, bool skipClaimRevocationCheck, uint256 claimPathNotExists)'],
     [
@@ -210,13 +256,28 @@ function checkQueryField(documents: Iden3Documents, query: { type: string; conte
  * on the UniversalVerifier and returns it.
  */
 export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}, names: FieldNamer = plainFieldNames): Promise<CreateRequestResult> {
+  const circuitId = options.circuitId ?? MTP_ON_CHAIN_CIRCUIT;
   const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
-  // The default value is a birthDate (YYYYMMDD): it applies to that field, whatever the operator.
-  if (options.value === undefined && field !== DEFAULT_QUERY.field) {
-    throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
+  if (circuitId === MTP_ON_CHAIN_CIRCUIT && !(QUERY_OPERATORS as readonly string[]).includes(op)) {
+    throw new InputError(`${names('op')}: ${op} needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT} (${MTP_ON_CHAIN_CIRCUIT} knows ${QUERY_OPERATORS.join(', ')})`, { field: 'op' });
   }
-  const value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
+  if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.proofType !== undefined) {
+    throw new InputError(`${names('proofType')}: ${MTP_ON_CHAIN_CIRCUIT} proves with the MTP proof only; a proof type needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'proofType' });
+  }
+  let value: unknown;
+  if (op === '$sd') {
+    if (options.value !== undefined) throw new InputError(`${names('value')}: $sd takes no value (the proof discloses the field's value)`, { field: 'value' });
+  } else {
+    // The default value is a birthDate (YYYYMMDD): it applies to that field, with a one-value operator.
+    if (options.value === undefined && field !== DEFAULT_QUERY.field) {
+      throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
+    }
+    if (options.value === undefined && queryValueShapeProblem(op, DEFAULT_QUERY.value) !== undefined) {
+      throw new InputError(`${names('value')} is required with ${names('op')} ${op} (the default ${DEFAULT_QUERY.value} is one value)`, { field: 'value' });
+    }
+    value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
+  }
   // The value's shape needs no context: refuse it before loading the js-sdk.
   const shape = queryValueShapeProblem(op, value);
   if (shape !== undefined) throw new InputError(`${names('value')}: ${shape}`, { field: 'value' });
@@ -235,17 +296,25 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     allowedIssuers: options.allowedIssuers ?? ['*'],
     type,
     context,
-    credentialSubject: { [field]: { [op]: value as never } },
+    // Selective disclosure is the empty condition (the iden3 query language).
+    credentialSubject: { [field]: op === '$sd' ? {} : { [op]: value as never } },
+    ...(options.proofType === undefined ? {} : { proofType: PROOF_TYPES[options.proofType] }),
   };
   // The checks and the encoding depend on the query only, not on the id: doing them first refuses
   // a field, value or issuer that does not fit before the circuits, the chain and the id search
   // are waited for, so nothing is registered on chain for a refused query.
   await checkQueryValue(ctx, query, { names, value: 'value' });
-  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId: MTP_ON_CHAIN_CIRCUIT, query }, { names, allowedIssuers: 'allowedIssuers', query: '' });
+  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId, query }, { names, allowedIssuers: 'allowedIssuers', query: '' });
 
-  await proofCircuitsDir(ctx);
+  await proofCircuitsDir(ctx, circuitId === MTP_ON_CHAIN_CIRCUIT ? 'mtp' : 'v3');
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
+  const validator = circuitId === MTP_ON_CHAIN_CIRCUIT ? chain.addresses.mtpValidator : chain.addresses.v3Validator;
+  if (validator === undefined) {
+    throw new UnprocessableError(`chain ${chain.chainId} has no CredentialAtomicQueryV3StableValidator in vc's address book: run \`vc chain deploy\` there (configured addresses name the MTP validator only)`, {
+      field: 'circuitId',
+    });
+  }
   const abi = universalVerifierAbi();
   let id = 0;
   for (let attempt = 0; attempt < 8 && id === 0; attempt += 1) {
@@ -257,21 +326,21 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   }
   if (id === 0) throw new UnprocessableError('could not find a free request id on the UniversalVerifier');
 
-  const request: CredentialRequest = { id, circuitId: MTP_ON_CHAIN_CIRCUIT, query };
+  const request: CredentialRequest = { id, circuitId, query };
   const sent = await sendContractTransaction(
     ctx,
     {
       address: verifier,
       abi,
       method: 'setRequests',
-      args: [[{ requestId: id, metadata: JSON.stringify(request), validator: chain.addresses.mtpValidator, params, creator: chain.signer.address }]],
+      args: [[{ requestId: id, metadata: JSON.stringify(request), validator, params, creator: chain.signer.address }]],
     },
     { description: `register request ${id} on the UniversalVerifier` },
   );
   ctx.store.put<StoredRequest>(REQUESTS_NS, String(id), {
     request,
     verifier,
-    validator: chain.addresses.mtpValidator,
+    validator,
     chainId: chain.chainId,
     txHash: sent.hash,
     params,
@@ -288,6 +357,22 @@ export interface RequestStatusResult {
   isVerified: boolean;
   validatorVersion: string;
   timestamp: number;
+  /** The request's circuit, from the metadata it was registered with (when it is a vc request). */
+  circuitId?: string;
+  /** What the validator recorded with a verified proof (V3: userID, linkID, nullifier, timestamp, issuerID...), as decimal strings. */
+  responseFields?: Record<string, string>;
+  /** $sd: the disclosed field and its value (the proof's operatorOutput). */
+  disclosed?: Record<string, string>;
+}
+
+/** The request vc registered, read back from its on-chain metadata (undefined for another party's metadata). */
+function requestFromMetadata(metadata: string): CredentialRequest | undefined {
+  try {
+    const parsed = JSON.parse(metadata) as CredentialRequest;
+    return typeof parsed === 'object' && parsed !== null && typeof parsed.circuitId === 'string' && typeof parsed.query?.credentialSubject === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `vc verifier status --request ID --address A`: reads the UniversalVerifier. */
@@ -296,7 +381,7 @@ export async function readRequestStatus(ctx: Context, options: { request: number
   const verifier = chain.addresses.universalVerifier;
   if (!(await requestIdExists(ctx, options.request))) throw new NotFoundError(`request ${options.request} is not registered on the UniversalVerifier ${verifier}`, { field: 'request' });
   const status = await requestProofStatus(ctx, options.address, options.request);
-  return {
+  const result: RequestStatusResult = {
     requestId: options.request,
     address: options.address,
     verifier,
@@ -304,4 +389,14 @@ export async function readRequestStatus(ctx: Context, options: { request: number
     validatorVersion: status.validatorVersion,
     timestamp: Number(status.timestamp),
   };
+  const request = requestFromMetadata((await registeredRequest(ctx, options.request)).metadata);
+  if (request !== undefined) result.circuitId = request.circuitId;
+  if (!status.isVerified || request?.circuitId !== V3_ON_CHAIN_REQUEST_CIRCUIT) return result;
+  const fields = await requestResponseFields(ctx, options.request, options.address);
+  result.responseFields = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value.toString()]));
+  const [field, condition] = Object.entries(request.query.credentialSubject)[0] ?? [];
+  if (field !== undefined && condition !== undefined && conditionOperator(condition).op === '$sd' && fields.operatorOutput !== undefined) {
+    result.disclosed = { [field]: fields.operatorOutput.toString() };
+  }
+  return result;
 }

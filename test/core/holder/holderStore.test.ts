@@ -196,6 +196,26 @@ describe('an import refuses, with the reason, and keeps nothing', () => {
     expect(conflict.message).toBe(`credential: the holder already has another credential with the id ${credential.id} (\`vc holder credentials delete ${credential.id}\` first to replace it)`);
     expect(listHeldCredentials(ctx).map((record) => record.credential.note)).toEqual(['kept earlier']);
   });
+
+  it('the same credential with more proofs upgrades the held copy in place (an iden3 credential whose claim was published since); fewer or other proofs are a conflict', async () => {
+    const ctx = wallet('upgrade');
+    const did = (await createHolderIdentity(ctx)).did_String;
+    const { keepHeldCredential } = await import('../../../src/core/holder/holderStore.js');
+    const credential = (await issueSelectiveDisclosureCredential(issuer, { holder: did, store: false })) as Json;
+    const other = (await issueSelectiveDisclosureCredential(issuer, { holder: did, store: false })) as Json;
+    const first = keepHeldCredential(ctx, credential, { kind: 'bbs2020', source: 'imported' });
+    const extra = { type: 'Iden3SparseMerkleTreeProof', mtp: { existence: true } };
+    const more = { ...credential, proof: [credential.proof, extra] };
+    const upgraded = keepHeldCredential(ctx, more, { kind: 'bbs2020', source: 'imported' });
+    expect(upgraded.alreadyHeld).toBe(true);
+    expect(upgraded.record.sequence).toBe(first.record.sequence);
+    expect(listHeldCredentials(ctx).map((record) => record.credential.proof)).toEqual([[credential.proof, extra]]);
+    // Back to fewer proofs, another proof beside the extra one, or other content: refused, the upgraded copy stays.
+    for (const changed of [credential, { ...credential, proof: [other.proof, extra] }, { ...more, issuanceDate: '2020-01-01T00:00:00Z' }]) {
+      expect(() => keepHeldCredential(ctx, changed, { kind: 'bbs2020', source: 'imported' })).toThrow(ConflictError);
+    }
+    expect(listHeldCredentials(ctx).map((record) => record.credential.proof)).toEqual([[credential.proof, extra]]);
+  });
 });
 
 describe('a credential with a status', () => {

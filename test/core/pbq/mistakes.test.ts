@@ -217,6 +217,30 @@ describe('operator and value shapes at request creation', () => {
     expect(await registeredRequests()).toBe(before);
   });
 
+  it('HTTP, V3: circuitId in the body selects credentialAtomicQueryV3OnChain; a V3 operator or proof type without it, or a value of the wrong shape for it, is a 400 naming the field', async () => {
+    const before = await registeredRequests();
+    const v3 = 'credentialAtomicQueryV3OnChain';
+    const v3Refusals: Array<[Json, string, RegExp]> = [
+      [{ op: '$sd' }, 'op', /^request body: field op: \$sd needs request body: field circuitId credentialAtomicQueryV3OnChain/],
+      [{ proofType: 'sig' }, 'proofType', /^request body: field proofType: credentialAtomicQueryMTPV2OnChain proves with the MTP proof only/],
+      [{ circuitId: 'credentialAtomicQuerySigV2OnChain' }, 'circuitId', /^request body: field circuitId/],
+      [{ circuitId: v3, op: '$between', value: [19900101] }, 'value', /\$between takes a list of two values/],
+      [{ circuitId: v3, op: '$sd', value: 1 }, 'value', /\$sd takes no value/],
+      [{ circuitId: v3, proofType: 'BJJSignature2021' }, 'proofType', /^request body: field proofType/],
+    ];
+    for (const [body, field, message] of v3Refusals) {
+      const res = await call(`${urls.verifier}/credential-requests`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error?.field, JSON.stringify(body)).toBe(field);
+      expect(res.body.error?.message, JSON.stringify(body)).toMatch(message);
+    }
+    expect(await registeredRequests()).toBe(before);
+    const created = await call(`${urls.verifier}/credential-requests`, { circuitId: v3, proofType: 'sig', op: '$sd' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ circuitId: v3, query: { proofType: 'BJJSignature2021', credentialSubject: { birthDate: {} } } });
+    expect(await registeredRequests()).toBe(before + 1n);
+  }, 900_000);
+
   it('CLI: exit 2 with the reason, nothing registered on chain', async () => {
     const before = await registeredRequests();
     for (const [value, message] of [

@@ -28,13 +28,32 @@ describe('credential request (spec 2.1)', () => {
     expect(bad({ query: { ...query, credentialSubject: { birthDate: { $lt: 1, $gt: 0 } } } })).toThrow(InputError);
     expect(bad({ query: { ...query, allowedIssuers: [] } })).toThrow(/allowedIssuers/);
   });
+
+  it('takes the V3 operators, $sd (the empty condition) and a proof type with credentialAtomicQueryV3OnChain only', () => {
+    const query = fixture.query as Record<string, unknown>;
+    const parse = (patch: Record<string, unknown>) => parseInput(credentialRequestSchema, { ...fixture, ...patch }, 'request.json');
+    const v3 = 'credentialAtomicQueryV3OnChain';
+    for (const condition of [{ $lte: 1 }, { $between: [1, 2] }, { $nonbetween: [1, 2] }, { $exists: true }, {}]) {
+      expect(parse({ circuitId: v3, query: { ...query, credentialSubject: { birthDate: condition } } }).query.credentialSubject.birthDate).toEqual(condition);
+      expect(() => parse({ query: { ...query, credentialSubject: { birthDate: condition } } })).toThrow(/credentialSubject.birthDate: .*needs credentialAtomicQueryV3OnChain/);
+    }
+    expect(parse({ circuitId: v3, query: { ...query, proofType: 'BJJSignature2021' } }).query.proofType).toBe('BJJSignature2021');
+    expect(() => parse({ query: { ...query, proofType: 'BJJSignature2021' } })).toThrow(/field query.proofType: .*MTP proof only/);
+    expect(() => parse({ circuitId: v3, query: { ...query, proofType: 'sig' } })).toThrow(/field query.proofType/);
+    expect(() => parse({ circuitId: v3, query: { ...query, credentialSubject: { birthDate: { $between: [1] } } } })).toThrow(/\$between takes a list of two values/);
+    expect(() => parse({ circuitId: v3, query: { ...query, credentialSubject: { birthDate: { $exists: 1 } } } })).toThrow(/\$exists takes true or false/);
+    expect(() => parse({ circuitId: v3, query: { ...query, credentialSubject: { birthDate: { $noop: 1 } } } })).toThrow(/credentialSubject.birthDate/);
+  });
 });
 
 describe('issue and request options', () => {
   it('requires a DID and accepts only known operators', () => {
     expect(() => parseInput(pbqIssue.input, { did: 'alice' }, 'request body')).toThrow(/field did: expected a DID/);
     expect(parseInput(pbqIssue.input, { did: 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b' }, 'request body').did).toMatch(/^did:polygonid/);
-    expect(() => parseInput(requestOptionsSchema, { op: '$lte' }, 'options')).toThrow(/field op/);
+    expect(() => parseInput(requestOptionsSchema, { op: '$lessThan' }, 'options')).toThrow(/field op/);
+    expect(() => parseInput(requestOptionsSchema, { circuitId: 'credentialAtomicQuerySigV2OnChain' }, 'options')).toThrow(/field circuitId/);
+    expect(() => parseInput(requestOptionsSchema, { proofType: 'BJJSignature2021' }, 'options')).toThrow(/field proofType/);
+    expect(parseInput(requestOptionsSchema, { circuitId: 'credentialAtomicQueryV3OnChain', op: '$sd', proofType: 'mtp' }, 'options')).toEqual({ circuitId: 'credentialAtomicQueryV3OnChain', op: '$sd', proofType: 'mtp' });
     expect(parseInput(requestOptionsSchema, { field: 'nationality', op: '$in', value: 'NLD,BEL' }, 'options')).toEqual({ field: 'nationality', op: '$in', value: 'NLD,BEL' });
   });
 });

@@ -1,0 +1,170 @@
+/**
+ * Interop, V3 on chain: a verifier request registered by `vc verifier request --circuit
+ * credentialAtomicQueryV3OnChain` is proved by a holder built directly on @0xpolygonid/js-sdk
+ * (not through vc's code): a js-sdk issuer signs the official KYCAgeCredential for a js-sdk
+ * holder (both genesis identities, their statuses in the IdentityTreeStore of vc's chain, no
+ * state transition), the js-sdk's V3 input generator and its own prover (NativeProver) make the
+ * proof with vc's circuit files, the js-sdk packs it for the UniversalVerifier's submitResponse,
+ * the contract verifies it with vc's verifier, and `vc verifier status` reads it back.
+ * One proof; the two identity creations each send one transaction.
+ */
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  AuthMethod,
+  BjjProvider,
+  CircuitId,
+  CredentialStatusPublisherRegistry,
+  CredentialStatusResolverRegistry,
+  CredentialStatusType,
+  CredentialStorage,
+  CredentialWallet,
+  EthStateStorage,
+  FSCircuitStorage,
+  Iden3OnchainSmtCredentialStatusPublisher,
+  IdentityStorage,
+  IdentityWallet,
+  InMemoryDataSource,
+  InMemoryMerkleTreeStorage,
+  InMemoryPrivateKeyStore,
+  KMS,
+  KmsKeyType,
+  OnChainResolver,
+  OnChainRevocationStorage,
+  OnChainZKPVerifier,
+  ProofService,
+  VerifiableConstants,
+  cacheLoader,
+  defaultEthConnectionConfig,
+  getChallengeFromEthAddress,
+  type EthConnectionConfig,
+  type IDataStorage,
+} from '@0xpolygonid/js-sdk';
+import { Id, registerDidMethodNetwork } from '@iden3/js-iden3-core';
+import { Contract, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+
+type Json = Record<string, unknown>;
+const LONG = 900_000;
+const V3 = 'credentialAtomicQueryV3OnChain';
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
+const CONTEXT_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
+const SCHEMA_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json';
+const CONTEXT_FILE = path.join(FIXTURES, 'kyc-v3.json-ld');
+const SCHEMA_FILE = path.join(FIXTURES, 'KYCAgeCredential-v3.json');
+const ONCHAIN = CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023;
+/** The second of anvil's well-known development accounts: the js-sdk parties' own, apart from vc's. */
+const JS_SDK_ACCOUNT_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+const tmp = tempDir('vc-js-sdk-v3-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+const vc = (args: string[]): VcRun => runVc(['--json', ...args], { home, env });
+const ok = (run: VcRun): VcRun => {
+  expect(run.status, run.stderr).toBe(0);
+  return run;
+};
+
+/** The js-sdk parties' document loader: the two official documents from their files, the js-sdk's embedded ones; nothing downloaded. */
+async function documentLoader(url: string): Promise<{ document: unknown; documentUrl: string; contextUrl: null }> {
+  const files: Record<string, string> = { [CONTEXT_URL]: CONTEXT_FILE, [SCHEMA_URL]: SCHEMA_FILE };
+  const local = files[url];
+  if (local !== undefined) return { document: JSON.parse(readFileSync(local, 'utf8')) as unknown, documentUrl: url, contextUrl: null };
+  const embedded = [VerifiableConstants.JSONLD_SCHEMA.W3C_CREDENTIAL_2018, VerifiableConstants.JSONLD_SCHEMA.IDEN3_CREDENTIAL, VerifiableConstants.JSONLD_SCHEMA.IDEN3_DISPLAY_METHOD];
+  if (!embedded.includes(url)) throw new Error(`the js-sdk parties have no document ${url}`);
+  const remote = await cacheLoader()(url);
+  return { document: remote.document as unknown, documentUrl: url, contextUrl: null };
+}
+
+let chain: { rpcUrl: string; chainId: number; contracts: { state: string; universalVerifier: string; identityTreeStore: string } };
+let provider: JsonRpcProvider | undefined;
+
+beforeAll(() => {
+  // vc's own holder DID names the DID network of vc's chain, which the js-sdk must know too.
+  const vcHolder = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  chain = ok(vc(['chain', 'up'])).json<typeof chain>();
+  ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+  ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+  const [, method, blockchain, network, idString] = vcHolder.split(':') as [string, string, string, string, string];
+  registerDidMethodNetwork({ method, blockchain, network, networkFlag: Id.fromString(idString).type()[1]!, chainId: chain.chainId });
+}, LONG);
+
+afterAll(() => {
+  provider?.destroy();
+  runVc(['chain', 'down'], { home, env });
+  tmp.cleanup();
+});
+
+describe('a js-sdk holder proves a V3 request vc registered', () => {
+  it('with the js-sdk input generator and prover on vc circuit files; the contract verifies it with vc verifier', async () => {
+    const request = ok(
+      vc(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
+    ).json<{ id: number; circuitId: string; query: Json }>();
+    expect(request.circuitId).toBe(V3);
+
+    // vc's built V3 circuit (the request built it), in the official directory layout the js-sdk reads.
+    const status = ok(vc(['circuits', 'status'])).json<{ onDemand: Array<{ id: string; dir: string; complete: boolean }> }>();
+    const small = status.onDemand.find((c) => c.id === `${V3}-16-16-64-16-32`);
+    expect(small?.complete).toBe(true);
+    const circuitsDir = path.join(tmp.dir, 'circuits');
+    mkdirSync(circuitsDir);
+    symlinkSync(small!.dir, path.join(circuitsDir, small!.id), 'dir');
+
+    const [, method, blockchain, network] = (ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
+    const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
+    provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
+    const signer = new Wallet(JS_SDK_ACCOUNT_KEY, provider);
+    const stateStorageOptions = { disableCache: true };
+    const states = new EthStateStorage(connection, stateStorageOptions);
+    const dataStorage: IDataStorage = {
+      credential: new CredentialStorage(new InMemoryDataSource()),
+      identity: new IdentityStorage(new InMemoryDataSource(), new InMemoryDataSource()),
+      mt: new InMemoryMerkleTreeStorage(40),
+      states,
+    };
+    const resolvers = new CredentialStatusResolverRegistry();
+    resolvers.register(ONCHAIN, new OnChainResolver([connection], { stateStorageOptions }));
+    const credentialWallet = new CredentialWallet(dataStorage, resolvers);
+    const publishers = new CredentialStatusPublisherRegistry();
+    publishers.register(ONCHAIN, new Iden3OnchainSmtCredentialStatusPublisher(new OnChainRevocationStorage(connection, chain.contracts.identityTreeStore, signer)));
+    const kms = new KMS();
+    kms.registerKeyProvider(KmsKeyType.BabyJubJub, new BjjProvider(KmsKeyType.BabyJubJub, new InMemoryPrivateKeyStore()));
+    const identityWallet = new IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
+    const revocationOpts = { type: ONCHAIN, id: chain.contracts.identityTreeStore };
+    // Genesis identities: each publishes its genesis tree nodes to the IdentityTreeStore, no state transition.
+    const { did: issuer } = await identityWallet.createIdentity({ method, blockchain, networkId: network, seed: new Uint8Array(32).fill(11), revocationOpts });
+    const { did: holder } = await identityWallet.createIdentity({ method, blockchain, networkId: network, seed: new Uint8Array(32).fill(12), revocationOpts });
+    const credential = await identityWallet.issueCredential(
+      issuer,
+      { credentialSchema: SCHEMA_URL, type: 'KYCAgeCredential', credentialSubject: { id: holder.string(), birthday: 19960424, documentType: 2 }, revocationOpts },
+      { documentLoader } as never,
+    );
+    expect((credential.proof as Array<{ type: string }>).map((p) => p.type)).toEqual(['BJJSignature2021']);
+    await credentialWallet.save(credential);
+
+    const proofService = new ProofService(identityWallet, credentialWallet, new FSCircuitStorage({ dirname: circuitsDir }), states, { documentLoader } as never);
+    const response = await proofService.generateProof({ id: request.id, circuitId: CircuitId.AtomicQueryV3OnChainStable, query: request.query as never }, holder, {
+      credential,
+      skipRevocation: false,
+      challenge: getChallengeFromEthAddress(signer.address),
+    });
+    expect(response.circuitId).toBe(`${V3}-16-16-64-16-32`);
+    expect(response.pub_signals[6]).toBe('1');
+
+    const { txDataArgs } = await OnChainZKPVerifier.prepareTxArgsSubmit(
+      'http://127.0.0.1:0/unused-cross-chain-resolver',
+      { contract_address: chain.contracts.universalVerifier, method_id: '06c86a91', chain_id: chain.chainId },
+      [response],
+      { authMethod: AuthMethod.EMBEDDED_AUTH } as never,
+    );
+    const abi = (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', '@iden3', 'contracts', 'build', 'contracts', 'UniversalVerifier.json'), 'utf8')) as { abi: InterfaceAbi }).abi;
+    const universalVerifier = new Contract(chain.contracts.universalVerifier, abi, signer);
+    const sent = (await universalVerifier.getFunction('submitResponse')(...(txDataArgs as unknown[]))) as { wait(): Promise<{ status: number }> };
+    expect((await sent.wait()).status).toBe(1);
+
+    const read = ok(vc(['verifier', 'status', '--request', String(request.id), '--address', signer.address])).json<Json>();
+    expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });
+    writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
+  }, LONG);
+});

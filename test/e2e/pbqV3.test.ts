@@ -1,0 +1,195 @@
+/**
+ * The V3 on-chain slice end to end on the embedded chain of one home: a credential signed without
+ * any state transition (`vc issuer issue --proof sig`) proved at once with a signature proof of
+ * credentialAtomicQueryV3OnChain ($between), the proof checked with snarkjs against vc's own key
+ * and refused by the contract for another request (query hash), a revoked credential refused by
+ * vc and by the circuit, and `--proof both` credentials whose claims the next issuance or `vc
+ * issuer publish` publishes, the holder's upgraded copy then proved with an MTP proof disclosing
+ * birthDate on chain ($sd, read back by `vc verifier status`). Proofs are costly: two full V3
+ * proofs and three state transitions in all.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/context.js';
+import { getChain } from '../../src/chain/chainClient.js';
+import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
+import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
+import { getIden3Prover } from '../../src/iden3/wallet.js';
+import { jsonError, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+
+type Json = Record<string, unknown>;
+
+/** anvil's first development account (public test key): the default submitter. */
+const DEV_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const V3 = 'credentialAtomicQueryV3OnChain';
+/** The sample passport's birthDate (fixtures/subjects/passport.json). */
+const BIRTH_DATE = 19900101;
+/** Proofs and a first V3 circuit build on a loaded 2-core machine: generous limits. */
+const LONG = 900_000;
+
+const tmp = tempDir('vc-pbq-v3-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const file = (name: string): string => path.join(tmp.dir, name);
+const readJson = <T = Json>(name: string): T => JSON.parse(readFileSync(file(name), 'utf8')) as T;
+const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+
+function vc(args: string[]) {
+  return runVcInProcess(['--json', ...args], { home, env });
+}
+
+/** Runs a command that must succeed; its result (from the `-o` file when one is given). */
+async function ok(args: string[]): Promise<Json> {
+  const run = await vc(args);
+  expect(run.status, run.stderr).toBe(0);
+  const output = args.indexOf('-o');
+  if (output >= 0) return JSON.parse(readFileSync(args[output + 1]!, 'utf8')) as Json;
+  return run.stdout.trim() === '' ? {} : run.json<Json>();
+}
+
+let holderDid: string;
+let ctx: Context;
+
+beforeAll(async () => {
+  holderDid = String((await ok(['holder', 'did', 'create'])).did_String);
+  await ok(['issuer', 'did', 'create']);
+  ctx = new Context({ config: parseConfig({}, home) });
+}, LONG);
+
+afterAll(async () => {
+  await ctx?.close();
+  await vc(['chain', 'down']);
+  tmp.cleanup();
+});
+
+describe('V3 requests are refused where they do not fit, before anything reaches the chain', () => {
+  it('a V3 operator or a proof type without --circuit credentialAtomicQueryV3OnChain names the flag', async () => {
+    const sd = await vc(['verifier', 'request', '--op', '$sd']);
+    expect(sd.status).toBe(2);
+    expect(jsonError(sd.stderr)).toMatchObject({ field: '--op', message: expect.stringContaining(`needs --circuit ${V3}`) });
+    const sig = await vc(['verifier', 'request', '--proof-type', 'sig']);
+    expect(sig.status).toBe(2);
+    expect(jsonError(sig.stderr)).toMatchObject({ field: '--proof-type', message: expect.stringContaining('MTP proof only') });
+    const between = await vc(['verifier', 'request', '--circuit', V3, '--op', '$between', '--value', '19900101']);
+    expect(between.status).toBe(2);
+    expect(jsonError(between.stderr)).toMatchObject({ field: '--value', message: expect.stringContaining('two values') });
+    const sdValue = await vc(['verifier', 'request', '--circuit', V3, '--op', '$sd', '--value', '1']);
+    expect(sdValue.status).toBe(2);
+    expect(jsonError(sdValue.stderr).message).toMatch(/\$sd takes no value/);
+  });
+});
+
+describe('a signature credential, proved at once', () => {
+  let credential: PbqCredentialInput;
+  let between: CredentialRequest;
+
+  it('is issued without a state transition, carrying the BJJSignature2021 proof only', async () => {
+    const chain = await getChain(ctx);
+    const blockBefore = await chain.provider.getBlockNumber();
+    await ok(['issuer', 'issue', '--proof', 'sig', '--holder', holderDid, '-o', file('signed.json')]);
+    credential = readJson<{ credential: PbqCredentialInput }>('signed.json').credential;
+    expect(credential.proof.map((p) => p.type)).toEqual(['BJJSignature2021']);
+    expect(await chain.provider.getBlockNumber()).toBe(blockBefore);
+  }, LONG);
+
+  it('proves a V3 $between request with a signature proof that snarkjs verifies against vc key, and the contract accepts for that request only', async () => {
+    between = (await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--op', '$between', '--value', '19800101,19991231', '-o', file('between.json')])) as unknown as CredentialRequest;
+    expect(between).toMatchObject({ circuitId: V3, query: { proofType: 'BJJSignature2021', credentialSubject: { birthDate: { $between: [19800101, 19991231] } } } });
+    const other = (await ok(['verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE)])) as unknown as CredentialRequest;
+
+    const { response } = await generateQueryProof(ctx, { credential, request: between, sender: DEV_ADDRESS });
+    // The js-sdk picks the 16-16-64-16-32 size for a development chain's shallow trees.
+    expect(response.circuitId).toBe(`${V3}-16-16-64-16-32`);
+    const signals = response.pub_signals;
+    expect(signals).toHaveLength(14);
+    // userID, circuitQueryHash, issuerState, linkID, nullifier, operatorOutput, proofType, requestID, ...
+    expect(signals[6]).toBe('1');
+    expect(signals[7]).toBe(String(between.id));
+    expect(signals[13]).toBe('1');
+
+    const { circuitsDir } = await getIden3Prover(ctx, 'v3');
+    const key = JSON.parse(readFileSync(path.join(circuitsDir, response.circuitId, 'verification_key.json'), 'utf8')) as unknown;
+    const snarkjs = (await import('snarkjs' as string)) as { groth16: { verify(vk: unknown, signals: string[], proof: unknown): Promise<boolean> } };
+    expect(await snarkjs.groth16.verify(key, signals, response.proof)).toBe(true);
+    const tampered = [...signals];
+    tampered[5] = '1';
+    expect(await snarkjs.groth16.verify(key, tampered, response.proof)).toBe(false);
+
+    // The same proof given for another request: its query hash is not that request's.
+    await expect(submitQueryProof(ctx, { ...response, id: other.id })).rejects.toMatchObject({ exitCode: 1, revertName: 'QueryHashDoesNotMatchTheRequestedOne' });
+    await submitQueryProof(ctx, response);
+    const status = await ok(['verifier', 'status', '--request', String(between.id), '--address', DEV_ADDRESS]);
+    expect(status).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { isEmbeddedAuthVerified: '1', linkID: '0', nullifier: '0' } });
+    expect(status.disclosed).toBeUndefined();
+  }, LONG);
+
+  it('an MTP request refuses the signature-only credential before proving, naming what is missing', async () => {
+    await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'mtp', '--op', '$eq', '--value', String(BIRTH_DATE), '-o', file('mtp.json')]);
+    const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('mtp.json')]);
+    expect(run.status).toBe(2);
+    expect(jsonError(run.stderr).message).toMatch(/asks for an Iden3SparseMerkleTreeProof proof, and the credential has none yet/);
+    // Without a credential, the held ones are chosen among those with a proof the request can use.
+    const chosen = await vc(['holder', 'prove-submit', '--request', file('mtp.json')]);
+    expect(chosen.status).toBe(2);
+    expect(jsonError(chosen.stderr).message).toMatch(/the holder has no iden3 PassportCredential credential with the context \S+ and a proof the request can use \(Iden3SparseMerkleTreeProof\)/);
+  }, LONG);
+
+  it('once revoked, vc refuses it with the reason, and the circuit refuses it too', async () => {
+    await ok(['issuer', 'revoke', '--revocation-nonce', String(credential.credentialStatus.revocationNonce)]);
+    const request = (await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--op', '$eq', '--value', String(BIRTH_DATE), '-o', file('after.json')])) as unknown as CredentialRequest;
+    const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('after.json')]);
+    expect(run.status).toBe(1);
+    expect(jsonError(run.stderr).message).toMatch(/the credential is revoked \(revocation nonce \d+ is in the issuer's revocation tree\)/);
+    const fresh = new Context({ config: ctx.config });
+    try {
+      await expect(generateQueryProof(fresh, { credential, request, sender: DEV_ADDRESS, precheck: false })).rejects.toThrow(/the circuit refused the inputs/);
+    } finally {
+      await fresh.close();
+    }
+  }, LONG);
+});
+
+describe('--proof both: signed at once, the Merkle proof added by the next publication', () => {
+  const proofTypes = (credential: Json): unknown[] => (credential.proof as Json[]).map((p) => p.type);
+
+  it('the claim waits without a state transition; the next issuance publishes it too, and the issuer and holder copies gain the Merkle proof', async () => {
+    const chain = await getChain(ctx);
+    const blockBefore = await chain.provider.getBlockNumber();
+    const signed = ((await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid, '-o', file('swept.json')])) as { credential: Json }).credential;
+    expect(proofTypes(signed)).toEqual(['BJJSignature2021']);
+    expect(await chain.provider.getBlockNumber()).toBe(blockBefore);
+
+    // An MTP issuance (the group commit of `vc serve` and the CLI alike) carries the waiting claim along.
+    const other = ((await ok(['issuer', 'issue', '--holder', holderDid])) as { credential: Json }).credential;
+    expect(other.id).not.toBe(signed.id);
+    const issued = await ok(['issuer', 'credentials', '--id', String(signed.id)]);
+    expect(proofTypes(issued)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // The signature is the one given at issuance: the credential gained a proof, nothing else changed.
+    expect({ ...issued, proof: undefined }).toEqual({ ...signed, proof: undefined });
+    expect((issued.proof as Json[])[0]).toEqual((signed.proof as Json[])[0]);
+    const held = await ok(['holder', 'credentials', 'show', String(signed.id)]);
+    expect(proofTypes(held.credential as Json)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // Nothing waits any more: no state transition.
+    const nothing = await ok(['issuer', 'publish']);
+    expect(nothing).toMatchObject({ credentials: [] });
+    expect(nothing.txId).toBeUndefined();
+  }, LONG);
+
+  it('vc issuer publish publishes the waiting claims with one state transition and gives them back with their Merkle proofs', async () => {
+    const signed = ((await ok(['issuer', 'issue', '--proof', 'both', '--holder', holderDid])) as { credential: Json }).credential;
+    const published = (await ok(['issuer', 'publish', '-o', file('publish.json')])) as { credentials: Array<{ credential: Json }>; txId: string };
+    expect(published.txId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(published.credentials.map((c) => c.credential.id)).toEqual([signed.id]);
+    expect(proofTypes(published.credentials[0]!.credential)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    expect(proofTypes((await ok(['holder', 'credentials', 'show', String(signed.id)])).credential as Json)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+  }, LONG);
+
+  it("the holder's upgraded copy, chosen without --credential, discloses birthDate on chain with an MTP proof ($sd): vc verifier status shows the value", async () => {
+    const request = (await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'mtp', '--op', '$sd', '-o', file('sd.json')])) as unknown as CredentialRequest;
+    expect(request.query.credentialSubject).toEqual({ birthDate: {} });
+    await ok(['holder', 'prove-submit', '--request', file('sd.json')]);
+    const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
+    expect(status).toMatchObject({ isVerified: true, circuitId: V3, disclosed: { birthDate: String(BIRTH_DATE) }, responseFields: { operatorOutput: String(BIRTH_DATE) } });
+  }, LONG);
+});
