@@ -7,13 +7,15 @@
  *
  * Both sides live here:
  * - `answerRevocationStatus`: vc's issuer answers at the state the chain holds for it (its latest
- *   published state, or its genesis state), never at a state not yet published, because the
- *   holder's proof must name a state the verifier finds on chain.
+ *   published state, also while that publication is being recorded or after a crash left it
+ *   unrecorded, or its genesis state), never at a state not yet published, because the holder's
+ *   proof must name a state the verifier finds on chain; and not at all when the chain holds no
+ *   state for an issuer that published (a replaced chain forgot its revocations).
  * - `AgentStatusResolver`: vc's holder asks the agent (or, when the issuer's identity is in the same
  *   wallet, answers itself without a request) and uses the answer only once it holds: the three
  *   roots hash to the state, that state is the issuer's on chain (or its genesis state when it
- *   never published), and the proof of non-revocation leads to the revocation root. An agent can
- *   only say "revoked" of a credential its issuer signed, which is the issuer's call anyway.
+ *   never published), and the proof, of revocation or of non-revocation, leads to the revocation
+ *   root (an agent, or whoever stands between it and the holder, cannot say "revoked" untruly).
  * The request has a time and size limit and follows no redirect (src/boundedFetch.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +27,7 @@ import type { Context } from '../context.js';
 import { ConflictError, NetworkError, NotFoundError, UnprocessableError, VerificationError, describeError } from '../errors.js';
 import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
-import { TREE_STATES_NS, type TreeStateRecord } from './storage.js';
+import { PENDING_PUBLICATIONS_NS, TREE_STATES_NS, type TreeStateRecord } from './storage.js';
 
 /** The status type, as credentials carry it. */
 export const IDEN3COMM_STATUS_TYPE = 'Iden3commRevocationStatusV1.0';
@@ -89,12 +91,24 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
   if (!(await holdsIdentity(wallet, did))) throw new NotFoundError(`${did.string()} is not an issuer of this wallet`, { field: 'to' });
   const onChain = await latestStateOnChain(wallet.dataStorage.states, wallet.modules, did);
   const records = wallet.ctx.store.list<TreeStateRecord>(TREE_STATES_NS, `${did.string()}/`).map((record) => record.value);
-  const record = onChain === undefined ? records.find((r) => r.txId === undefined) : records.find((r) => r.state === mt.Hash.fromBigInt(onChain).hex());
+  // A publication whose transaction landed is recorded only after the receipt (and, on the
+  // embedded node, after its state is saved), or by the next command after a crash there: until
+  // then the state the chain holds is the one its journal names.
+  const pending = wallet.ctx.store.get<{ newState?: Omit<TreeStateRecord, 'txId' | 'at'> }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
+  const published = records.filter((r) => r.txId !== undefined);
+  if (onChain === undefined && published.length > 0) {
+    // The chain forgot the states this issuer published (and the revocations in them): its genesis
+    // state would say "not revoked" of every credential revoked since.
+    throw new ConflictError(`the State contract holds no state for ${did.string()}, though this wallet published ${published.length} (was the chain replaced?)`);
+  }
+  const stateHex = onChain === undefined ? undefined : mt.Hash.fromBigInt(onChain).hex();
+  const record =
+    stateHex === undefined ? records.find((r) => r.txId === undefined) : (records.find((r) => r.state === stateHex) ?? (pending?.state === stateHex ? pending : undefined));
   if (record === undefined) {
     throw new ConflictError(
-      onChain === undefined
+      stateHex === undefined
         ? `the genesis tree state of ${did.string()} is not recorded in this wallet`
-        : `the State contract holds state ${mt.Hash.fromBigInt(onChain).hex()} for ${did.string()}, which this wallet never published (was the chain replaced?)`,
+        : `the State contract holds state ${stateHex} for ${did.string()}, which this wallet never published (was the chain replaced?)`,
     );
   }
   const treeState = {
@@ -206,9 +220,11 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     } catch (error) {
       throw wrong(`its proof cannot be read (${describeError(error)})`);
     }
-    // Revoked: the issuer's agent says so of its own credential. Not revoked: only a proof that holds.
-    if (!body.mtp.existence && !(await mt.verifyProof(hashes.revocationTreeRoot, proof, BigInt(nonce), 0n))) {
-      throw wrong(`its proof that nonce ${nonce} is not revoked does not lead to the revocation root of the state`);
+    // Either way only a proof that holds: the nonce's leaf (nonce, 0) in the revocation tree at
+    // that state, or its absence there. An agent (or whoever stands between it and the holder)
+    // cannot turn a credential away as revoked without the revocation on chain.
+    if (!(await mt.verifyProof(hashes.revocationTreeRoot, proof, BigInt(nonce), 0n))) {
+      throw wrong(`its proof that nonce ${nonce} is ${body.mtp.existence ? '' : 'not '}revoked does not lead to the revocation root of the state`);
     }
     const issuer = { state: hashes.state.hex(), claimsTreeRoot: hashes.claimsTreeRoot.hex(), revocationTreeRoot: hashes.revocationTreeRoot.hex(), rootOfRoots: hashes.rootOfRoots.hex() };
     return { mtp: proof, issuer };
