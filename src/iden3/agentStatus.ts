@@ -130,6 +130,11 @@ const ROOT_NAMES = ['state', 'claimsTreeRoot', 'revocationTreeRoot', 'rootOfRoot
 /** The BN254 scalar field's modulus: a hash is below it. */
 const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416422397901454977213999614977n;
 
+/** True when the decimal string `value` is below the field modulus (a Merkle tree hash or key). */
+function isFieldElement(value: string): boolean {
+  return BigInt(value) < FIELD_MODULUS;
+}
+
 /** Resolves Iden3commRevocationStatusV1.0 statuses (see the module comment). */
 export class AgentStatusResolver implements CredentialStatusResolver {
   private wallet: AgentWallet | undefined;
@@ -195,8 +200,12 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (mtp === undefined || mtp === null || typeof mtp.existence !== 'boolean' || !Array.isArray(mtp.siblings) || mtp.siblings.length > 256 || !mtp.siblings.every((s) => typeof s === 'string' && DECIMAL.test(s))) {
       throw malformed('its body.mtp is not a Merkle proof (existence, siblings)');
     }
+    if (mtp.siblings.some((s) => !isFieldElement(s))) throw malformed(`its body.mtp.siblings hold a number that is not a field element (at least the modulus ${FIELD_MODULUS})`);
     if (mtp.node_aux !== undefined && (typeof mtp.node_aux?.key !== 'string' || !DECIMAL.test(mtp.node_aux.key) || typeof mtp.node_aux.value !== 'string' || !DECIMAL.test(mtp.node_aux.value))) {
       throw malformed('its body.mtp.node_aux is not a key and a value');
+    }
+    if (mtp.node_aux !== undefined && (!isFieldElement(mtp.node_aux.key) || !isFieldElement(mtp.node_aux.value))) {
+      throw malformed(`its body.mtp.node_aux holds a number that is not a field element (at least the modulus ${FIELD_MODULUS})`);
     }
     return { issuer, mtp: { existence: mtp.existence, siblings: mtp.siblings, ...(mtp.node_aux === undefined ? {} : { node_aux: mtp.node_aux }) } };
   }
