@@ -135,6 +135,20 @@ function isFieldElement(value: string): boolean {
   return BigInt(value) < FIELD_MODULUS;
 }
 
+/** The reason a refusing agent gives: vc's JSON error message, or the start of its body on one line. */
+function refusalReason(text: string): string {
+  let reason: unknown;
+  try {
+    reason = (JSON.parse(text) as { error?: { message?: unknown } } | null)?.error?.message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return (typeof reason === 'string' ? reason : text).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 300);
+}
+
+/** An answer about another state than the one the chain holds (an older one, or the chain moved on since). */
+class StaleAnswerError extends VerificationError {}
+
 /** Resolves Iden3commRevocationStatusV1.0 statuses (see the module comment). */
 export class AgentStatusResolver implements CredentialStatusResolver {
   private wallet: AgentWallet | undefined;
@@ -156,10 +170,16 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) {
       throw new UnprocessableError(`${IDEN3COMM_STATUS_TYPE} status: its revocationNonce ${JSON.stringify(nonce) ?? String(nonce)} is not a whole number`, { field: 'credentialStatus.revocationNonce' });
     }
-    const body = (await holdsIdentity(this.wallet, issuerDID))
-      ? await answerRevocationStatus(this.wallet, issuerDID, BigInt(nonce))
-      : await this.ask(String(credentialStatus.id), options?.userDID?.string(), issuerDID.string(), nonce);
-    return this.checked(body, issuerDID, nonce, String(credentialStatus.id));
+    const local = await holdsIdentity(this.wallet, issuerDID);
+    // An issuer publishing between its agent's answer and the check makes that answer stale: asked once more.
+    for (let attempt = 1; ; attempt += 1) {
+      const body = local ? await answerRevocationStatus(this.wallet, issuerDID, BigInt(nonce)) : await this.ask(String(credentialStatus.id), options?.userDID?.string(), issuerDID.string(), nonce);
+      try {
+        return await this.checked(body, issuerDID, nonce, String(credentialStatus.id));
+      } catch (error) {
+        if (!(error instanceof StaleAnswerError) || attempt === 2) throw error;
+      }
+    }
   }
 
   /** POSTs the request to the agent at `url` and reads its `revocation/1.0/status` answer. */
@@ -174,13 +194,16 @@ export class AgentStatusResolver implements CredentialStatusResolver {
       throw new UnprocessableError(`${IDEN3COMM_STATUS_TYPE} status: its id ${url.slice(0, 200)} is not an http(s) URL`, { field: 'credentialStatus.id' });
     }
     const request = revocationStatusRequest(from, to, nonce);
-    const { status, text } = await boundedFetch(
+    const { status, text, errorText } = await boundedFetch(
       url,
       { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(request) },
       this.limits,
       (detail, cause) => new NetworkError(`the issuer's agent ${url}: ${detail}`, cause === undefined ? {} : { cause }),
     );
-    if (text === undefined) throw new NetworkError(`the issuer's agent ${url} answered HTTP ${status} to the revocation status request`);
+    if (text === undefined) {
+      const reason = errorText === undefined || errorText === '' ? '' : `: ${refusalReason(errorText)}`;
+      throw new NetworkError(`the issuer's agent ${url} answered HTTP ${status} to the revocation status request${reason}`);
+    }
     const malformed = (what: string): NetworkError => new NetworkError(`the issuer's agent ${url} gave no revocation status: ${what}`);
     let message: PlainMessage;
     try {
@@ -221,7 +244,7 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (onChain === undefined) {
       if (!sdk.isGenesisState(issuerDID, state)) throw wrong(`the issuer has no state on chain and ${hashes.state.hex()} is not its genesis state`);
     } else if (onChain !== state) {
-      throw wrong(`it is about state ${hashes.state.hex()}; the chain holds ${mt.Hash.fromBigInt(onChain).hex()} for the issuer`);
+      throw new StaleAnswerError(`${IDEN3COMM_STATUS_TYPE} status: the answer of the issuer's agent ${url} does not hold: it is about state ${hashes.state.hex()}; the chain holds ${mt.Hash.fromBigInt(onChain).hex()} for the issuer`, { field: 'credentialStatus' });
     }
     let proof;
     try {

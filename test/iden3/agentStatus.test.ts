@@ -119,7 +119,7 @@ describe("an agent's answer that is not a revocation status", () => {
       ['/aux-above-field', /its body.mtp.node_aux holds a number that is not a field element/],
       ['/huge', /the answer announces 10100 bytes, more than the 4096 bytes accepted$/],
       ['/huge-undeclared', /the answer is more than the 4096 bytes accepted$/],
-      ['/refused', /answered HTTP 500 to the revocation status request$/],
+      ['/refused', /answered HTTP 500 to the revocation status request: \{"error":"boom"\}$/],
       ['/redirect', /fetch failed/],
       ['/silent', /no complete answer within 1000 ms$/],
       ['/missing', /answered HTTP 404/],
