@@ -15,8 +15,34 @@ export interface FetchLimits {
 /** What a bounded request gives: the HTTP status, and the body text of a 2xx answer. */
 export interface BoundedAnswer {
   status: number;
-  /** The whole body of a 2xx answer; undefined otherwise (the body is then discarded). */
+  /** The whole body of a 2xx answer; undefined otherwise. */
   text: string | undefined;
+  /** The start of another answer's body (at most ERROR_TEXT_BYTES, for its reason); undefined for a 2xx. */
+  errorText?: string;
+}
+
+/** How much of a refusal's body is read, for the reason it gives. */
+const ERROR_TEXT_BYTES = 2_048;
+
+/** Reads at most `max` bytes of a body and drops the rest (for a refusal's reason, never an error). */
+async function readPrefix(response: Response, max: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } catch {
+    // what was read is enough
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** A fetch failure in words: our timeout, or the library's error with its cause (ECONNREFUSED...). */
@@ -42,10 +68,7 @@ export async function boundedFetch(url: string, init: { method?: 'GET' | 'POST';
   } catch (error) {
     throw fail(describeFetchFailure(error, limits.timeoutMs), error);
   }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    return { status: response.status, text: undefined };
-  }
+  if (!response.ok) return { status: response.status, text: undefined, errorText: await readPrefix(response, ERROR_TEXT_BYTES) };
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > limits.maxBytes) {
     await response.body?.cancel().catch(() => undefined);

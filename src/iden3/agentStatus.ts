@@ -7,13 +7,15 @@
  *
  * Both sides live here:
  * - `answerRevocationStatus`: vc's issuer answers at the state the chain holds for it (its latest
- *   published state, or its genesis state), never at a state not yet published, because the
- *   holder's proof must name a state the verifier finds on chain.
+ *   published state, also while that publication is being recorded or after a crash left it
+ *   unrecorded, or its genesis state), never at a state not yet published, because the holder's
+ *   proof must name a state the verifier finds on chain; and not at all when the chain holds no
+ *   state for an issuer that published (a replaced chain forgot its revocations).
  * - `AgentStatusResolver`: vc's holder asks the agent (or, when the issuer's identity is in the same
  *   wallet, answers itself without a request) and uses the answer only once it holds: the three
  *   roots hash to the state, that state is the issuer's on chain (or its genesis state when it
- *   never published), and the proof of non-revocation leads to the revocation root. An agent can
- *   only say "revoked" of a credential its issuer signed, which is the issuer's call anyway.
+ *   never published), and the proof, of revocation or of non-revocation, leads to the revocation
+ *   root (an agent, or whoever stands between it and the holder, cannot say "revoked" untruly).
  * The request has a time and size limit and follows no redirect (src/boundedFetch.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +27,7 @@ import type { Context } from '../context.js';
 import { ConflictError, NetworkError, NotFoundError, UnprocessableError, VerificationError, describeError } from '../errors.js';
 import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
-import { TREE_STATES_NS, type TreeStateRecord } from './storage.js';
+import { PENDING_PUBLICATIONS_NS, TREE_STATES_NS, type TreeStateRecord } from './storage.js';
 
 /** The status type, as credentials carry it. */
 export const IDEN3COMM_STATUS_TYPE = 'Iden3commRevocationStatusV1.0';
@@ -89,12 +91,24 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
   if (!(await holdsIdentity(wallet, did))) throw new NotFoundError(`${did.string()} is not an issuer of this wallet`, { field: 'to' });
   const onChain = await latestStateOnChain(wallet.dataStorage.states, wallet.modules, did);
   const records = wallet.ctx.store.list<TreeStateRecord>(TREE_STATES_NS, `${did.string()}/`).map((record) => record.value);
-  const record = onChain === undefined ? records.find((r) => r.txId === undefined) : records.find((r) => r.state === mt.Hash.fromBigInt(onChain).hex());
+  // A publication whose transaction landed is recorded only after the receipt (and, on the
+  // embedded node, after its state is saved), or by the next command after a crash there: until
+  // then the state the chain holds is the one its journal names.
+  const pending = wallet.ctx.store.get<{ newState?: Omit<TreeStateRecord, 'txId' | 'at'> }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
+  const published = records.filter((r) => r.txId !== undefined);
+  if (onChain === undefined && published.length > 0) {
+    // The chain forgot the states this issuer published (and the revocations in them): its genesis
+    // state would say "not revoked" of every credential revoked since.
+    throw new ConflictError(`the State contract holds no state for ${did.string()}, though this wallet published ${published.length} (was the chain replaced?)`);
+  }
+  const stateHex = onChain === undefined ? undefined : mt.Hash.fromBigInt(onChain).hex();
+  const record =
+    stateHex === undefined ? records.find((r) => r.txId === undefined) : (records.find((r) => r.state === stateHex) ?? (pending?.state === stateHex ? pending : undefined));
   if (record === undefined) {
     throw new ConflictError(
-      onChain === undefined
+      stateHex === undefined
         ? `the genesis tree state of ${did.string()} is not recorded in this wallet`
-        : `the State contract holds state ${mt.Hash.fromBigInt(onChain).hex()} for ${did.string()}, which this wallet never published (was the chain replaced?)`,
+        : `the State contract holds state ${stateHex} for ${did.string()}, which this wallet never published (was the chain replaced?)`,
     );
   }
   const treeState = {
@@ -115,6 +129,25 @@ const DECIMAL = /^\d{1,78}$/;
 const ROOT_NAMES = ['state', 'claimsTreeRoot', 'revocationTreeRoot', 'rootOfRoots'] as const;
 /** The BN254 scalar field's modulus: a hash is below it. */
 const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416422397901454977213999614977n;
+
+/** True when the decimal string `value` is below the field modulus (a Merkle tree hash or key). */
+function isFieldElement(value: string): boolean {
+  return BigInt(value) < FIELD_MODULUS;
+}
+
+/** The reason a refusing agent gives: vc's JSON error message, or the start of its body on one line. */
+function refusalReason(text: string): string {
+  let reason: unknown;
+  try {
+    reason = (JSON.parse(text) as { error?: { message?: unknown } } | null)?.error?.message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return (typeof reason === 'string' ? reason : text).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 300);
+}
+
+/** An answer about another state than the one the chain holds (an older one, or the chain moved on since). */
+class StaleAnswerError extends VerificationError {}
 
 /** Resolves Iden3commRevocationStatusV1.0 statuses (see the module comment). */
 export class AgentStatusResolver implements CredentialStatusResolver {
@@ -137,10 +170,16 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) {
       throw new UnprocessableError(`${IDEN3COMM_STATUS_TYPE} status: its revocationNonce ${JSON.stringify(nonce) ?? String(nonce)} is not a whole number`, { field: 'credentialStatus.revocationNonce' });
     }
-    const body = (await holdsIdentity(this.wallet, issuerDID))
-      ? await answerRevocationStatus(this.wallet, issuerDID, BigInt(nonce))
-      : await this.ask(String(credentialStatus.id), options?.userDID?.string(), issuerDID.string(), nonce);
-    return this.checked(body, issuerDID, nonce, String(credentialStatus.id));
+    const local = await holdsIdentity(this.wallet, issuerDID);
+    // An issuer publishing between its agent's answer and the check makes that answer stale: asked once more.
+    for (let attempt = 1; ; attempt += 1) {
+      const body = local ? await answerRevocationStatus(this.wallet, issuerDID, BigInt(nonce)) : await this.ask(String(credentialStatus.id), options?.userDID?.string(), issuerDID.string(), nonce);
+      try {
+        return await this.checked(body, issuerDID, nonce, String(credentialStatus.id));
+      } catch (error) {
+        if (!(error instanceof StaleAnswerError) || attempt === 2) throw error;
+      }
+    }
   }
 
   /** POSTs the request to the agent at `url` and reads its `revocation/1.0/status` answer. */
@@ -155,13 +194,16 @@ export class AgentStatusResolver implements CredentialStatusResolver {
       throw new UnprocessableError(`${IDEN3COMM_STATUS_TYPE} status: its id ${url.slice(0, 200)} is not an http(s) URL`, { field: 'credentialStatus.id' });
     }
     const request = revocationStatusRequest(from, to, nonce);
-    const { status, text } = await boundedFetch(
+    const { status, text, errorText } = await boundedFetch(
       url,
       { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(request) },
       this.limits,
       (detail, cause) => new NetworkError(`the issuer's agent ${url}: ${detail}`, cause === undefined ? {} : { cause }),
     );
-    if (text === undefined) throw new NetworkError(`the issuer's agent ${url} answered HTTP ${status} to the revocation status request`);
+    if (text === undefined) {
+      const reason = errorText === undefined || errorText === '' ? '' : `: ${refusalReason(errorText)}`;
+      throw new NetworkError(`the issuer's agent ${url} answered HTTP ${status} to the revocation status request${reason}`);
+    }
     const malformed = (what: string): NetworkError => new NetworkError(`the issuer's agent ${url} gave no revocation status: ${what}`);
     let message: PlainMessage;
     try {
@@ -181,8 +223,12 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (mtp === undefined || mtp === null || typeof mtp.existence !== 'boolean' || !Array.isArray(mtp.siblings) || mtp.siblings.length > 256 || !mtp.siblings.every((s) => typeof s === 'string' && DECIMAL.test(s))) {
       throw malformed('its body.mtp is not a Merkle proof (existence, siblings)');
     }
+    if (mtp.siblings.some((s) => !isFieldElement(s))) throw malformed(`its body.mtp.siblings hold a number that is not a field element (at least the modulus ${FIELD_MODULUS})`);
     if (mtp.node_aux !== undefined && (typeof mtp.node_aux?.key !== 'string' || !DECIMAL.test(mtp.node_aux.key) || typeof mtp.node_aux.value !== 'string' || !DECIMAL.test(mtp.node_aux.value))) {
       throw malformed('its body.mtp.node_aux is not a key and a value');
+    }
+    if (mtp.node_aux !== undefined && (!isFieldElement(mtp.node_aux.key) || !isFieldElement(mtp.node_aux.value))) {
+      throw malformed(`its body.mtp.node_aux holds a number that is not a field element (at least the modulus ${FIELD_MODULUS})`);
     }
     return { issuer, mtp: { existence: mtp.existence, siblings: mtp.siblings, ...(mtp.node_aux === undefined ? {} : { node_aux: mtp.node_aux }) } };
   }
@@ -198,7 +244,7 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     if (onChain === undefined) {
       if (!sdk.isGenesisState(issuerDID, state)) throw wrong(`the issuer has no state on chain and ${hashes.state.hex()} is not its genesis state`);
     } else if (onChain !== state) {
-      throw wrong(`it is about state ${hashes.state.hex()}; the chain holds ${mt.Hash.fromBigInt(onChain).hex()} for the issuer`);
+      throw new StaleAnswerError(`${IDEN3COMM_STATUS_TYPE} status: the answer of the issuer's agent ${url} does not hold: it is about state ${hashes.state.hex()}; the chain holds ${mt.Hash.fromBigInt(onChain).hex()} for the issuer`, { field: 'credentialStatus' });
     }
     let proof;
     try {
@@ -206,9 +252,11 @@ export class AgentStatusResolver implements CredentialStatusResolver {
     } catch (error) {
       throw wrong(`its proof cannot be read (${describeError(error)})`);
     }
-    // Revoked: the issuer's agent says so of its own credential. Not revoked: only a proof that holds.
-    if (!body.mtp.existence && !(await mt.verifyProof(hashes.revocationTreeRoot, proof, BigInt(nonce), 0n))) {
-      throw wrong(`its proof that nonce ${nonce} is not revoked does not lead to the revocation root of the state`);
+    // Either way only a proof that holds: the nonce's leaf (nonce, 0) in the revocation tree at
+    // that state, or its absence there. An agent (or whoever stands between it and the holder)
+    // cannot turn a credential away as revoked without the revocation on chain.
+    if (!(await mt.verifyProof(hashes.revocationTreeRoot, proof, BigInt(nonce), 0n))) {
+      throw wrong(`its proof that nonce ${nonce} is ${body.mtp.existence ? '' : 'not '}revoked does not lead to the revocation root of the state`);
     }
     const issuer = { state: hashes.state.hex(), claimsTreeRoot: hashes.claimsTreeRoot.hex(), revocationTreeRoot: hashes.revocationTreeRoot.hex(), rootOfRoots: hashes.rootOfRoots.hex() };
     return { mtp: proof, issuer };

@@ -31,6 +31,12 @@ export interface TreeStateRecord {
   txId: string | undefined;
   at: string;
 }
+/**
+ * The journal of an issuer's publication under way or interrupted (src/core/pbq/publication.ts), by
+ * issuer DID. Its `newState` (once its trees are updated) is the state its transaction publishes:
+ * the chain may hold it before the publication is recorded in TREE_STATES_NS.
+ */
+export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
 const MT_META_NS = 'iden3.mt.meta';
 const MT_ROOTS_NS = 'iden3.mt.roots';
 const MT_NODES_NS = 'iden3.mt.nodes';

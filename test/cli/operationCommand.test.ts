@@ -73,7 +73,7 @@ describe('commands built from the operation table', () => {
     expect(jsonError(holder.stderr)).toMatchObject({ field: '--holder', message: expect.stringMatching(/absolute IRI/) });
   });
 
-  it('reads a flag two variants take with different shapes as each one takes it (--status: iden3 rhs|onchain, bbs-2023 a list of purposes)', () => {
+  it('reads a flag two variants take with different shapes as each one takes it (--status: iden3 rhs|onchain|agent, bbs-2023 a list of purposes)', () => {
     const home = freshHome();
     const help = runVc(['issuer', 'issue', '--help'], { home });
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--status <status> iden3, iden3 with --batch: the credential's status: rhs .* \(rhs, onchain, agent\); bbs-2023: give the credential a W3C Bitstring Status List entry .* \(comma-separated\)/);
@@ -85,6 +85,9 @@ describe('commands built from the operation table', () => {
     expect(statuses.map((status) => status.statusPurpose)).toEqual(['revocation', 'suspension']);
     const wrongPurpose = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'onchain'], { home });
     expect(jsonError(wrongPurpose.stderr)).toMatchObject({ field: '--status [0]', message: '--status item 1: onchain is an iden3 credential status; this format takes revocation and/or suspension' });
+    const agentPurpose = runVc(['--json', 'issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation,agent'], { home });
+    expect(agentPurpose.status).toBe(2);
+    expect(jsonError(agentPurpose.stderr)).toMatchObject({ field: '--status [1]', message: '--status item 2: agent is an iden3 credential status; this format takes revocation and/or suspension' });
     const typo = runVc(['--json', 'issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--status', 'revocation,suspended'], { home });
     expect(jsonError(typo.stderr)).toMatchObject({ field: '--status [1]', message: '--status item 2: expected revocation or suspension, got "suspended"' });
     const twice = runVc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation,revocation'], { home });
@@ -100,5 +103,9 @@ describe('commands built from the operation table', () => {
     });
     const unknownKind = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'chain'], { home });
     expect(jsonError(unknownKind.stderr)).toMatchObject({ field: '--status', message: '--status: expected rhs, onchain or agent, got "chain"' });
+    // Two iden3 kinds are not a list of W3C purposes.
+    const twoKinds = runVc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'agent,rhs'], { home });
+    expect(twoKinds.status).toBe(2);
+    expect(jsonError(twoKinds.stderr)).toMatchObject({ field: '--status', message: '--status: an iden3 credential has one status: expected rhs, onchain or agent, got "agent,rhs"' });
   });
 });

@@ -119,6 +119,8 @@ describe("vc's issuer agent, read by the js-sdk's AgentResolver", () => {
       [requestStatus(issuer, -1), 400, /^body.revocation_nonce: expected the credential's revocation nonce \(a whole number\), got -1$/],
       [requestStatus(issuer, '5'), 400, /^body.revocation_nonce: /],
       [requestStatus('did:example:nobody', 5), 404, /^did:example:nobody is not an issuer of this wallet$/],
+      // The holder's identity in the same wallet: its trees are not the agent's to show.
+      [requestStatus(holderDid, 5), 404, new RegExp(`^${holderDid} is not an issuer of this wallet$`)],
       [requestStatus('not a DID', 5), 400, /^to: expected the issuer's iden3 DID, got "not a DID"/],
       [{ type: REQUEST_STATUS }, 400, /id|to/],
       ['{"id": "a", "id": "b"}', 400, /duplicate|twice|more than once/i],

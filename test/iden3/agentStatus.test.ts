@@ -21,6 +21,8 @@ const tmp = tempDir('vc-agent-resolver-');
 const ISSUER = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YAVgP9yhJXZfd8EVqqmk';
 const HOLDER = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR';
 const ROOT = '0'.repeat(64);
+/** The BN254 scalar field's modulus (decimal): no hash reaches it. */
+const FIELD_MODULUS = '21888242871839275222246405745257275088548364400416422397901454977213999614977';
 
 let ctx: Context;
 let server: Server;
@@ -37,6 +39,18 @@ const answers: Record<string, (request: { thid: string }) => { status?: number; 
   '/no-roots': (r) => ({ body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { issuer: { state: 'zz' }, mtp: { existence: false, siblings: [] } } }) }),
   '/bad-proof': (r) => ({
     body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { issuer: { state: ROOT, claimsTreeRoot: ROOT, revocationTreeRoot: ROOT, rootOfRoots: ROOT }, mtp: { existence: 'no', siblings: [] } } }),
+  }),
+  // Siblings and node_aux are decimal hashes: one at the field modulus is no hash (the library said "Cannot convert undefined or null to object").
+  '/sibling-above-field': (r) => ({
+    body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { issuer: { state: ROOT, claimsTreeRoot: ROOT, revocationTreeRoot: ROOT, rootOfRoots: ROOT }, mtp: { existence: false, siblings: ['0', FIELD_MODULUS] } } }),
+  }),
+  '/aux-above-field': (r) => ({
+    body: JSON.stringify({
+      id: 'x',
+      type: REVOCATION_STATUS_RESPONSE_TYPE,
+      thid: r.thid,
+      body: { issuer: { state: ROOT, claimsTreeRoot: ROOT, revocationTreeRoot: ROOT, rootOfRoots: ROOT }, mtp: { existence: false, siblings: [], node_aux: { key: '5', value: `1${'0'.repeat(77)}` } } },
+    }),
   }),
   '/huge': (r) => ({ headers: { 'content-length': '10100' }, body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { padding: 'x'.repeat(10_000) } }).padEnd(10_100) }),
   '/huge-undeclared': (r) => ({ chunked: true, body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { padding: 'x'.repeat(10_000) } }) }),
@@ -101,9 +115,11 @@ describe("an agent's answer that is not a revocation status", () => {
       ['/not-json', /the answer is not JSON/],
       ['/no-roots', /its body.issuer does not hold the four roots/],
       ['/bad-proof', /its body.mtp is not a Merkle proof/],
+      ['/sibling-above-field', /its body.mtp.siblings hold a number that is not a field element/],
+      ['/aux-above-field', /its body.mtp.node_aux holds a number that is not a field element/],
       ['/huge', /the answer announces 10100 bytes, more than the 4096 bytes accepted$/],
       ['/huge-undeclared', /the answer is more than the 4096 bytes accepted$/],
-      ['/refused', /answered HTTP 500 to the revocation status request$/],
+      ['/refused', /answered HTTP 500 to the revocation status request: \{"error":"boom"\}$/],
       ['/redirect', /fetch failed/],
       ['/silent', /no complete answer within 1000 ms$/],
       ['/missing', /answered HTTP 404/],

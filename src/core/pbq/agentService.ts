@@ -6,9 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { InputError, UnprocessableError, describeError } from '../../errors.js';
+import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { PLAIN_MEDIA_TYPE, REVOCATION_STATUS_REQUEST_TYPE, REVOCATION_STATUS_RESPONSE_TYPE, answerRevocationStatus, type PlainMessage } from '../../iden3/agentStatus.js';
 import { getIden3 } from '../../iden3/wallet.js';
+import { defaultDid } from './identities.js';
+import { issuedRecords, pendingPublication } from './publication.js';
 
 /** Answers one plain iden3comm message sent to this wallet's agent. */
 export async function answerAgentMessage(ctx: Context, message: PlainMessage): Promise<PlainMessage> {
@@ -29,7 +31,21 @@ export async function answerAgentMessage(ctx: Context, message: PlainMessage): P
   } catch (error) {
     throw new InputError(`to: expected the issuer's iden3 DID, got ${JSON.stringify(message.to)} (${describeError(error)})`, { field: 'to' });
   }
-  const body = await answerRevocationStatus({ ctx, modules: iden3.modules, identityWallet: iden3.identityWallet, dataStorage: iden3.dataStorage }, issuer, BigInt(nonce));
+  // Only for this wallet's issuers (its issuer identity, or one that issued here): a holder's trees are not the agent's to show.
+  if (defaultDid(ctx, 'issuer') !== issuer.string() && issuedRecords(ctx, issuer.string()).length === 0) {
+    throw new NotFoundError(`${issuer.string()} is not an issuer of this wallet`, { field: 'to' });
+  }
+  let body;
+  try {
+    body = await answerRevocationStatus({ ctx, modules: iden3.modules, identityWallet: iden3.identityWallet, dataStorage: iden3.dataStorage }, issuer, BigInt(nonce));
+  } catch (error) {
+    // The chain already holds a state whose publication is still being recorded (in progress, or
+    // interrupted: the issuer's next command completes it). Said so, not as a replaced chain.
+    if (error instanceof ConflictError && pendingPublication(ctx, issuer.string()) !== undefined) {
+      throw new ConflictError(`the last publication of ${issuer.string()} is not complete yet (the issuer's next command completes it): ask again then`, { field: 'to', cause: error });
+    }
+    throw error;
+  }
   return {
     id: randomUUID(),
     typ: PLAIN_MEDIA_TYPE,

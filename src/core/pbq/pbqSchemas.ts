@@ -147,10 +147,14 @@ export const subjectSchema = z.record(z.string(), z.unknown());
 export const ISSUE_STATUS_KINDS = ['rhs', 'onchain', 'agent'] as const;
 export type IssueStatusKind = (typeof ISSUE_STATUS_KINDS)[number];
 export const issueStatusSchema = z.enum(ISSUE_STATUS_KINDS, {
-  error: (issue) =>
-    issue.input === 'revocation' || issue.input === 'suspension' || (typeof issue.input === 'string' && issue.input.includes(','))
-      ? `${String(issue.input)} is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs, onchain or agent`
-      : `expected rhs, onchain or agent, got ${JSON.stringify(issue.input)}`,
+  error: (issue) => {
+    const given = typeof issue.input === 'string' ? issue.input.split(',').map((part) => part.trim()) : [];
+    if (given.length > 0 && given.every((part) => part === 'revocation' || part === 'suspension')) {
+      return `${String(issue.input)} is a W3C status list purpose (bbs-2023, eddsa-rdfc-2022, ecdsa-rdfc-2019); an iden3 credential takes rhs, onchain or agent`;
+    }
+    if (given.length > 1) return `an iden3 credential has one status: expected rhs, onchain or agent, got ${JSON.stringify(issue.input)}`;
+    return `expected rhs, onchain or agent, got ${JSON.stringify(issue.input)}`;
+  },
 });
 
 /**

@@ -38,6 +38,7 @@ import { readContract, sendContractTransaction, TransactionRevertedError } from 
 import { ONCHAIN_STATUS_TYPE } from '../../iden3/onchainStatus.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
 import { localNodeStatus } from '../../chain/node/lifecycle.js';
+import { PENDING_PUBLICATIONS_NS } from '../../iden3/storage.js';
 import { getIden3, getIden3Prover, type Iden3 } from '../../iden3/wallet.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
 import { currentTreeState, treeStateForPublishedState, TREE_STATES_NS, type TreeStateRecord } from './issuerState.js';
@@ -82,8 +83,8 @@ export function letEventLoopRun(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Store namespace of the journal: one pending publication per issuer DID. */
-export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
+/** Store namespace of the journal: one pending publication per issuer DID (src/iden3/storage.ts). */
+export { PENDING_PUBLICATIONS_NS };
 
 export type PublicationKind = 'issue' | 'revoke';
 

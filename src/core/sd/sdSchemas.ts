@@ -113,8 +113,8 @@ export function givenStatusLists(given: z.infer<typeof GivenStatusListsSchema> |
   return given === undefined ? undefined : Array.isArray(given) ? given : [given];
 }
 
-/** The iden3 status kinds (`vc issuer issue --status rhs|onchain`), named when given to a W3C suite. */
-const IDEN3_STATUS_KINDS: readonly string[] = ['rhs', 'onchain'];
+/** The iden3 status kinds (`vc issuer issue --status rhs|onchain|agent`, ISSUE_STATUS_KINDS), named when given to a W3C suite. */
+const IDEN3_STATUS_KINDS: readonly string[] = ['rhs', 'onchain', 'agent'];
 
 /**
  * The W3C Bitstring Status List purposes a credential gets entries for (`--status revocation,suspension`):
