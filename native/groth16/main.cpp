@@ -12,8 +12,9 @@
 //      and the witness: a[c] = sum A[c][s] * w[s], b likewise; c = a * b pointwise.
 //   2. Each of a, b, c: inverse NTT (coefficients), multiply coefficient j by g^j with g the
 //      2n-th root of unity (so the next NTT evaluates on the coset g * <w>), forward NTT.
-//   3. h = a * b - c on the coset (the quotient times the vanishing polynomial, which is the
-//      constant -2 there; the zkey's H points absorb that constant).
+//   3. h = a * b - c evaluated on the coset, where the vanishing polynomial x^n - 1 is the
+//      constant -2 and never 0; snarkjs's setup makes the zkey's H points for exactly these
+//      values, so their multi-exponentiation with h gives the quotient's term of pi_c.
 //   4. Multi-exponentiations: A, B1 (G1) and B2 (G2) with the whole witness, C with the private
 //      part (signals after the public ones), H with h.
 //   5. With fresh random r, s:  pi_a = alpha1 + A + r*delta1,  pi_b = beta2 + B2 + s*delta2,
@@ -25,9 +26,9 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <system_error>
 #include <new>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -87,19 +88,24 @@ P select(u64 mask, const P& a, const P& b) {
   return out;
 }
 
-// k * p for a secret k: double-and-add-always over all 256 bits, the addition's result kept or not
-// by a mask rather than a branch on the bit. (The addition formulas still branch on their rare
-// special cases: equal points, infinity.)
+// k * p for a secret k (the blinding scalars r and s): the same sequence of operations whatever k.
+// It computes (2^256 + k) * p with 256 doubling-and-addition steps starting from p (the extra top
+// bit), keeping or dropping each addition's result by a mask rather than a branch on the bit, then
+// subtracts 2^256 * p (made from p alone). The accumulator is never the point at infinity and never
+// equal to p or -p in the loop but with negligible probability, so the formulas' special-case
+// branches (infinity, equal points) do not depend on k in practice either.
 template <class F>
 Jacobian<F> times_secret(const Jacobian<F>& p, const U256& k) {
-  Jacobian<F> acc = Jacobian<F>::infinity();
+  Jacobian<F> acc = p;
+  Jacobian<F> top = p;
   for (int i = 255; i >= 0; --i) {
     acc = acc.dbl();
+    top = top.dbl();
     Jacobian<F> sum = acc.add(p);
     u64 bit = (k.limb[i / 64] >> (i % 64)) & 1;
     acc = select((u64)0 - bit, sum, acc);
   }
-  return acc;
+  return acc.add(top.negate());
 }
 
 unsigned thread_count() {

@@ -297,6 +297,8 @@ describe('choosing the prover', () => {
   it('VC_PROVER=snarkjs, or no g++ on PATH: snarkjs proves (the fallback said once); VC_PROVER=native without g++ is an error', async () => {
     expect(await chooseProver({ VC_PROVER: 'snarkjs' })).toEqual({ prover: 'snarkjs', reason: 'VC_PROVER=snarkjs' });
     expect(() => proverSetting({ VC_PROVER: 'fast' })).toThrow(/VC_PROVER: expected auto, native, snarkjs, got "fast"/);
+    await expect(chooseProver({ VC_PROVER_THREADS: 'all' })).rejects.toThrow(/VC_PROVER_THREADS: expected a whole number from 1 to 1024, got "all"/);
+    expect((await chooseProver({ ...process.env, VC_PROVER: 'native', VC_PROVER_THREADS: '3' })).threads).toBe(3);
     await expect(chooseProver({ PATH: noCompiler, VC_PROVER: 'native', VC_CIRCUITS_CACHE: path.join(tmp, 'c1') })).rejects.toThrow(/VC_PROVER=native but the native prover is not available: no C\+\+ compiler \(g\+\+ is not on PATH\)/);
 
     const warnings: string[] = [];
