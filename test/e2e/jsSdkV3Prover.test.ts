@@ -12,50 +12,33 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   AuthMethod,
-  BjjProvider,
   CircuitId,
   CredentialStatusPublisherRegistry,
   CredentialStatusResolverRegistry,
   CredentialStatusType,
-  CredentialStorage,
-  CredentialWallet,
   EthStateStorage,
   FSCircuitStorage,
   Iden3OnchainSmtCredentialStatusPublisher,
-  IdentityStorage,
-  IdentityWallet,
-  InMemoryDataSource,
-  InMemoryMerkleTreeStorage,
-  InMemoryPrivateKeyStore,
-  KMS,
-  KmsKeyType,
   OnChainResolver,
   OnChainRevocationStorage,
   OnChainZKPVerifier,
   ProofService,
-  VerifiableConstants,
-  cacheLoader,
   defaultEthConnectionConfig,
   getChallengeFromEthAddress,
   type EthConnectionConfig,
-  type IDataStorage,
 } from '@0xpolygonid/js-sdk';
-import { Id, registerDidMethodNetwork } from '@iden3/js-iden3-core';
+import { Id } from '@iden3/js-iden3-core';
 import { Contract, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const V3 = 'credentialAtomicQueryV3OnChain';
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
-const CONTEXT_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-const SCHEMA_URL = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json';
-const CONTEXT_FILE = path.join(FIXTURES, 'kyc-v3.json-ld');
-const SCHEMA_FILE = path.join(FIXTURES, 'KYCAgeCredential-v3.json');
 const ONCHAIN = CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023;
-/** The second of anvil's well-known development accounts: the js-sdk parties' own, apart from vc's. */
-const JS_SDK_ACCOUNT_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+/** The js-sdk parties' own account (the second of anvil's development accounts), apart from vc's. */
+const JS_SDK_ACCOUNT_KEY = ISSUER_ACCOUNT_KEY;
 
 const tmp = tempDir('vc-js-sdk-v3-');
 const home = templateHome(path.join(tmp.dir, 'home'));
@@ -66,17 +49,6 @@ const ok = (run: VcRun): VcRun => {
   return run;
 };
 
-/** The js-sdk parties' document loader: the two official documents from their files, the js-sdk's embedded ones; nothing downloaded. */
-async function documentLoader(url: string): Promise<{ document: unknown; documentUrl: string; contextUrl: null }> {
-  const files: Record<string, string> = { [CONTEXT_URL]: CONTEXT_FILE, [SCHEMA_URL]: SCHEMA_FILE };
-  const local = files[url];
-  if (local !== undefined) return { document: JSON.parse(readFileSync(local, 'utf8')) as unknown, documentUrl: url, contextUrl: null };
-  const embedded = [VerifiableConstants.JSONLD_SCHEMA.W3C_CREDENTIAL_2018, VerifiableConstants.JSONLD_SCHEMA.IDEN3_CREDENTIAL, VerifiableConstants.JSONLD_SCHEMA.IDEN3_DISPLAY_METHOD];
-  if (!embedded.includes(url)) throw new Error(`the js-sdk parties have no document ${url}`);
-  const remote = await cacheLoader()(url);
-  return { document: remote.document as unknown, documentUrl: url, contextUrl: null };
-}
-
 let chain: { rpcUrl: string; chainId: number; contracts: { state: string; universalVerifier: string; identityTreeStore: string } };
 let provider: JsonRpcProvider | undefined;
 
@@ -86,8 +58,7 @@ beforeAll(() => {
   chain = ok(vc(['chain', 'up'])).json<typeof chain>();
   ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
   ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
-  const [, method, blockchain, network, idString] = vcHolder.split(':') as [string, string, string, string, string];
-  registerDidMethodNetwork({ method, blockchain, network, networkFlag: Id.fromString(idString).type()[1]!, chainId: chain.chainId });
+  registerNetworkOf(vcHolder, chain.chainId);
 }, LONG);
 
 afterAll(() => {
@@ -113,24 +84,17 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
 
     const [, method, blockchain, network] = (ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
-    provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
+    // No answer cache: ethers keeps an identical call's answer for 250 ms by default, and the js-sdk
+    // sends two identities' tree nodes back to back, the second with the first one's stale nonce.
+    provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const signer = new Wallet(JS_SDK_ACCOUNT_KEY, provider);
     const stateStorageOptions = { disableCache: true };
     const states = new EthStateStorage(connection, stateStorageOptions);
-    const dataStorage: IDataStorage = {
-      credential: new CredentialStorage(new InMemoryDataSource()),
-      identity: new IdentityStorage(new InMemoryDataSource(), new InMemoryDataSource()),
-      mt: new InMemoryMerkleTreeStorage(40),
-      states,
-    };
     const resolvers = new CredentialStatusResolverRegistry();
     resolvers.register(ONCHAIN, new OnChainResolver([connection], { stateStorageOptions }));
-    const credentialWallet = new CredentialWallet(dataStorage, resolvers);
     const publishers = new CredentialStatusPublisherRegistry();
     publishers.register(ONCHAIN, new Iden3OnchainSmtCredentialStatusPublisher(new OnChainRevocationStorage(connection, chain.contracts.identityTreeStore, signer)));
-    const kms = new KMS();
-    kms.registerKeyProvider(KmsKeyType.BabyJubJub, new BjjProvider(KmsKeyType.BabyJubJub, new InMemoryPrivateKeyStore()));
-    const identityWallet = new IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
+    const { identityWallet, credentialWallet } = jsSdkWallets(states, { resolvers, publishers });
     const revocationOpts = { type: ONCHAIN, id: chain.contracts.identityTreeStore };
     // Genesis identities: each publishes its genesis tree nodes to the IdentityTreeStore, no state transition.
     const { did: issuer } = await identityWallet.createIdentity({ method, blockchain, networkId: network, seed: new Uint8Array(32).fill(11), revocationOpts });
