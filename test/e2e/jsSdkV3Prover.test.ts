@@ -28,7 +28,7 @@ import {
   type EthConnectionConfig,
 } from '@0xpolygonid/js-sdk';
 import { Id } from '@iden3/js-iden3-core';
-import { Contract, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { Contract, JsonRpcProvider, NonceManager, Wallet, type InterfaceAbi } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
@@ -37,8 +37,6 @@ type Json = Record<string, unknown>;
 const LONG = 900_000;
 const V3 = 'credentialAtomicQueryV3OnChain';
 const ONCHAIN = CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023;
-/** The js-sdk parties' own account (the second of anvil's development accounts), apart from vc's. */
-const JS_SDK_ACCOUNT_KEY = ISSUER_ACCOUNT_KEY;
 
 const tmp = tempDir('vc-js-sdk-v3-');
 const home = templateHome(path.join(tmp.dir, 'home'));
@@ -84,10 +82,12 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
 
     const [, method, blockchain, network] = (ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
-    // No answer cache: ethers keeps an identical call's answer for 250 ms by default, and the js-sdk
-    // sends two identities' tree nodes back to back, the second with the first one's stale nonce.
-    provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
-    const signer = new Wallet(JS_SDK_ACCOUNT_KEY, provider);
+    provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
+    // One nonce counter: the js-sdk's IdentityTreeStore client asks its own provider for the nonce,
+    // which keeps an identical call's answer for 250 ms (ethers' default), and its two identity
+    // creations send back to back: the second went with the first one's nonce ("nonce too low").
+    const account = new Wallet(ISSUER_ACCOUNT_KEY, provider);
+    const signer = new NonceManager(account);
     const stateStorageOptions = { disableCache: true };
     const states = new EthStateStorage(connection, stateStorageOptions);
     const resolvers = new CredentialStatusResolverRegistry();
@@ -111,7 +111,7 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const response = await proofService.generateProof({ id: request.id, circuitId: CircuitId.AtomicQueryV3OnChainStable, query: request.query as never }, holder, {
       credential,
       skipRevocation: false,
-      challenge: getChallengeFromEthAddress(signer.address),
+      challenge: getChallengeFromEthAddress(account.address),
     });
     expect(response.circuitId).toBe(`${V3}-16-16-64-16-32`);
     expect(response.pub_signals[6]).toBe('1');
@@ -127,7 +127,7 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const sent = (await universalVerifier.getFunction('submitResponse')(...(txDataArgs as unknown[]))) as { wait(): Promise<{ status: number }> };
     expect((await sent.wait()).status).toBe(1);
 
-    const read = ok(vc(['verifier', 'status', '--request', String(request.id), '--address', signer.address])).json<Json>();
+    const read = ok(vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
     expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });
     writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
   }, LONG);
