@@ -6,7 +6,7 @@
  * transition proof), and attaches the Iden3SparseMerkleTreeProof carrying the transaction id.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import type { W3CCredential } from '@0xpolygonid/js-sdk';
+import type { CredentialStatusType, W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
 import { joinPath, plainFieldNames, type FieldNamer } from '../validate.js';
@@ -22,7 +22,7 @@ import { resolveIssuerDid } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
-import type { IssueOptions } from './pbqSchemas.js';
+import type { IssueOptions, IssueStatusKind } from './pbqSchemas.js';
 
 /** Spec 2.3 response. */
 export interface IssueResult {
@@ -86,10 +86,12 @@ export interface PreparedItem {
   subject: Record<string, unknown>;
   names: FieldNamer;
   base: string;
-  /** The IdentityTreeStore its status names (Iden3OnchainSparseMerkleTreeProof2023), or undefined. */
-  onchainStatus: string | undefined;
-  /** The issuer's agent its status names (Iden3commRevocationStatusV1.0), or undefined. Neither: the reverse hash service. */
-  agentStatus: string | undefined;
+  /**
+   * The status its credential names: the reverse hash service (Iden3ReverseSparseMerkleTreeProof),
+   * the chain's IdentityTreeStore (Iden3OnchainSparseMerkleTreeProof2023) or the issuer's agent
+   * (Iden3commRevocationStatusV1.0), by type and the address the js-sdk builds its id from.
+   */
+  status: { type: CredentialStatusType; id: string };
 }
 
 /**
@@ -130,9 +132,21 @@ export async function prepareItem(ctx: Context, iden3: Iden3, item: IssueItem): 
     subject,
     names,
     base,
-    onchainStatus: item.status === 'onchain' ? await identityTreeStoreOf(ctx, names) : undefined,
-    agentStatus: item.status === 'agent' ? `${await issuerBaseUrl(ctx)}${AGENT_PATH}` : undefined,
+    status: await statusOf(ctx, iden3, item.status ?? 'rhs', names),
   };
+}
+
+/** The status an item of `kind` names (see PreparedItem.status). */
+async function statusOf(ctx: Context, iden3: Iden3, kind: IssueStatusKind, names: FieldNamer): Promise<PreparedItem['status']> {
+  const types = iden3.modules.sdk.CredentialStatusType;
+  switch (kind) {
+    case 'onchain':
+      return { type: types.Iden3OnchainSparseMerkleTreeProof2023, id: await identityTreeStoreOf(ctx, names) };
+    case 'agent':
+      return { type: types.Iden3commRevocationStatusV1, id: `${await issuerBaseUrl(ctx)}${AGENT_PATH}` };
+    case 'rhs':
+      return { type: types.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl };
+  }
 }
 
 /** The IdentityTreeStore of the configured chain, which an on-chain status names; refused when the chain has none. */
@@ -177,7 +191,6 @@ function checkSubjectFields(iden3: Iden3, type: CredentialTypeInfo, subject: Rec
  * is stored and no tree changes. Schema and merklization failures are about the item's subject.
  */
 export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem, nonce: number): Promise<W3CCredential> {
-  const { sdk } = iden3.modules;
   // Between two signatures, the lock's keep-alive and a server's other requests get their turn.
   await letEventLoopRun();
   try {
@@ -187,12 +200,7 @@ export async function signItem(iden3: Iden3, issuerDid: DID, item: PreparedItem,
         credentialSchema: item.type.schemaUrl,
         type: item.type.type,
         credentialSubject: item.subject as never,
-        revocationOpts:
-          item.onchainStatus !== undefined
-            ? { type: sdk.CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023, id: item.onchainStatus, nonce }
-            : item.agentStatus !== undefined
-              ? { type: sdk.CredentialStatusType.Iden3commRevocationStatusV1, id: item.agentStatus, nonce }
-              : { type: sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, id: iden3.rhsUrl, nonce },
+        revocationOpts: { ...item.status, nonce },
       },
       // The same Poseidon, remembering the hashes credentials of one type share.
       { documentLoader: iden3.documents.loader() as never, hasher: iden3.hasher } as never,
