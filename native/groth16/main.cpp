@@ -1,6 +1,7 @@
 // vc-groth16: a Groth16 prover for BN254 that gives the proofs snarkjs gives.
 //
 //   vc-groth16 <proving key .zkey> <witness .wtns, or - for standard input>
+//   vc-groth16 --fixed-base      (scalar multiples of a generator, for the setup: fixedbase.cpp)
 //
 // Prints {"proof": {pi_a, pi_b, pi_c, protocol, curve}, "publicSignals": [...]} on standard output,
 // in snarkjs's shape (decimal strings, points in projective form with z = 1). On failure prints
@@ -40,6 +41,7 @@
 #endif
 
 #include "bn254.hpp"
+#include "fixedbase.hpp"
 #include "formats.hpp"
 #include "msm.hpp"
 #include "ntt.hpp"
@@ -151,6 +153,7 @@ int run(int argc, char** argv) {
     std::printf("%s\n", kVersion);
     return 0;
   }
+  if (argc == 2 && std::strcmp(argv[1], "--fixed-base") == 0) return run_fixed_base(thread_count());
   if (argc != 3) throw ProverError{kExitUsage, "usage: vc-groth16 <proving key .zkey> <witness .wtns, or - for standard input>"};
   const unsigned threads = thread_count();
 

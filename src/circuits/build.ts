@@ -19,6 +19,7 @@ import { ServiceKey, type Context } from '../context.js';
 import { ConfigError, NotFoundError, StoreError, describeError } from '../errors.js';
 import { compileCircuit, type CircomOptimisation, type CircuitStatistics, type CompileResult } from './compile.js';
 import { writeDevelopmentZkey } from './devSetup.js';
+import { chooseProver } from './nativeProver.js';
 import { compileVerifier, renderVerifierSource, type VerifierArtifact } from './solidity.js';
 import {
   PIPELINE_VERSION,
@@ -309,7 +310,7 @@ async function compileInTemp(plan: BuildPlan, circuit: PlannedCircuit): Promise<
 }
 
 /** Runs the setup and verifier export of a compiled circuit and renames it to its cache entry. */
-async function finishBuild(ctx: Context, plan: BuildPlan, circuit: PlannedCircuit, { tmp, compileDir, compiled }: CompiledInTemp): Promise<void> {
+async function finishBuild(ctx: Context, plan: BuildPlan, circuit: PlannedCircuit, { tmp, compileDir, compiled }: CompiledInTemp, nativeBinary: string | undefined): Promise<void> {
   const { id } = circuit.source;
   const step = ctx.progress.start(`circuit ${id}: development trusted setup`);
   const started = Date.now() - compiled.milliseconds;
@@ -318,6 +319,7 @@ async function finishBuild(ctx: Context, plan: BuildPlan, circuit: PlannedCircui
     const setup = await writeDevelopmentZkey({
       r1csPath: compiled.r1csPath,
       zkeyPath,
+      ...(nativeBinary === undefined ? {} : { nativeBinary }),
       onProgress: (text, fraction) => step.update(`circuit ${id}: ${text}`, fraction),
     });
 
@@ -402,6 +404,13 @@ async function runBuild(ctx: Context, plan: BuildPlan, force: boolean): Promise<
       // circom is single-threaded: compile the circuits side by side (one per core), then run
       // the setups, which use every core themselves, one after the other.
       const step = ctx.progress.start(`compiling ${pending.map((c) => c.source.id).join(', ')} with circom2 (--${plan.optimisation})`);
+      // The native prover meanwhile (g++, once per cache): its fixed-base mode makes the setups'
+      // points with a fifth of the WebAssembly combs' work. Unavailable (no compiler, a failed
+      // build, VC_PROVER=snarkjs), the setups use the WebAssembly combs.
+      const setupProver = chooseProver(ctx.env, { build: true }).then(
+        (choice) => (choice.prover === 'native' ? choice.binary : undefined),
+        () => undefined,
+      );
       const settled = await settleWithLimit(pending.map((circuit) => () => compileInTemp(plan, circuit)), cpuCount());
       const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failure) {
@@ -411,9 +420,10 @@ async function runBuild(ctx: Context, plan: BuildPlan, force: boolean): Promise<
       }
       step.succeed(`compiled ${pending.map((c) => c.source.id).join(', ')}`);
       const compiled = settled.map((r) => (r as PromiseFulfilledResult<CompiledInTemp>).value);
+      const nativeBinary = await setupProver;
       for (const [i, circuit] of pending.entries()) {
         try {
-          await finishBuild(ctx, plan, circuit, compiled[i]!);
+          await finishBuild(ctx, plan, circuit, compiled[i]!, nativeBinary);
         } catch (error) {
           for (const rest of compiled.slice(i + 1)) await rm(rest.tmp, { recursive: true, force: true }).catch(() => undefined);
           throw error;

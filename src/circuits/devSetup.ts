@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { loadBn128 } from './curve.js';
-import { FixedBaseMultiplier } from './fixedBase.js';
+import { openFixedBase } from './fixedBase.js';
 import { readLittleEndian, readR1cs } from './r1cs.js';
 
 /** The secrets of a Groth16 setup (gamma stays the generator, as in snarkjs). */
@@ -33,6 +33,8 @@ export interface DevSetupOptions {
   zkeyPath: string;
   /** Fixed secrets, for reproducing a known ceremony in tests; random (crypto.randomBytes) by default. */
   secrets?: ToxicWaste;
+  /** vc's native prover, whose `--fixed-base` mode makes the points (else WebAssembly workers do). */
+  nativeBinary?: string;
   /** Called as the group multiplications progress (fraction from 0 to 1). */
   onProgress?: (text: string, fraction: number) => void;
 }
@@ -213,7 +215,7 @@ export async function writeDevelopmentZkey(options: DevSetupOptions): Promise<De
     done += count * weight;
     options.onProgress?.('trusted setup (development keys)', Math.min(1, done / totalWork));
   };
-  const multiplier = new FixedBaseMultiplier();
+  const multiplier = openFixedBase(options.nativeBinary);
   let g1Header: Buffer, g2Header: Buffer, icPoints: Buffer, hPoints: Buffer, cPoints: Buffer, aPoints: Buffer, b1Points: Buffer, b2Points: Buffer;
   try {
     g1Header = await multiplier.multiply('G1', [alpha, beta, delta], progress(1));

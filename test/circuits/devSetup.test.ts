@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileCircuit } from '../../src/circuits/compile.js';
 import { loadBn128 } from '../../src/circuits/curve.js';
 import { writeDevelopmentZkey } from '../../src/circuits/devSetup.js';
-import { FixedBaseMultiplier } from '../../src/circuits/fixedBase.js';
+import { FixedBaseMultiplier, NativeFixedBase, type FixedBase } from '../../src/circuits/fixedBase.js';
+import { chooseProver } from '../../src/circuits/nativeProver.js';
 import { readBinarySections } from '../../src/circuits/r1cs.js';
 
 const require = createRequire(import.meta.url);
@@ -78,37 +79,52 @@ describe('development setup matches stock snarkjs', () => {
       delta: delta as bigint,
     };
 
-    const mine = path.join(dir, 'mine.zkey');
-    const result = await writeDevelopmentZkey({ r1csPath, zkeyPath: mine, secrets });
-    expect(result.domainSize).toBe(32);
-
     const stock = sectionBytes(await readFile(zkey1));
-    const ours = sectionBytes(await readFile(mine));
-    for (let type = 1; type <= 9; type++) {
-      expect(ours.get(type)?.length, `section ${type} size`).toBe(stock.get(type)?.length);
-      expect(Buffer.compare(ours.get(type)!, stock.get(type)!), `section ${type} bytes`).toBe(0);
+    // Both ways of making the points: the WebAssembly combs and the native prover's --fixed-base.
+    for (const nativeBinary of [undefined, await nativeProver()]) {
+      const mine = path.join(dir, `mine-${nativeBinary === undefined ? 'wasm' : 'native'}.zkey`);
+      const result = await writeDevelopmentZkey({ r1csPath, zkeyPath: mine, secrets, ...(nativeBinary === undefined ? {} : { nativeBinary }) });
+      expect(result.domainSize).toBe(32);
+      const ours = sectionBytes(await readFile(mine));
+      for (let type = 1; type <= 9; type++) {
+        expect(ours.get(type)?.length, `section ${type} size`).toBe(stock.get(type)?.length);
+        expect(Buffer.compare(ours.get(type)!, stock.get(type)!), `${nativeBinary === undefined ? 'wasm' : 'native'}: section ${type} bytes`).toBe(0);
+      }
     }
   }, 300_000);
 });
 
-describe('fixed-base multiplication', () => {
-  it('matches ffjavascript scalar multiplication across several worker jobs', async () => {
+/** The native prover the integration setup built (its --fixed-base mode). */
+async function nativeProver(): Promise<string> {
+  const choice = await chooseProver(process.env, { build: true });
+  expect(choice.prover, choice.reason).toBe('native');
+  return choice.binary!;
+}
+
+describe.each(['wasm', 'native'] as const)('fixed-base multiplication (%s)', (kind) => {
+  it('matches ffjavascript scalar multiplication across several jobs, edge scalars included', async () => {
     const curve: Any = await loadBn128();
     const order = curve.r as bigint;
     const random = (): bigint => BigInt(`0x${randomBytes(40).toString('hex')}`) % order;
-    // More than one job of 4096, edge scalars included.
-    const g1Scalars = [0n, 1n, 2n, 255n, 256n, order - 1n, ...Array.from({ length: 4500 }, random)];
-    const g2Scalars = [0n, 1n, order - 1n, ...Array.from({ length: 20 }, random)];
-    const multiplier = new FixedBaseMultiplier(2);
+    // Every window length of a digit: 2^k and 2^k - 1 for k up to 255 (leading zero bytes, full
+    // windows), the order's neighbours, multiples of the order (the point at infinity), and
+    // 2^255 - order, whose last window doubles the sum of the ones before (2^254 * G twice).
+    const edges = [0n, 1n, 2n, 255n, 256n, order - 1n, order, order + 1n, 2n * order, (1n << 255n) - order, (1n << 256n) - 1n];
+    for (let k = 1; k < 256; k += 1) edges.push(1n << BigInt(k), (1n << BigInt(k)) - 1n);
+    // More than one job of 4096 (wasm) and one request of 32768 (native).
+    const g1Scalars = [...edges, ...Array.from({ length: kind === 'native' ? 33_000 : 4500 }, random)];
+    const g2Scalars = [...edges, ...Array.from({ length: 20 }, random)];
+    const multiplier: FixedBase = kind === 'wasm' ? new FixedBaseMultiplier(2) : new NativeFixedBase(await nativeProver(), 2);
     try {
       for (const [name, scalars] of [['G1', g1Scalars], ['G2', g2Scalars]] as const) {
         const group = curve[name];
         const size = group.F.n8 * 2;
         const points = await multiplier.multiply(name, scalars);
+        expect(points.length).toBe(scalars.length * size);
         // Check every 37th point and the edges against the library's own multiplication.
-        for (let i = 0; i < scalars.length; i += i < 8 ? 1 : 37) {
+        for (let i = 0; i < scalars.length; i += i < edges.length ? 1 : 37) {
           const bytes = new Uint8Array(32);
-          let v = scalars[i]!;
+          let v = scalars[i]! % order;
           for (let k = 0; k < 32; k++, v >>= 8n) bytes[k] = Number(v & 255n);
           const expected = new Uint8Array(size);
           group.toRprLEM(expected, 0, group.toAffine(group.timesScalar(group.g, bytes)));
@@ -119,4 +135,36 @@ describe('fixed-base multiplication', () => {
       await multiplier.close();
     }
   }, 120_000);
+});
+
+describe('vc-groth16 --fixed-base refuses bad requests with one line and its exit code', () => {
+  const request = (group: number, count: number, scalarBytes: number): Buffer => {
+    const bytes = Buffer.alloc(5 + scalarBytes);
+    bytes[0] = group;
+    bytes.writeUInt32LE(count, 1);
+    return bytes;
+  };
+  it.each([
+    ['an unknown group', request(3, 1, 32), 2, /group must be 1 \(G1\) or 2 \(G2\), got 3/],
+    ['a count past the limit', request(1, 0xffffffff, 0), 2, /past the limit/],
+    ['scalars cut short', request(1, 2, 40), 3, /ends inside a request's scalars/],
+    ['a count cut short', Buffer.from([1, 2]), 3, /ends inside a request's count/],
+  ])('%s', async (_name, input, code, message) => {
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(await nativeProver(), ['--fixed-base'], { input, encoding: 'utf8' });
+    expect(run.status).toBe(code);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('answers an empty request with nothing, and several requests in order', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const one = request(1, 1, 32);
+    one[5] = 1;
+    const run = spawnSync(await nativeProver(), ['--fixed-base'], { input: Buffer.concat([request(1, 0, 0), one, request(2, 0, 0), one]) });
+    expect(run.status, run.stderr.toString()).toBe(0);
+    expect(run.stdout.length).toBe(128);
+    expect(Buffer.compare(run.stdout.subarray(0, 64), run.stdout.subarray(64))).toBe(0);
+  });
 });
