@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
@@ -25,8 +25,9 @@ let otherDid: string;
 let own: Json;
 let theirs: Json;
 
-function vc(args: string[], at = home): VcRun {
-  return runVc(['--json', ...args], { home: at, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+function vc(args: string[], at = home): Promise<VcRun> {
+  return runVcInProcess(['--json', ...args], { home: at, env });
 }
 
 function ok(run: VcRun, what: string): VcRun {
@@ -39,22 +40,22 @@ function writeJson(name: string, value: unknown): string {
   return file(name);
 }
 
-const heldIds = (at = home): string[] => ok(vc(['holder', 'credentials', 'list', '--kind', 'iden3'], at), 'list').json<{ credentials: Json[] }>().credentials.map((entry) => entry.id as string);
+const heldIds = async (at = home): Promise<string[]> => ok(await vc(['holder', 'credentials', 'list', '--kind', 'iden3'], at), 'list').json<{ credentials: Json[] }>().credentials.map((entry) => entry.id as string);
 
-beforeAll(() => {
-  holderDid = ok(vc(['holder', 'did', 'create']), 'holder did').json<{ did_String: string }>().did_String;
+beforeAll(async () => {
+  holderDid = ok(await vc(['holder', 'did', 'create']), 'holder did').json<{ did_String: string }>().did_String;
   // A holder of another wallet (no chain needed to make a DID).
-  otherDid = ok(vc(['holder', 'did', 'create'], path.join(tmp.dir, 'other-wallet')), 'other did').json<{ did_String: string }>().did_String;
-  ok(vc(['issuer', 'did', 'create']), 'issuer did');
+  otherDid = ok(await vc(['holder', 'did', 'create'], path.join(tmp.dir, 'other-wallet')), 'other did').json<{ did_String: string }>().did_String;
+  ok(await vc(['issuer', 'did', 'create']), 'issuer did');
   writeFileSync(file('holders.jsonl'), `${JSON.stringify({ did: holderDid })}\n${JSON.stringify({ did: otherDid })}\n`);
-  ok(vc(['issuer', 'issue', '--batch', file('holders.jsonl'), '-o', file('issued.jsonl')]), 'batch');
+  ok(await vc(['issuer', 'issue', '--batch', file('holders.jsonl'), '-o', file('issued.jsonl')]), 'batch');
   [own, theirs] = readFileSync(file('issued.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((line) => (JSON.parse(line) as { credential: Json }).credential) as [Json, Json];
   writeJson('own.json', own);
   // Registered before the backup, so the restored chain has it too.
-  ok(vc(['verifier', 'request', '-o', file('request.json')]), 'request');
+  ok(await vc(['verifier', 'request', '-o', file('request.json')]), 'request');
 }, LONG);
 
 afterAll(() => {
@@ -63,24 +64,24 @@ afterAll(() => {
 });
 
 describe('iden3 credentials in the holder store', () => {
-  it('an issuance of this wallet keeps the credential for its holder, never the one for another holder', () => {
-    expect(heldIds()).toEqual([own.id]);
-    const entry = ok(vc(['holder', 'credentials', 'show', String(own.id)]), 'show').json<Json>();
+  it('an issuance of this wallet keeps the credential for its holder, never the one for another holder', async () => {
+    expect(await heldIds()).toEqual([own.id]);
+    const entry = ok(await vc(['holder', 'credentials', 'show', String(own.id)]), 'show').json<Json>();
     expect(entry).toMatchObject({ id: own.id, kind: 'iden3', type: 'PassportCredential', subject: holderDid, source: 'issued', credential: own });
-    expect(heldIds()).not.toContain(theirs.id);
+    expect(await heldIds()).not.toContain(theirs.id);
   });
 
-  it('deleted, then imported again: its signature and Merkle proof checked against the issuer state on chain', () => {
-    expect(ok(vc(['holder', 'credentials', 'delete', String(own.id)]), 'delete').json<Json>()).toMatchObject({ deleted: true, id: own.id, kind: 'iden3' });
-    expect(heldIds()).toEqual([]);
+  it('deleted, then imported again: its signature and Merkle proof checked against the issuer state on chain', async () => {
+    expect(ok(await vc(['holder', 'credentials', 'delete', String(own.id)]), 'delete').json<Json>()).toMatchObject({ deleted: true, id: own.id, kind: 'iden3' });
+    expect(await heldIds()).toEqual([]);
     // The issuer's whole answer ({message, credential}) is taken as the credential.
     writeJson('own-response.json', { message: 'credential issued', credential: own });
-    const imported = ok(vc(['holder', 'credentials', 'import', file('own-response.json')]), 'import').json<{ imported: Json[] }>().imported;
+    const imported = ok(await vc(['holder', 'credentials', 'import', file('own-response.json')]), 'import').json<{ imported: Json[] }>().imported;
     expect(imported).toEqual([expect.objectContaining({ id: own.id, kind: 'iden3', subject: holderDid, source: 'imported', alreadyHeld: false })]);
-    expect(ok(vc(['holder', 'credentials', 'export', String(own.id)]), 'export').json()).toEqual(own);
+    expect(ok(await vc(['holder', 'credentials', 'export', String(own.id)]), 'export').json()).toEqual(own);
   });
 
-  it('refuses, with the reason, a changed credential, a proof against another state, and a credential for someone else', () => {
+  it('refuses, with the reason, a changed credential, a proof against another state, and a credential for someone else', async () => {
     const changed = { ...own, credentialSubject: { ...(own.credentialSubject as Json), birthDate: 19700101 } };
     const proofs = own.proof as Json[];
     const mtpIndex = proofs.findIndex((proof) => proof.type === 'Iden3SparseMerkleTreeProof');
@@ -93,33 +94,33 @@ describe('iden3 credentials in the holder store', () => {
       ['theirs.json', theirs, new RegExp(`^theirs\\.json: field credentialSubject\\.id: the credential is for ${otherDid}, not for the holder of this wallet, whose DID is ${holderDid}`)],
     ];
     for (const [name, credential, message] of cases) {
-      const run = vc(['holder', 'credentials', 'import', writeJson(name, credential)]);
+      const run = await vc(['holder', 'credentials', 'import', writeJson(name, credential)]);
       expect(run.status, name).toBe(2);
       const error = jsonError(run.stderr);
       expect(error.code, name).toBe('unprocessable');
       expect(error.message.replace(`${tmp.dir}/`, ''), name).toMatch(message);
     }
-    expect(heldIds()).toEqual([own.id]);
+    expect(await heldIds()).toEqual([own.id]);
   });
 });
 
 describe('a whole-home backup', () => {
-  it('restores a home that holds the same credentials, checks them against its own restored chain, and proves by the request\'s type', () => {
-    const exported = ok(vc(['wallet', 'export', '-o', file('home.backup')]), 'export').json<Json>();
+  it('restores a home that holds the same credentials, checks them against its own restored chain, and proves by the request\'s type', async () => {
+    const exported = ok(await vc(['wallet', 'export', '-o', file('home.backup')]), 'export').json<Json>();
     expect(exported).toMatchObject({ holderDid, heldCredentials: 1, chains: [expect.objectContaining({ chainId: 152 })] });
-    const result = ok(vc(['wallet', 'import', file('home.backup')], restored), 'import').json<Json>();
+    const result = ok(await vc(['wallet', 'import', file('home.backup')], restored), 'import').json<Json>();
     expect(result).toMatchObject({ home: restored, replaced: false, holderDid, chains: exported.chains });
-    expect(heldIds(restored)).toEqual([own.id]);
+    expect(await heldIds(restored)).toEqual([own.id]);
 
     // The restored home's chain (started from the restored snapshot) knows the issuer's state:
     // the credential passes an import's checks there again.
-    ok(vc(['holder', 'credentials', 'delete', String(own.id)], restored), 'delete in the restored home');
-    const imported = ok(vc(['holder', 'credentials', 'import', file('own.json')], restored), 'import in the restored home').json<{ imported: Json[] }>().imported;
+    ok(await vc(['holder', 'credentials', 'delete', String(own.id)], restored), 'delete in the restored home');
+    const imported = ok(await vc(['holder', 'credentials', 'import', file('own.json')], restored), 'import in the restored home').json<{ imported: Json[] }>().imported;
     expect(imported[0]).toMatchObject({ id: own.id, kind: 'iden3', alreadyHeld: false });
 
     // Neither --credential nor --id: the newest held credential the request can use, proved on chain with the restored keys.
     const request = JSON.parse(readFileSync(file('request.json'), 'utf8')) as { id: number };
-    const proved = ok(vc(['holder', 'prove-submit', '--request', file('request.json')], restored), 'prove-submit').json<Json>();
+    const proved = ok(await vc(['holder', 'prove-submit', '--request', file('request.json')], restored), 'prove-submit').json<Json>();
     expect(proved[String(request.id)]).toBe(true);
   }, LONG);
 });
