@@ -35,7 +35,7 @@ import { DID } from '@iden3/js-iden3-core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOnchainStatusId } from '../../src/iden3/onchainStatus.js';
-import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -50,7 +50,8 @@ const file = (name: string, content: unknown): string => {
   writeFileSync(target, JSON.stringify(content, null, 2));
   return target;
 };
-const vc = (args: string[]): VcRun => runVc(['--json', ...args], { home, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
 const ok = (run: VcRun): VcRun => {
   expect(run.status, run.stderr).toBe(0);
   return run;
@@ -71,18 +72,18 @@ let heldId: string;
 let holderDid: string;
 
 /** A request of the verifier on the credential's type, registered on chain; its file. */
-function registeredRequest(name: string): { id: number; file: string } {
-  const request = ok(vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
+async function registeredRequest(name: string): Promise<{ id: number; file: string }> {
+  const request = ok(await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
   return { id: request.id, file: file(name, request) };
 }
 
 beforeAll(async () => {
-  holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
-  chain = ok(vc(['chain', 'up'])).json<typeof chain>();
+  holderDid = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  chain = ok(await vc(['chain', 'up'])).json<typeof chain>();
   expect(chain.contracts.identityTreeStore).toMatch(/^0x[0-9a-fA-F]{40}$/);
-  const circuitsDir = ok(vc(['circuits', 'status'])).json<{ dir: string }>().dir;
-  ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
-  ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+  const circuitsDir = ok(await vc(['circuits', 'status'])).json<{ dir: string }>().dir;
+  ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+  ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
 
   const { method, blockchain, networkId: network } = registerNetworkOf(holderDid, chain.chainId);
 
@@ -134,31 +135,31 @@ describe('a credential of a js-sdk issuer with its status in the IdentityTreeSto
     expect((await credentialWallet.getRevocationStatusFromCredential(credential)).mtp.existence).toBe(false);
   });
 
-  it('a status naming another chain id, or a contract that is not the chain IdentityTreeStore, is refused with the reason', () => {
-    const request = registeredRequest('request-refusals.json');
+  it('a status naming another chain id, or a contract that is not the chain IdentityTreeStore, is refused with the reason', async () => {
+    const request = await registeredRequest('request-refusals.json');
     const elsewhere = (name: string, id: string): string => file(name, { ...credential, credentialStatus: { ...credential.credentialStatus, id } });
     const otherChain = elsewhere('other-chain.json', credential.credentialStatus.id.replace(`contractAddress=${chain.chainId}:`, 'contractAddress=80002:'));
-    const refusedChain = vc(['holder', 'prove-submit', '--credential', otherChain, '--request', request.file]);
+    const refusedChain = await vc(['holder', 'prove-submit', '--credential', otherChain, '--request', request.file]);
     expect(refusedChain.status, refusedChain.stderr).toBe(2);
     expect(jsonError(refusedChain.stderr).message).toBe(
       `--credential ${otherChain}: field credentialStatus: Iden3OnchainSparseMerkleTreeProof2023 status: it names chain 80002; vc reads statuses from the configured chain ${chain.chainId} only (never another network)`,
     );
     const otherContract = elsewhere('other-contract.json', credential.credentialStatus.id.replace(chain.contracts.identityTreeStore, chain.contracts.state));
-    const refusedContract = vc(['holder', 'prove-submit', '--credential', otherContract, '--request', request.file]);
+    const refusedContract = await vc(['holder', 'prove-submit', '--credential', otherContract, '--request', request.file]);
     expect(refusedContract.status, refusedContract.stderr).toBe(2);
     expect(jsonError(refusedContract.stderr).message).toBe(
       `--credential ${otherContract}: field credentialStatus: Iden3OnchainSparseMerkleTreeProof2023 status: it names contract ${chain.contracts.state}, which is not the IdentityTreeStore ${chain.contracts.identityTreeStore} of the configured chain ${chain.chainId}`,
     );
   });
 
-  it('vc holder credentials import keeps it (status read from the chain) and prove-submit --id proves it on chain', () => {
-    const imported = ok(vc(['holder', 'credentials', 'import', credentialFile])).json<{ imported: Array<{ id: string; type: string; alreadyHeld: boolean }> }>();
+  it('vc holder credentials import keeps it (status read from the chain) and prove-submit --id proves it on chain', async () => {
+    const imported = ok(await vc(['holder', 'credentials', 'import', credentialFile])).json<{ imported: Array<{ id: string; type: string; alreadyHeld: boolean }> }>();
     expect(imported.imported).toMatchObject([{ type: 'KYCAgeCredential', alreadyHeld: false }]);
     heldId = imported.imported[0]!.id;
-    const request = registeredRequest('request.json');
-    const proved = ok(vc(['holder', 'prove-submit', '--id', heldId, '--request', request.file])).json<Json>();
+    const request = await registeredRequest('request.json');
+    const proved = ok(await vc(['holder', 'prove-submit', '--id', heldId, '--request', request.file])).json<Json>();
     expect(proved[String(request.id)]).toBe(true);
-    expect(ok(vc(['verifier', 'status', '--request', String(request.id), '--address', String(proved.sender)])).json<{ isVerified: boolean }>().isVerified).toBe(true);
+    expect(ok(await vc(['verifier', 'status', '--request', String(request.id), '--address', String(proved.sender)])).json<{ isVerified: boolean }>().isVerified).toBe(true);
   }, LONG);
 
   it('after the js-sdk issuer revokes it and publishes, vc refuses it as revoked, and the js-sdk agrees', async () => {
@@ -173,11 +174,11 @@ describe('a credential of a js-sdk issuer with its status in the IdentityTreeSto
     expect((await credentialWallet.getRevocationStatusFromCredential(credential)).mtp.existence).toBe(true);
     expect((await treeStore.getRevocationStatus(DID.idFromDID(issuer).bigInt(), nonce)).mtp.existence).toBe(true);
 
-    const reimported = vc(['holder', 'credentials', 'import', credentialFile]);
+    const reimported = await vc(['holder', 'credentials', 'import', credentialFile]);
     expect(reimported.status, reimported.stderr).toBe(2);
     expect(jsonError(reimported.stderr).message).toBe(`${credentialFile}: field credentialStatus: the credential is revoked (revocation nonce ${nonce} is in the issuer's revocation tree)`);
-    const request = registeredRequest('request-after.json');
-    const refused = vc(['holder', 'prove-submit', '--id', heldId, '--request', request.file]);
+    const request = await registeredRequest('request-after.json');
+    const refused = await vc(['holder', 'prove-submit', '--id', heldId, '--request', request.file]);
     expect(refused.status, refused.stderr).toBe(1);
     expect(jsonError(refused.stderr).message).toBe(`the credential is revoked (revocation nonce ${nonce} is in the issuer's revocation tree)`);
   }, LONG);
@@ -185,16 +186,16 @@ describe('a credential of a js-sdk issuer with its status in the IdentityTreeSto
 
 describe('vc issuer issue --status onchain: the js-sdk resolves what vc publishes to the IdentityTreeStore', () => {
   it("a vc issuer's earlier revocation (published to the reverse hash service only) goes to the IdentityTreeStore with its first on-chain credential; revoked there later, both sides see it", async () => {
-    const issued = (name: string, more: string[] = []): Json => {
-      ok(vc(['issuer', 'issue', '--holder', holderDid, ...more, '-o', path.join(tmp.dir, name)]));
+    const issued = async (name: string, more: string[] = []): Promise<Json> => {
+      ok(await vc(['issuer', 'issue', '--holder', holderDid, ...more, '-o', path.join(tmp.dir, name)]));
       return (JSON.parse(readFileSync(path.join(tmp.dir, name), 'utf8')) as { credential: Json }).credential;
     };
     const nonceOf = (credential: Json): number => (credential.credentialStatus as { revocationNonce: number }).revocationNonce;
-    const earlier = issued('vc-rhs.json');
+    const earlier = await issued('vc-rhs.json');
     expect((earlier.credentialStatus as Json).type).toBe('Iden3ReverseSparseMerkleTreeProof');
-    ok(vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(earlier))]));
+    ok(await vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(earlier))]));
 
-    const onchain = issued('vc-onchain.json', ['--status', 'onchain']);
+    const onchain = await issued('vc-onchain.json', ['--status', 'onchain']);
     const status = onchain.credentialStatus as { id: string; type: string };
     expect(status.type).toBe(ONCHAIN);
     expect(status.id).toContain(`contractAddress=${chain.chainId}:${chain.contracts.identityTreeStore}`);
@@ -206,11 +207,11 @@ describe('vc issuer issue --status onchain: the js-sdk resolves what vc publishe
     expect((await treeStore.getRevocationStatus(DID.idFromDID(vcIssuer).bigInt(), nonceOf(earlier))).mtp.existence).toBe(true);
     const onchainFile = path.join(tmp.dir, 'vc-onchain-credential.json');
     writeFileSync(onchainFile, JSON.stringify(onchain));
-    expect(ok(vc(['holder', 'credentials', 'import', onchainFile])).json<{ imported: unknown[] }>().imported).toHaveLength(1);
+    expect(ok(await vc(['holder', 'credentials', 'import', onchainFile])).json<{ imported: unknown[] }>().imported).toHaveLength(1);
 
-    ok(vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(onchain))]));
+    ok(await vc(['issuer', 'revoke', '--revocation-nonce', String(nonceOf(onchain))]));
     expect((await credentialWallet.getRevocationStatusFromCredential(asJsSdk)).mtp.existence).toBe(true);
-    const refused = vc(['holder', 'credentials', 'import', onchainFile]);
+    const refused = await vc(['holder', 'credentials', 'import', onchainFile]);
     expect(refused.status, refused.stderr).toBe(2);
     expect(jsonError(refused.stderr).message).toBe(`${onchainFile}: field credentialStatus: the credential is revoked (revocation nonce ${nonceOf(onchain)} is in the issuer's revocation tree)`);
   }, LONG);
@@ -221,7 +222,7 @@ describe('an on-chain status id vc cannot read', () => {
   const did = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR';
   const address = '0x' + 'ab'.repeat(20);
 
-  it('is refused with what is wrong in it', () => {
+  it('is refused with what is wrong in it', async () => {
     expect(parseOnchainStatusId(status(`${did}/credentialStatus?revocationNonce=5&contractAddress=80002:${address}`), did)).toEqual({ chainId: 80002, contractAddress: address, revocationNonce: 5, stateHex: undefined });
     expect(() => parseOnchainStatusId(status(`${did}/credentialStatus?revocationNonce=5&contractAddress=80002:${address}`), `${did}x`)).toThrow(`its id ${did}/credentialStatus?revocationNonce=5&contractAddress=80002:${address} is not ${did}x/credentialStatus?...`);
     expect(() => parseOnchainStatusId(status(`${did}/credentialStatus?revocationNonce=5`), did)).toThrow('its id has no contractAddress=<chainId>:<0x address> (found none)');
