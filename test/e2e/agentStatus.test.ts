@@ -33,7 +33,7 @@ import {
 import { DID } from '@iden3/js-iden3-core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonError, runVc, runVcAsync, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, runVcAsync, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -51,7 +51,8 @@ const file = (name: string, content: unknown): string => {
   writeFileSync(target, JSON.stringify(content, null, 2));
   return target;
 };
-const vc = (args: string[]): VcRun => runVc(['--json', ...args], { home, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
 /** A run while this process must keep answering (the js-sdk's agent below runs in it). */
 const vcAsync = (args: string[]): Promise<VcRun> => runVcAsync(['--json', ...args], { home, env });
 const ok = (run: VcRun): VcRun => {
@@ -65,9 +66,9 @@ let server: VcServer | undefined;
 let provider: JsonRpcProvider | undefined;
 let jsSdkAgent: Server | undefined;
 
-beforeAll(() => {
-  holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
-  chain = ok(vc(['chain', 'up'])).json<typeof chain>();
+beforeAll(async () => {
+  holderDid = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  chain = ok(await vc(['chain', 'up'])).json<typeof chain>();
 }, LONG);
 
 afterAll(async () => {
@@ -142,12 +143,12 @@ describe("vc's issuer agent, read by the js-sdk's AgentResolver", () => {
   it("a holder sharing the issuer's wallet imports it, and refuses it once revoked; the js-sdk agrees", async () => {
     const credentialFile = file('vc-agent.json', credential);
     // Kept already (issued by this wallet for its own holder); the import checks it again, status included.
-    expect(ok(vc(['holder', 'credentials', 'import', credentialFile])).json<{ imported: unknown[] }>().imported).toMatchObject([{ type: 'PassportCredential', alreadyHeld: true }]);
+    expect(ok(await vc(['holder', 'credentials', 'import', credentialFile])).json<{ imported: unknown[] }>().imported).toMatchObject([{ type: 'PassportCredential', alreadyHeld: true }]);
     const revoked = await post('/revoke', { nonce: status.revocationNonce }, authorized);
     expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
     const resolved = await new AgentResolver().resolve(status as never, { issuerDID: DID.parse(String(credential.issuer)), userDID: DID.parse(holderDid) });
     expect(resolved.mtp.existence).toBe(true);
-    const refused = vc(['holder', 'credentials', 'import', credentialFile]);
+    const refused = await vc(['holder', 'credentials', 'import', credentialFile]);
     expect(refused.status, refused.stderr).toBe(2);
     expect(jsonError(refused.stderr).message).toBe(`${credentialFile}: field credentialStatus: the credential is revoked (revocation nonce ${status.revocationNonce} is in the issuer's revocation tree)`);
     await server!.stop();
@@ -172,9 +173,9 @@ describe("a js-sdk issuer whose agent is the js-sdk's RevocationStatusHandler, r
   let oldState: TreeState | undefined;
 
   beforeAll(async () => {
-    ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
-    ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
-    const circuitsDir = ok(vc(['circuits', 'status'])).json<{ dir: string }>().dir;
+    ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+    ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+    const circuitsDir = ok(await vc(['circuits', 'status'])).json<{ dir: string }>().dir;
     const { method, blockchain, networkId } = registerNetworkOf(holderDid, chain.chainId);
     provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
     signer = new Wallet(ISSUER_ACCOUNT_KEY, provider);
@@ -254,7 +255,7 @@ describe("a js-sdk issuer whose agent is the js-sdk's RevocationStatusHandler, r
     // (The command line shows a URL's origin only: its path may hold a key.)
     expect(jsonError(unanswered.stderr).message).toMatch(new RegExp(`^the issuer's agent http://127\\.0\\.0\\.1:${deadPort}/…: fetch failed \\(.*ECONNREFUSED`));
     expect(ok(await vcAsync(['holder', 'credentials', 'list', '--type', 'KYCAgeCredential'])).json<{ credentials: unknown[] }>().credentials).toHaveLength(1);
-    const request = ok(vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
+    const request = ok(await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
     const proved = ok(await vcAsync(['holder', 'prove-submit', '--id', heldId, '--request', file('request.json', request)])).json<Json>();
     expect(proved[String(request.id)]).toBe(true);
   }, LONG);
@@ -268,7 +269,7 @@ describe("a js-sdk issuer whose agent is the js-sdk's RevocationStatusHandler, r
     const refused = await vcAsync(['holder', 'credentials', 'import', credentialFile]);
     expect(refused.status, refused.stderr).toBe(2);
     expect(jsonError(refused.stderr).message).toBe(`${credentialFile}: field credentialStatus: the credential is revoked (revocation nonce ${nonce} is in the issuer's revocation tree)`);
-    const request = ok(vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
+    const request = ok(await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
     const requestFile = file('request-after.json', request);
     const notProved = await vcAsync(['holder', 'prove-submit', '--id', heldId, '--request', requestFile]);
     expect(notProved.status, notProved.stderr).toBe(1);

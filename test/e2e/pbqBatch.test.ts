@@ -16,7 +16,7 @@ import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
 import { invokeOperation } from '../../src/core/operation.js';
 import { pbqIssueBatch } from '../../src/core/operations/pbqOperations.js';
-import { runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
@@ -27,8 +27,9 @@ const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: p
 let holders: string[] = [];
 let issuerDid: string;
 
-function vc(args: string[]): VcRun {
-  return runVc(['--json', ...args], { home, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+function vc(args: string[]): Promise<VcRun> {
+  return runVcInProcess(['--json', ...args], { home, env });
 }
 
 function walletContext(): Context {
@@ -62,20 +63,20 @@ function readLines(name: string): Json[] {
     .map((line) => JSON.parse(line) as Json);
 }
 
-beforeAll(() => {
-  const first = vc(['holder', 'did', 'create']);
+beforeAll(async () => {
+  const first = await vc(['holder', 'did', 'create']);
   expect(first.status, first.stderr).toBe(0);
-  const second = vc(['holder', 'did', 'create', '--new']);
+  const second = await vc(['holder', 'did', 'create', '--new']);
   expect(second.status, second.stderr).toBe(0);
   holders = [first.json<{ did_String: string }>().did_String, second.json<{ did_String: string }>().did_String];
   expect(holders[0]).not.toBe(holders[1]);
-  const issuer = vc(['issuer', 'did', 'create']);
+  const issuer = await vc(['issuer', 'did', 'create']);
   expect(issuer.status, issuer.stderr).toBe(0);
   const { payload } = issuer.json<{ payload: { method: string; id: string } }>();
   issuerDid = `did:${payload.method}:${payload.id}`;
 }, LONG);
 
-afterAll(() => {
+afterAll(async () => {
   runVc(['chain', 'down'], { home, env });
   tmp.cleanup();
 });
@@ -84,14 +85,14 @@ describe('vc issuer issue --batch', () => {
   it('refuses a batch with a bad line by its number, and issues nothing', async () => {
     const before = await stateTransitions();
     writeFileSync(file('bad.jsonl'), [JSON.stringify({ did: holders[0] }), '', JSON.stringify({ did: holders[1], subject: { birthDate: 'not a date' } })].join('\n'));
-    const refused = vc(['issuer', 'issue', '--batch', file('bad.jsonl'), '-o', file('bad-out.jsonl')]);
+    const refused = await vc(['issuer', 'issue', '--batch', file('bad.jsonl'), '-o', file('bad-out.jsonl')]);
     expect(refused.status).toBe(2);
     const error = JSON.parse(refused.stderr.trim().split('\n').at(-1)!) as { error: { message: string; field: string } };
     // The subject's first problem by the type's schema, named by line and field.
     expect(error.error.message).toMatch(/^--batch \S+bad\.jsonl line 3: field subject\.name: missing: the schema requires it \(string\) \(the JSON schema of PassportCredential\)$/);
     expect(error.error.field).toBe('--batch line 3 subject.name');
     expect(await stateTransitions()).toEqual(before);
-    const listed = vc(['issuer', 'credentials']);
+    const listed = await vc(['issuer', 'credentials']);
     expect(listed.json<{ credentials: unknown[] }>().credentials).toEqual([]);
   }, LONG);
 
@@ -126,7 +127,7 @@ describe('vc issuer issue --batch', () => {
     // The second line carries its own status (the body of POST /generate-pbq-credentials): on chain.
     const lines = [holders[0]!, holders[1]!];
     writeFileSync(file('batch.jsonl'), `${JSON.stringify({ did: lines[0] })}\n${JSON.stringify({ did: lines[1], status: 'onchain' })}\n`);
-    const issued = vc(['issuer', 'issue', '--batch', file('batch.jsonl'), '-o', file('issued.jsonl')]);
+    const issued = await vc(['issuer', 'issue', '--batch', file('batch.jsonl'), '-o', file('issued.jsonl')]);
     expect(issued.status, issued.stderr).toBe(0);
     const results = readLines('issued.jsonl');
     expect(results).toHaveLength(lines.length);
@@ -149,9 +150,9 @@ describe('vc issuer issue --batch', () => {
     // Each one proves on chain: a fresh request, a real proof by its holder, verified by the contract.
     for (const [index, result] of results.entries()) {
       writeFileSync(file(`credential-${index}.json`), JSON.stringify(result));
-      const request = vc(['verifier', 'request', '-o', file(`request-${index}.json`)]);
+      const request = await vc(['verifier', 'request', '-o', file(`request-${index}.json`)]);
       expect(request.status, request.stderr).toBe(0);
-      const proved = vc(['holder', 'prove-submit', '--credential', file(`credential-${index}.json`), '--request', file(`request-${index}.json`)]);
+      const proved = await vc(['holder', 'prove-submit', '--credential', file(`credential-${index}.json`), '--request', file(`request-${index}.json`)]);
       expect(proved.status, `credential ${index}: ${proved.stderr}`).toBe(0);
       const requestId = JSON.parse(readFileSync(file(`request-${index}.json`), 'utf8')) as { id: number };
       expect(proved.json<Json>()[String(requestId.id)]).toBe(true);
