@@ -23,7 +23,7 @@ import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { VerificationError } from '../../src/errors.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
-import { jsonError, runVc, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const LONG = 600_000;
@@ -35,7 +35,9 @@ const tmp = tempDir('vc-agent-attack-');
 const home = templateHome(path.join(tmp.dir, 'home'));
 const otherHome = templateHome(path.join(tmp.dir, 'other'));
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
-const vc = (args: string[], extra: Record<string, string> = {}): VcRun => runVc(['--json', ...args], { home, env: { ...env, ...extra } });
+/** In this process (no node start-up), but for a run that a crash point kills (a child process). */
+const vc = (args: string[], extra: Record<string, string> = {}): Promise<VcRun> =>
+  extra.VC_CRASH_AT === undefined ? runVcInProcess(['--json', ...args], { home, env: { ...env, ...extra } }) : Promise.resolve(runVc(['--json', ...args], { home, env: { ...env, ...extra } }));
 const ok = (run: VcRun): VcRun => {
   expect(run.status, run.stderr).toBe(0);
   return run;
@@ -52,9 +54,9 @@ let holderDid: string;
 let chain: { rpcUrl: string; chainId: number };
 
 beforeAll(async () => {
-  chain = ok(vc(['chain', 'up'])).json<typeof chain>();
-  holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
-  issuerDid = ok(vc(['issuer', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  chain = ok(await vc(['chain', 'up'])).json<typeof chain>();
+  holderDid = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  issuerDid = ok(await vc(['issuer', 'did', 'create'])).json<{ did_String: string }>().did_String;
   server = await startVcServe(home, ['--role', 'issuer'], { env });
   // An agent in front of vc's: it passes the request on and the answer back, lying when told.
   proxy = createServer((request, response) => {
@@ -98,15 +100,15 @@ describe('the agent around a publication, a lying agent, a replaced chain', () =
   let credential: Json;
 
   it('answers at the state the chain holds after an issuance was killed once its transaction was mined, before anything reconciled it', async () => {
-    const killed = vc(['issuer', 'issue', '--holder', holderDid, '--status', 'agent'], { VC_CRASH_AT: 'issue:receipt', VC_ISSUER_URL: proxyUrl });
+    const killed = await vc(['issuer', 'issue', '--holder', holderDid, '--status', 'agent'], { VC_CRASH_AT: 'issue:receipt', VC_ISSUER_URL: proxyUrl });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const during = await askAgent(1);
     expect(during.status, JSON.stringify(during.body)).toBe(200);
 
     // The next command completes the credential: the agent's answer was at the state it names.
-    const { recovered } = ok(vc(['issuer', 'credentials'])).json<{ recovered: { kind: string; credentials: string[] } }>();
+    const { recovered } = ok(await vc(['issuer', 'credentials'])).json<{ recovered: { kind: string; credentials: string[] } }>();
     expect(recovered).toMatchObject({ kind: 'issue', credentials: [expect.any(String)] });
-    credential = ok(vc(['issuer', 'credentials', '--id', recovered.credentials[0]!])).json<Json>();
+    credential = ok(await vc(['issuer', 'credentials', '--id', recovered.credentials[0]!])).json<Json>();
     expect(credential.credentialStatus).toMatchObject({ id: `${proxyUrl}/agent`, type: 'Iden3commRevocationStatusV1.0' });
     const mtp = (credential.proof as Json[]).find((proof) => proof.type === 'Iden3SparseMerkleTreeProof') as { issuerData: { state: { value: string } } };
     expect((during.body.body as { issuer: { state: string } }).issuer.state).toBe(mtp.issuerData.state.value);
@@ -130,14 +132,14 @@ describe('the agent around a publication, a lying agent, a replaced chain', () =
   it('refuses to answer from the genesis state once the chain that held its states is replaced', async () => {
     await server!.stop();
     server = undefined;
-    ok(vc(['chain', 'reset', '--yes']));
-    ok(vc(['chain', 'up']));
+    ok(await vc(['chain', 'reset', '--yes']));
+    ok(await vc(['chain', 'up']));
     // The holder sharing the issuer's wallet answers itself, as the agent would (409). Its signature
     // proof holds whatever the chain (the genesis state suffices), so only the status can refuse it.
-    ok(vc(['holder', 'credentials', 'delete', String(credential.id)]));
+    ok(await vc(['holder', 'credentials', 'delete', String(credential.id)]));
     const file = path.join(tmp.dir, 'signature-only.json');
     writeFileSync(file, JSON.stringify({ ...credential, proof: (credential.proof as Json[]).filter((proof) => proof.type === 'BJJSignature2021') }));
-    const refused = vc(['holder', 'credentials', 'import', file]);
+    const refused = await vc(['holder', 'credentials', 'import', file]);
     expect(refused.status, refused.stderr).not.toBe(0);
     expect(jsonError(refused.stderr).message).toBe(`the State contract holds no state for ${issuerDid}, though this wallet published 1 (was the chain replaced?)`);
   }, LONG);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { CredentialStatusType, EthStateStorage, FSCircuitStorage, ProofService, defaultEthConnectionConfig, type W3CCredential } from '@0xpolygonid/js-sdk';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVc, runVcAsync, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { runVc, runVcInProcess, runVcAsync, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -32,7 +32,8 @@ const file = (name: string, content: unknown): string => {
   writeFileSync(target, JSON.stringify(content, null, 2));
   return target;
 };
-const vc = (args: string[]): VcRun => runVc(['--json', ...args], { home, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
 const ok = (run: VcRun): VcRun => {
   expect(run.status, run.stderr).toBe(0);
   return run;
@@ -72,10 +73,10 @@ let provider: JsonRpcProvider | undefined;
 
 beforeAll(async () => {
   rhs = await startRhs();
-  holderDid = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  holderDid = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
   // Up, with the verifiers of the circuits in use deployed, so a js-sdk state transition verifies.
-  const chain = ok(vc(['chain', 'up'])).json<{ rpcUrl: string; chainId: number; contracts: { state: string } }>();
-  const circuitsDir = ok(vc(['circuits', 'status'])).json<{ dir: string }>().dir;
+  const chain = ok(await vc(['chain', 'up'])).json<{ rpcUrl: string; chainId: number; contracts: { state: string } }>();
+  const circuitsDir = ok(await vc(['circuits', 'status'])).json<{ dir: string }>().dir;
 
   // The holder's DID says which network the chain is to iden3 (its id's type bytes): the issuer registers the same.
   const { method, blockchain, networkId: network } = registerNetworkOf(holderDid, chain.chainId);
@@ -108,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('a KYCAgeCredential of a js-sdk issuer, in the official format', () => {
-  it('is what the official documents describe: its context and schema URLs, the issuer on chain', () => {
+  it('is what the official documents describe: its context and schema URLs, the issuer on chain', async () => {
     expect(credential['@context']).toContain(CONTEXT_URL);
     expect(credential.credentialSchema.id).toBe(SCHEMA_URL);
     expect(credential.type).toEqual(['VerifiableCredential', 'KYCAgeCredential']);
@@ -119,32 +120,32 @@ describe('a KYCAgeCredential of a js-sdk issuer, in the official format', () => 
     expect(rhs.nodes.size).toBeGreaterThan(3);
   });
 
-  it('without the documents, prove-submit is refused naming the URL and the command that adds it; nothing is fetched', () => {
+  it('without the documents, prove-submit is refused naming the URL and the command that adds it; nothing is fetched', async () => {
     const request = { id: 1, circuitId: 'credentialAtomicQueryMTPV2OnChain', query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: { $lt: 20000101 } } } };
-    const run = vc(['holder', 'prove-submit', '--credential', credentialFile, '--request', file('handmade-request.json', request)]);
+    const run = await vc(['holder', 'prove-submit', '--credential', credentialFile, '--request', file('handmade-request.json', request)]);
     expect(run.status).toBe(2);
     const { error } = JSON.parse(run.stderr) as { error: { message: string; field: string } };
     expect(error.message).toBe(
       `--credential ${credentialFile}: field @context[2]: unknown JSON-LD context ${CONTEXT_URL}: add it with \`vc documents add ${CONTEXT_URL} FILE\` (vc never fetches documents from the network)`,
     );
     // The request cannot be made either, for the same reason.
-    const refused = vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101']);
+    const refused = await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101']);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain(`vc documents add ${CONTEXT_URL} FILE`);
   });
 
   it('after vc documents add, the holder proves it on chain', async () => {
-    ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
-    ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+    ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+    ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
     // A field of the type misspelt is refused with the right name.
-    const typo = vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthdy', '--op', '$lt', '--value', '20000101']);
+    const typo = await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthdy', '--op', '$lt', '--value', '20000101']);
     expect(typo.status).toBe(2);
     expect(JSON.parse(typo.stderr).error.message).toBe('--field: KYCAgeCredential has no field birthdy (did you mean birthday?); its fields: birthday, documentType');
-    const request = ok(vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
+    const request = ok(await vc(['verifier', 'request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101'])).json<{ id: number }>();
     // Asynchronously: the reverse hash service runs in this process, which must keep answering.
     const proved = ok(await runVcAsync(['--json', 'holder', 'prove-submit', '--credential', credentialFile, '--request', file('request.json', request)], { home, env })).json<Json>();
     expect(proved[String(request.id)]).toBe(true);
-    const status = vc(['verifier', 'status', '--request', String(request.id), '--address', String(proved.sender)]);
+    const status = await vc(['verifier', 'status', '--request', String(request.id), '--address', String(proved.sender)]);
     expect(status.status, status.stderr).toBe(0);
     expect(status.json<{ isVerified: boolean }>().isVerified).toBe(true);
   }, LONG);

@@ -30,7 +30,7 @@ import {
 import { Id } from '@iden3/js-iden3-core';
 import { Contract, JsonRpcProvider, NonceManager, Wallet, type InterfaceAbi } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { ROOT, runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -41,7 +41,8 @@ const ONCHAIN = CredentialStatusType.Iden3OnchainSparseMerkleTreeProof2023;
 const tmp = tempDir('vc-js-sdk-v3-');
 const home = templateHome(path.join(tmp.dir, 'home'));
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const vc = (args: string[]): VcRun => runVc(['--json', ...args], { home, env });
+/** In this process (no node start-up): these tests are about what the commands do. */
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
 const ok = (run: VcRun): VcRun => {
   expect(run.status, run.stderr).toBe(0);
   return run;
@@ -50,16 +51,16 @@ const ok = (run: VcRun): VcRun => {
 let chain: { rpcUrl: string; chainId: number; contracts: { state: string; universalVerifier: string; identityTreeStore: string } };
 let provider: JsonRpcProvider | undefined;
 
-beforeAll(() => {
+beforeAll(async () => {
   // vc's own holder DID names the DID network of vc's chain, which the js-sdk must know too.
-  const vcHolder = ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
-  chain = ok(vc(['chain', 'up'])).json<typeof chain>();
-  ok(vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
-  ok(vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+  const vcHolder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  chain = ok(await vc(['chain', 'up'])).json<typeof chain>();
+  ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+  ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
   registerNetworkOf(vcHolder, chain.chainId);
 }, LONG);
 
-afterAll(() => {
+afterAll(async () => {
   provider?.destroy();
   runVc(['chain', 'down'], { home, env });
   tmp.cleanup();
@@ -68,19 +69,19 @@ afterAll(() => {
 describe('a js-sdk holder proves a V3 request vc registered', () => {
   it('with the js-sdk input generator and prover on vc circuit files; the contract verifies it with vc verifier', async () => {
     const request = ok(
-      vc(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
+      await vc(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
     ).json<{ id: number; circuitId: string; query: Json }>();
     expect(request.circuitId).toBe(V3);
 
     // vc's built V3 circuit (the request built it), in the official directory layout the js-sdk reads.
-    const status = ok(vc(['circuits', 'status'])).json<{ onDemand: Array<{ id: string; dir: string; complete: boolean }> }>();
+    const status = ok(await vc(['circuits', 'status'])).json<{ onDemand: Array<{ id: string; dir: string; complete: boolean }> }>();
     const small = status.onDemand.find((c) => c.id === `${V3}-16-16-64-16-32`);
     expect(small?.complete).toBe(true);
     const circuitsDir = path.join(tmp.dir, 'circuits');
     mkdirSync(circuitsDir);
     symlinkSync(small!.dir, path.join(circuitsDir, small!.id), 'dir');
 
-    const [, method, blockchain, network] = (ok(vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
+    const [, method, blockchain, network] = (ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
     provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true });
     // One nonce counter: the js-sdk's IdentityTreeStore client asks its own provider for the nonce,
@@ -127,7 +128,7 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const sent = (await universalVerifier.getFunction('submitResponse')(...(txDataArgs as unknown[]))) as { wait(): Promise<{ status: number }> };
     expect((await sent.wait()).status).toBe(1);
 
-    const read = ok(vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
+    const read = ok(await vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
     expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });
     writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
   }, LONG);

@@ -4,7 +4,7 @@
  * and the ISSUER_DID check.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVc, runVcAsync, tempDir, templateHome } from '../helpers.js';
+import { runVcAsync, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 import type { DidObject } from '../../src/iden3/did.js';
 
 interface HolderRecord {
@@ -33,8 +33,8 @@ function expectDidObject(did: DidObject): void {
 describe('vc holder did create', () => {
   const home = templateHome(`${tmp.dir}/home`);
 
-  it('returns the spec 2.2 record and the same stored identity when run twice', () => {
-    const first = runVc(['--json', 'holder', 'did', 'create'], { home });
+  it('returns the spec 2.2 record and the same stored identity when run twice', async () => {
+    const first = await runVcInProcess(['--json', 'holder', 'did', 'create'], { home });
     expect(first.status, first.stderr).toBe(0);
     const record = first.json<HolderRecord>();
     expect(Object.keys(record).sort()).toEqual(['created', 'did', 'did_String', 'message']);
@@ -43,21 +43,21 @@ describe('vc holder did create', () => {
     expectDidObject(record.did);
     expect(record.did_String).toBe(`did:${record.did.method}:${record.did.id}`);
 
-    const second = runVc(['--json', 'holder', 'did', 'create'], { home });
+    const second = await runVcInProcess(['--json', 'holder', 'did', 'create'], { home });
     expect(second.status, second.stderr).toBe(0);
     // The spec's message either way; created says the stored identity was returned.
     expect(second.json<HolderRecord>()).toEqual({ ...record, created: false });
   });
 
-  it('--new creates another identity that becomes the default', () => {
-    const before = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
-    const created = runVc(['--json', 'holder', 'did', 'create', '--new'], { home });
+  it('--new creates another identity that becomes the default', async () => {
+    const before = (await runVcInProcess(['--json', 'holder', 'did', 'create'], { home })).json<HolderRecord>();
+    const created = await runVcInProcess(['--json', 'holder', 'did', 'create', '--new'], { home });
     expect(created.status, created.stderr).toBe(0);
     const fresh = created.json<HolderRecord>();
     expect(fresh.created).toBe(true);
     expectDidObject(fresh.did);
     expect(fresh.did_String).not.toBe(before.did_String);
-    expect(runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>().did_String).toBe(fresh.did_String);
+    expect((await runVcInProcess(['--json', 'holder', 'did', 'create'], { home })).json<HolderRecord>().did_String).toBe(fresh.did_String);
   });
 });
 
@@ -74,25 +74,25 @@ describe('concurrent vc holder did create', () => {
 describe('vc issuer did create', () => {
   const home = templateHome(`${tmp.dir}/issuer-home`);
 
-  it('returns {payload: DID object}, stable across runs and distinct from the holder', () => {
-    const first = runVc(['--json', 'issuer', 'did', 'create'], { home });
+  it('returns {payload: DID object}, stable across runs and distinct from the holder', async () => {
+    const first = await runVcInProcess(['--json', 'issuer', 'did', 'create'], { home });
     expect(first.status, first.stderr).toBe(0);
     const { payload, did_String } = first.json<{ payload: DidObject; did_String: string }>();
     expectDidObject(payload);
     expect(did_String).toBe(`did:${payload.method}:${payload.id}`);
-    expect(runVc(['--json', 'issuer', 'did', 'create'], { home }).json<{ payload: DidObject }>().payload).toEqual(payload);
-    const holder = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
+    expect((await runVcInProcess(['--json', 'issuer', 'did', 'create'], { home })).json<{ payload: DidObject }>().payload).toEqual(payload);
+    const holder = (await runVcInProcess(['--json', 'holder', 'did', 'create'], { home })).json<HolderRecord>();
     expect(holder.did.id).not.toBe(payload.id);
   });
 
-  it('ISSUER_DID selects an identity of the wallet and refuses one it does not hold', () => {
-    const holder = runVc(['--json', 'holder', 'did', 'create'], { home }).json<HolderRecord>();
-    const selected = runVc(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: holder.did_String } });
+  it('ISSUER_DID selects an identity of the wallet and refuses one it does not hold', async () => {
+    const holder = (await runVcInProcess(['--json', 'holder', 'did', 'create'], { home })).json<HolderRecord>();
+    const selected = await runVcInProcess(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: holder.did_String } });
     expect(selected.status, selected.stderr).toBe(0);
     expect(selected.json<{ payload: DidObject }>().payload.id).toBe(holder.did.id);
 
     const foreign = 'did:polygonid:polygon:local:2qCU58EJgrELNZCDkSU23dQHZsBgAFWLNpNezo1g6b';
-    const refused = runVc(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: foreign } });
+    const refused = await runVcInProcess(['--json', 'issuer', 'did', 'create'], { home, env: { ISSUER_DID: foreign } });
     expect(refused.status).toBe(3);
     expect(refused.stderr).toContain(`ISSUER_DID=${foreign} is not an identity of the wallet`);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
