@@ -17,7 +17,7 @@ import { createCredentialRequest } from '../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../src/core/pbq/pbqSchemas.js';
 import { NetworkError, UnprocessableError, isVcError } from '../../src/errors.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
-import { childEnv, ROOT, runVc, tempDir, templateHome } from '../helpers.js';
+import { childEnv, ROOT, runVc, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,8 +34,9 @@ const file = (name: string): string => path.join(tmp.dir, name);
 const readJson = <T = Json>(name: string): T => JSON.parse(readFileSync(file(name), 'utf8')) as T;
 const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE, CIRCUITS_PATH: process.env.CIRCUITS_PATH };
 
+/** In this process (no node start-up): these tests are about what the commands do (the script runs the binary). */
 function vc(args: string[], extraEnv: Record<string, string | undefined> = {}) {
-  return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
+  return runVcInProcess(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
 function context(vars: Record<string, string> = {}): Context {
@@ -59,17 +60,17 @@ globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) =>
   return realFetch(input, init);
 }) as typeof fetch;
 
-beforeAll(() => {
-  const holder = vc(['holder', 'did', 'create']);
+beforeAll(async () => {
+  const holder = await vc(['holder', 'did', 'create']);
   expect(holder.status, holder.stderr).toBe(0);
   holderDid = holder.json<{ did_String: string }>().did_String;
-  const issuer = vc(['issuer', 'did', 'create']);
+  const issuer = await vc(['issuer', 'did', 'create']);
   expect(issuer.status, issuer.stderr).toBe(0);
   const { payload } = issuer.json<{ payload: { method: string; id: string } }>();
   issuerDid = `did:${payload.method}:${payload.id}`;
 });
 
-afterAll(() => {
+afterAll(async () => {
   globalThis.fetch = realFetch;
   expect(offLoopback).toEqual([]);
   runVc(['chain', 'down'], { home, env });
@@ -77,7 +78,7 @@ afterAll(() => {
 });
 
 describe('the whole flow through separate invocations', () => {
-  it('test/e2e/pbq.flow.sh: holder DID, issuer DID, request, issue, prove-submit; the contract agrees', () => {
+  it('test/e2e/pbq.flow.sh: holder DID, issuer DID, request, issue, prove-submit; the contract agrees', async () => {
     const script = spawnSync('bash', [path.join(ROOT, 'test', 'e2e', 'pbq.flow.sh'), tmp.dir], {
       env: childEnv({ ...env, VC_HOME: home }),
       encoding: 'utf8',
@@ -98,12 +99,12 @@ describe('the whole flow through separate invocations', () => {
     expect(mapping.sender).toBe(DEV_ADDRESS);
     expect(readJson('status.json')).toMatchObject({ requestId: req.id, address: DEV_ADDRESS, isVerified: true });
 
-    const again = vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('request.json')]);
+    const again = await vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('request.json')]);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/ProofAlreadyVerified/);
   }, LONG);
 
-  it('the issued credential has the spec 2.3 shape, field by field', () => {
+  it('the issued credential has the spec 2.3 shape, field by field', async () => {
     const { message, credential } = readJson<{ message: string; credential: Json }>('credential.json');
     expect(typeof message).toBe('string');
     expect(Object.keys(credential).sort()).toEqual(['@context', 'credentialSchema', 'credentialStatus', 'credentialSubject', 'id', 'issuanceDate', 'issuer', 'proof', 'type']);
@@ -164,9 +165,9 @@ describe('the whole flow through separate invocations', () => {
 
 describe('rejections', () => {
   it('a credential whose value does not satisfy the query: refused by vc, and by the circuit itself', async () => {
-    const request = vc(['verifier', 'request', '--field', 'birthDate', '--op', '$lt', '--value', '19800101', '-o', file('young.json')]);
+    const request = await vc(['verifier', 'request', '--field', 'birthDate', '--op', '$lt', '--value', '19800101', '-o', file('young.json')]);
     expect(request.status, request.stderr).toBe(0);
-    const refused = vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('young.json')]);
+    const refused = await vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('young.json')]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/does not satisfy the query: credentialSubject.birthDate = 19900101 is not \$lt 19800101/);
 
@@ -210,9 +211,9 @@ describe('rejections', () => {
   }, LONG);
 
   it('a credential from an issuer outside allowedIssuers: refused by vc, and by the contract', async () => {
-    const request = vc(['verifier', 'request', '--allowed-issuers', holderDid, '-o', file('allowed.json')]);
+    const request = await vc(['verifier', 'request', '--allowed-issuers', holderDid, '-o', file('allowed.json')]);
     expect(request.status, request.stderr).toBe(0);
-    const refused = vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('allowed.json')]);
+    const refused = await vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('allowed.json')]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/not among the request's allowedIssuers/);
 
@@ -231,16 +232,16 @@ describe('rejections', () => {
     const nonce = readJson<{ credential: { credentialStatus: { revocationNonce: number } } }>('credential.json').credential.credentialStatus.revocationNonce;
     // A publication that fails (the reverse hash service is down) leaves the nonce in the local
     // tree but not on chain: the retry must publish it instead of answering "already revoked".
-    const failed = vc(['issuer', 'revoke', '--nonce', String(nonce)], { RHS_URL: 'http://127.0.0.1:1' });
+    const failed = await vc(['issuer', 'revoke', '--nonce', String(nonce)], { RHS_URL: 'http://127.0.0.1:1' });
     expect(failed.status, failed.stderr).toBe(4);
     expect(failed.stderr).toMatch(/RHS_URL=http:\/\/127.0.0.1:1/);
-    const revoked = vc(['issuer', 'revoke', '--nonce', String(nonce)]);
+    const revoked = await vc(['issuer', 'revoke', '--nonce', String(nonce)]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.json<Json>()).toMatchObject({ nonce, txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(vc(['issuer', 'revoke', '--nonce', String(nonce)]).status).toBe(2);
+    expect((await vc(['issuer', 'revoke', '--nonce', String(nonce)])).status).toBe(2);
 
-    expect(vc(['verifier', 'request', '-o', file('fresh.json')]).status).toBe(0);
-    const refused = vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('fresh.json')]);
+    expect((await vc(['verifier', 'request', '-o', file('fresh.json')])).status).toBe(0);
+    const refused = await vc(['holder', 'prove-submit', '--credential', file('credential.json'), '--request', file('fresh.json')]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/revoked/);
 
