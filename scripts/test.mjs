@@ -1,0 +1,59 @@
+// `npm test`: build dist/, then the type check of the tests and the linter (one core each, one
+// after the other) while `vc circuits build` builds the circuits and the native prover on the other
+// core (cached per user: a no-op when nothing changed), then the unit and integration projects of
+// vitest, whose global setup then finds the circuits built. Prints each phase's time.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const started = performance.now();
+const seconds = (since) => `${Math.round((performance.now() - since) / 1000)} s`;
+
+/** Runs a command; resolves to its exit code. `capture` keeps its output to show only on failure. */
+function run(command, args, { capture = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let output = '';
+    if (capture) {
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+    }
+    child.once('error', (error) => resolve({ code: 127, output: `${output}${error.message}\n` }));
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal === null ? 1 : 128), output }));
+  });
+}
+
+async function step(name, command, args) {
+  const since = performance.now();
+  const { code } = await run(command, args);
+  process.stderr.write(`[test] ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(since)}\n`);
+  if (code !== 0) process.exit(code);
+}
+
+await step('tsc (src)', bin('tsc'), ['-p', 'tsconfig.json']);
+
+// The circuits, beside the checks below. Its own throwaway home: it needs no wallet.
+const home = mkdtempSync(path.join(tmpdir(), 'vc-test-circuits-'));
+const buildStarted = performance.now();
+const circuits = run(process.execPath, [path.join(root, 'dist', 'bin', 'vc.js'), '--home', home, 'circuits', 'build'], { capture: true }).then((result) => {
+  rmSync(home, { recursive: true, force: true });
+  process.stderr.write(`[test] vc circuits build: ${result.code === 0 ? 'ok' : `failed (exit ${result.code})`} in ${seconds(buildStarted)}\n`);
+  return result;
+});
+
+await step('tsc (tests)', bin('tsc'), ['-p', 'tsconfig.test.json']);
+await step('eslint', bin('eslint'), ['--max-warnings', '0', '.']);
+const built = await circuits;
+if (built.code !== 0) {
+  process.stderr.write(built.output);
+  process.exit(built.code);
+}
+
+const vitestStarted = performance.now();
+const { code } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
+process.stderr.write(`[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
+process.exit(code);
