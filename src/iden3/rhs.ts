@@ -147,6 +147,8 @@ export class StoreRhsPublisher {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(json),
         signal: AbortSignal.timeout(this.timeoutMs),
+        // A redirect is an answer like any other: the nodes are never re-sent to another address.
+        redirect: 'manual',
       });
     } catch (error) {
       throw new NetworkError(`cannot publish tree nodes to the reverse hash service RHS_URL=${this.remoteUrl}: ${describeFetchFailure(error, this.timeoutMs)}`, {
@@ -157,7 +159,8 @@ export class StoreRhsPublisher {
     // Only the status matters; release the connection instead of reading an answer of any size.
     await response.body?.cancel().catch(() => undefined);
     if (!response.ok) {
-      throw new NetworkError(`the reverse hash service RHS_URL=${this.remoteUrl} refused the tree nodes (HTTP ${response.status})`, { field: 'RHS_URL' });
+      const redirected = response.status >= 300 && response.status < 400 ? ': it answered with a redirect, which vc does not follow (set RHS_URL to the final address)' : '';
+      throw new NetworkError(`the reverse hash service RHS_URL=${this.remoteUrl} refused the tree nodes (HTTP ${response.status})${redirected}`, { field: 'RHS_URL' });
     }
   }
 }

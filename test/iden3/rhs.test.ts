@@ -18,6 +18,8 @@ const hanging: ServerResponse[] = [];
 let server: Server;
 let base: string;
 const limits = { timeoutMs: 400, maxBytes: 64 * 1024 };
+/** The requests that reached /elsewhere (the target of the redirect below). */
+const redirectedTo: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -29,6 +31,15 @@ beforeAll(async () => {
       case '/node/missing':
         res.statusCode = 404;
         res.end('{"error":"not found"}');
+        return;
+      case '/moved/node':
+        res.statusCode = 307;
+        res.setHeader('location', '/elsewhere');
+        res.end();
+        return;
+      case '/elsewhere':
+        redirectedTo.push(req.method ?? '');
+        res.end('{}');
         return;
       case '/node/html':
         res.end('<html>not an RHS</html>');
@@ -114,6 +125,19 @@ describe('StoreRhsPublisher', () => {
       const error = await publisher.publish({ nodes: [] }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NetworkError);
       expect((error as Error).message).toMatch(/RHS_URL=.*\/stalled.*within 400 ms/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('does not follow a redirect with the nodes: the redirect is refused with the reason, nothing sent elsewhere', async () => {
+    const store = WalletStore.open(`${tmp.dir}/publisher-redirect`);
+    try {
+      const publisher = new StoreRhsPublisher(new RhsNodeStore(store, await loadIden3Modules()), `${base}/moved`, 2_000);
+      const error = await publisher.publish({ nodes: [] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as Error).message).toMatch(/RHS_URL=.*\/moved refused the tree nodes \(HTTP 307\): it answered with a redirect, which vc does not follow/);
+      expect(redirectedTo).toEqual([]);
     } finally {
       store.close();
     }
