@@ -128,7 +128,7 @@ const HEX_HASH = /^[0-9a-f]{64}$/;
 const DECIMAL = /^\d{1,78}$/;
 const ROOT_NAMES = ['state', 'claimsTreeRoot', 'revocationTreeRoot', 'rootOfRoots'] as const;
 /** The BN254 scalar field's modulus: a hash is below it. */
-const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416422397901454977213999614977n;
+const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
 /** True when the decimal string `value` is below the field modulus (a Merkle tree hash or key). */
 function isFieldElement(value: string): boolean {

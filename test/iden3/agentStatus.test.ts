@@ -9,6 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { FIELD_SIZE } from '@iden3/js-merkletree';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
@@ -21,8 +22,9 @@ const tmp = tempDir('vc-agent-resolver-');
 const ISSUER = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YAVgP9yhJXZfd8EVqqmk';
 const HOLDER = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR';
 const ROOT = '0'.repeat(64);
-/** The BN254 scalar field's modulus (decimal): no hash reaches it. */
-const FIELD_MODULUS = '21888242871839275222246405745257275088548364400416422397901454977213999614977';
+/** The BN254 scalar field's modulus (decimal), as the iden3 Merkle tree library has it: no hash reaches it. */
+const FIELD_MODULUS = String(FIELD_SIZE);
+const FIELD_MAXIMUM = String(FIELD_SIZE - 1n);
 
 let ctx: Context;
 let server: Server;
@@ -43,6 +45,9 @@ const answers: Record<string, (request: { thid: string }) => { status?: number; 
   // Siblings and node_aux are decimal hashes: one at the field modulus is no hash (the library said "Cannot convert undefined or null to object").
   '/sibling-above-field': (r) => ({
     body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { issuer: { state: ROOT, claimsTreeRoot: ROOT, revocationTreeRoot: ROOT, rootOfRoots: ROOT }, mtp: { existence: false, siblings: ['0', FIELD_MODULUS] } } }),
+  }),
+  '/sibling-below-field': (r) => ({
+    body: JSON.stringify({ id: 'x', type: REVOCATION_STATUS_RESPONSE_TYPE, thid: r.thid, body: { issuer: { state: ROOT, claimsTreeRoot: ROOT, revocationTreeRoot: ROOT, rootOfRoots: ROOT }, mtp: { existence: false, siblings: ['0', FIELD_MAXIMUM] } } }),
   }),
   '/aux-above-field': (r) => ({
     body: JSON.stringify({
@@ -130,6 +135,10 @@ describe("an agent's answer that is not a revocation status", () => {
       expect((error as Error).message, where).toMatch(new RegExp(`^the issuer's agent ${base}${where}`.replace(/[.]/g, '\\.')));
       expect((error as Error).message, where).toMatch(reason);
     }
+    // The largest field element is one: that answer is refused for what it proves, not as a number.
+    const belowField = await resolveAt(`${base}/sibling-below-field`);
+    expect(belowField).toBeInstanceOf(Error);
+    expect((belowField as Error).message).not.toMatch(/not a field element/);
     // The redirect was not followed: the agent saw no request at the place it pointed to after it.
     const redirected = received.filter((request) => request.body.to === ISSUER).length;
     await resolveAt(`${base}/redirect`);
