@@ -215,7 +215,10 @@ async function storedCredential(ctx: Context, id: string): Promise<Json> {
   return JSON.parse(JSON.stringify(found)) as Json;
 }
 
-/** How many of `credentials` (journaled, as W3C JSON) have their claim in the issuer's claims tree. */
+/**
+ * How many of `credentials` (journaled, as W3C JSON) have their claim in the issuer's claims tree:
+ * read from the wallet's trees only, without connecting to the chain (see stateTransitions).
+ */
 async function claimsInTree(credentials: Json[]): Promise<number> {
   const ctx = walletContext();
   try {
