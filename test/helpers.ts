@@ -69,7 +69,11 @@ export function runVc(args: string[], options: RunOptions = {}): VcRun {
   return wrap(result);
 }
 
-/** Runs `vc ARGS` asynchronously (for concurrency tests). */
+/**
+ * Runs `vc ARGS` asynchronously: for concurrency tests, and where this process must keep serving
+ * its event loop meanwhile (a keep-alive connection it holds is closed by the server while a
+ * synchronous run blocks it, and is then reused dead).
+ */
 export function runVcAsync(args: string[], options: RunOptions = {}): Promise<VcRun> {
   const fullArgs = options.home === undefined ? args : ['--home', options.home, ...args];
   return new Promise((resolve) => {
@@ -78,7 +82,7 @@ export function runVcAsync(args: string[], options: RunOptions = {}): Promise<Vc
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }));
+    child.on('close', (status, signal) => resolve({ status: status ?? -1, signal, stdout, stderr, json: <T>() => JSON.parse(stdout) as T }));
   });
 }
 

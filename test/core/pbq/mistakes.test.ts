@@ -18,7 +18,7 @@ import { checkProofInputs } from '../../../src/core/pbq/prove.js';
 import { createCredentialRequest, universalVerifierAbi } from '../../../src/core/pbq/request.js';
 import { pbqCredentialSchema, type CredentialRequest } from '../../../src/core/pbq/pbqSchemas.js';
 import { InputError, UnprocessableError, VerificationError } from '../../../src/errors.js';
-import { ROOT, runVc, startVcServe, tempDir, templateHome, type ServedUrls, type VcServer } from '../../helpers.js';
+import { ROOT, runVcAsync, runVcInProcess, startVcServe, tempDir, templateHome, type ServedUrls, type VcRun, type VcServer } from '../../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,13 @@ const file = (name: string, content: unknown): string => {
   writeFileSync(target, JSON.stringify(content));
   return target;
 };
-const vc = (args: string[]) => runVc(['--json', ...args], { home, env });
+/** A command in this process (no node start-up): what is refused, and how, is the command's, not the process'. */
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
+/**
+ * The same through the built binary, for the file's one check that the process ends as the refusal
+ * says; asynchronous, so that this process keeps serving its keep-alive connections to the node.
+ */
+const vcBinary = (args: string[]): Promise<VcRun> => runVcAsync(['--json', ...args], { home, env });
 /** No stack trace, no "internal error": one JSON line naming the problem; its message. */
 const oneLine = (stderr: string): string => {
   expect(stderr).not.toMatch(/internal error|\n\s+at /);
@@ -67,17 +73,17 @@ function isolatedContext(now?: Date): Context {
 }
 
 beforeAll(async () => {
-  const holder = vc(['holder', 'did', 'create']);
+  const holder = await vc(['holder', 'did', 'create']);
   expect(holder.status, holder.stderr).toBe(0);
-  const issuer = vc(['issuer', 'did', 'create']);
+  const issuer = await vc(['issuer', 'did', 'create']);
   expect(issuer.status, issuer.stderr).toBe(0);
-  const issued = vc(['issuer', 'issue', '--holder', holder.json<{ did_String: string }>().did_String]);
+  const issued = await vc(['issuer', 'issue', '--holder', holder.json<{ did_String: string }>().did_String]);
   expect(issued.status, issued.stderr).toBe(0);
   credential = issued.json<{ credential: Json }>().credential;
-  const created = vc(['verifier', 'request']);
+  const created = await vc(['verifier', 'request']);
   expect(created.status, created.stderr).toBe(0);
   request = created.json<CredentialRequest>();
-  const status = vc(['chain', 'status']);
+  const status = await vc(['chain', 'status']);
   expect(status.status, status.stderr).toBe(0);
   const chain = status.json<{ rpcUrl: string; contracts: { universalVerifier: string } }>();
   rpcUrl = chain.rpcUrl;
@@ -88,15 +94,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  runVc(['chain', 'down'], { home, env });
+  await vc(['chain', 'down']);
   tmp.cleanup();
 });
 
 describe('an expired credential given to prove-submit', () => {
   const expired = (): Json => ({ ...credential, expirationDate: '2020-01-01T00:00:00Z' });
 
-  it('CLI: exit 1, "expired at <date>", before proving', () => {
-    const run = vc(['holder', 'prove-submit', '--credential', file('expired.json', expired()), '--request', file('request.json', request)]);
+  it('CLI: exit 1, "expired at <date>", before proving', async () => {
+    const run = await vcBinary(['holder', 'prove-submit', '--credential', file('expired.json', expired()), '--request', file('request.json', request)]);
     expect(run.status).toBe(1);
     expect(oneLine(run.stderr)).toBe(`--credential ${file('expired.json', expired())}: field expirationDate: the credential expired at 2020-01-01T00:00:00.000Z`);
     expect(JSON.parse(run.stderr).error.field).toBe('--credential expirationDate');
@@ -141,8 +147,8 @@ describe('a credential naming an unknown JSON-LD context', () => {
     expect(res.body.error?.message).toContain(`unknown JSON-LD context ${UNKNOWN}`);
   });
 
-  it('CLI: exit 2 naming the context whole (a public document, not a secret endpoint) and the command that adds it', () => {
-    const run = vc(['holder', 'prove-submit', '--credential', file('unknown-context.json', withUnknown()), '--request', file('request.json', request)]);
+  it('CLI: exit 2 naming the context whole (a public document, not a secret endpoint) and the command that adds it', async () => {
+    const run = await vc(['holder', 'prove-submit', '--credential', file('unknown-context.json', withUnknown()), '--request', file('request.json', request)]);
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe(
       `--credential ${path.join(tmp.dir, 'unknown-context.json')}: field @context[${index()}]: unknown JSON-LD context ${UNKNOWN}: add it with \`vc documents add ${UNKNOWN} FILE\` (vc never fetches documents from the network)`,
@@ -166,7 +172,7 @@ describe('$in / $nin beyond the 64 values of the circuit', () => {
 
   it('CLI request: exit 2 naming the limit, nothing registered', async () => {
     const before = await registeredRequests();
-    const run = vc(['verifier', 'request', '--field', 'nationality', '--op', '$in', '--value', values.join(',')]);
+    const run = await vc(['verifier', 'request', '--field', 'nationality', '--op', '$in', '--value', values.join(',')]);
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe("--value: $in takes at most 64 values (the size of the circuit's value array), not 1000");
     expect(await registeredRequests()).toBe(before);
@@ -187,7 +193,7 @@ describe('$in / $nin beyond the 64 values of the circuit', () => {
 
   it('prove time: a request file carrying 1000 values is refused (exit 2 / 400) naming the limit', async () => {
     const tooMany: CredentialRequest = { ...request, query: { ...request.query, credentialSubject: { nationality: { $in: values } } } };
-    const run = vc(['holder', 'prove-submit', '--credential', file('credential.json', credential), '--request', file('too-many.json', tooMany)]);
+    const run = await vc(['holder', 'prove-submit', '--credential', file('credential.json', credential), '--request', file('too-many.json', tooMany)]);
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toMatch(/field query\.credentialSubject\.nationality\.\$in: \$in takes at most 64 values .*not 1000$/);
     const res = await call(`${urls.holder}/generate-submit-proof`, { verifiableCredential: credential, credentialRequest: tooMany });
@@ -248,7 +254,7 @@ describe('operator and value shapes at request creation', () => {
       ['20010230', /^--value: 20010230 is not a valid YYYYMMDD date/],
       ['1,2', /^--value: "1,2" is not an integer/],
     ] as const) {
-      const run = vc(['verifier', 'request', '--field', 'birthDate', '--op', '$lt', '--value', value]);
+      const run = await vc(['verifier', 'request', '--field', 'birthDate', '--op', '$lt', '--value', value]);
       expect(run.status, value).toBe(2);
       expect(oneLine(run.stderr), value).toMatch(message);
     }
@@ -277,55 +283,55 @@ describe('messages that name the input and what was expected (issue 26)', () => 
   const holderDid = (): string => String((credential.credentialSubject as Json).id);
   const issue = (subject: unknown, name: string, extra: string[] = []) => vc(['issuer', 'issue', '--holder', holderDid(), '--subject', file(name, subject), ...extra]);
 
-  it('--subject with a value of the wrong type: the file, the field and what the schema expects', () => {
-    const run = issue({ ...SAMPLE, birthDate: '1990-01-01' }, 'bad-birthdate.json');
+  it('--subject with a value of the wrong type: the file, the field and what the schema expects', async () => {
+    const run = await issue({ ...SAMPLE, birthDate: '1990-01-01' }, 'bad-birthdate.json');
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe(`--subject ${path.join(tmp.dir, 'bad-birthdate.json')}: field birthDate: expected an integer, got a string ("1990-01-01") (the JSON schema of PassportCredential)`);
     expect(JSON.parse(run.stderr).error.field).toBe('--subject birthDate');
   });
 
-  it('--subject {} : the first required field, named', () => {
-    const run = issue({}, 'empty.json');
+  it('--subject {} : the first required field, named', async () => {
+    const run = await issue({}, 'empty.json');
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe(`--subject ${path.join(tmp.dir, 'empty.json')}: field name: missing: the schema requires it (string) (the JSON schema of PassportCredential)`);
   });
 
-  it('--subject with a misspelt field: did you mean, and the fields of the type', () => {
+  it('--subject with a misspelt field: did you mean, and the fields of the type', async () => {
     const { birthDate, ...rest } = SAMPLE;
-    const run = issue({ ...rest, birthdate: birthDate }, 'misspelt.json');
+    const run = await issue({ ...rest, birthdate: birthDate }, 'misspelt.json');
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe(
       `--subject ${path.join(tmp.dir, 'misspelt.json')}: field birthdate: not a field of PassportCredential (did you mean birthDate?); its fields: birthDate, customerReference, expiryDate, name, nationality, passportNumber, publicAddress`,
     );
   });
 
-  it('--schema in the official iden3 format ($metadata.uris.jsonSchema, no $id) is accepted; its missing $metadata.type is asked for as --type', () => {
+  it('--schema in the official iden3 format ($metadata.uris.jsonSchema, no $id) is accepted; its missing $metadata.type is asked for as --type', async () => {
     const official = path.join(ROOT, 'test', 'fixtures', 'iden3-official');
     const register = ['--context-file', path.join(official, 'kyc-v3.json-ld'), '--schema', path.join(official, 'KYCAgeCredential-v3.json')];
-    const noType = issue({ birthday: 19960424, documentType: 2 }, 'kyc.json', register);
+    const noType = await issue({ birthday: 19960424, documentType: 2 }, 'kyc.json', register);
     expect(noType.status).toBe(2);
     expect(oneLine(noType.stderr)).toMatch(/^--schema \S+KYCAgeCredential-v3\.json: field \$metadata\.type is missing .*give the type with --type \(the context defines KYCAgeCredential, KYCCountryOfResidenceCredential\)$/);
     // With --type the schema registers, and the subject is checked against it (nothing issued here).
-    const checked = issue({ birthday: '1996-04-24', documentType: 2 }, 'kyc-bad.json', [...register, '--type', 'KYCAgeCredential']);
+    const checked = await issue({ birthday: '1996-04-24', documentType: 2 }, 'kyc-bad.json', [...register, '--type', 'KYCAgeCredential']);
     expect(checked.status).toBe(2);
     expect(oneLine(checked.stderr)).toBe(`--subject ${path.join(tmp.dir, 'kyc-bad.json')}: field birthday: expected an integer, got a string ("1996-04-24") (the JSON schema of KYCAgeCredential)`);
   });
 
   it('vc verifier request --field birthdate: did you mean birthDate, before anything is registered', async () => {
     const before = await registeredRequests();
-    const run = vc(['verifier', 'request', '--field', 'birthdate', '--value', '20010101']);
+    const run = await vc(['verifier', 'request', '--field', 'birthdate', '--value', '20010101']);
     expect(run.status).toBe(2);
     expect(oneLine(run.stderr)).toBe('--field: PassportCredential has no field birthdate (did you mean birthDate?); its fields: birthDate, customerReference, expiryDate, name, nationality, passportNumber, publicAddress');
     expect(await registeredRequests()).toBe(before);
   });
 
   it('an iden3 credential given to vc verifier verify is named as such (bare, or the issuer\'s response)', async () => {
-    const bare = vc(['verifier', 'verify', '--credential', file('passport.json', credential)]);
+    const bare = await vc(['verifier', 'verify', '--credential', file('passport.json', credential)]);
     expect(bare.status).toBe(2);
     expect(oneLine(bare.stderr)).toBe(
       `--credential ${path.join(tmp.dir, 'passport.json')}: is an iden3 credential (proof BJJSignature2021); \`verifier verify\` takes a W3C credential (a BBS+ disclosure from \`vc holder disclose\`, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential); an iden3 credential is proved on chain with \`vc holder prove-submit\``,
     );
-    const wrapped = vc(['verifier', 'verify', '--credential', file('passport-response.json', { message: 'credential successfully generated', credential })]);
+    const wrapped = await vc(['verifier', 'verify', '--credential', file('passport-response.json', { message: 'credential successfully generated', credential })]);
     expect(wrapped.status).toBe(2);
     expect(oneLine(wrapped.stderr)).toMatch(/: is an issuer's response holding an iden3 credential \(proof BJJSignature2021\); `verifier verify` takes a W3C credential \(a BBS\+ disclosure/);
     const res = await call(`${urls.verifier}/verify-vc`, { vc: credential });
