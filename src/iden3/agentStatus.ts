@@ -27,7 +27,7 @@ import type { Context } from '../context.js';
 import { ConflictError, NetworkError, NotFoundError, UnprocessableError, VerificationError, describeError } from '../errors.js';
 import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
-import { PENDING_PUBLICATIONS_NS, TREE_STATES_NS, type TreeStateRecord } from './storage.js';
+import { PENDING_PUBLICATIONS_NS, TREE_STATES_NS, knownTreeState, type KnownTreeState, type TreeStateRecord } from './storage.js';
 
 /** The status type, as credentials carry it. */
 export const IDEN3COMM_STATUS_TYPE = 'Iden3commRevocationStatusV1.0';
@@ -94,7 +94,7 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
   // A publication whose transaction landed is recorded only after the receipt (and, on the
   // embedded node, after its state is saved), or by the next command after a crash there: until
   // then the state the chain holds is the one its journal names.
-  const pending = wallet.ctx.store.get<{ newState?: Omit<TreeStateRecord, 'txId' | 'at'> }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
+  const pending = wallet.ctx.store.get<{ newState?: KnownTreeState }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
   const published = records.filter((r) => r.txId !== undefined);
   if (onChain === undefined && published.length > 0) {
     // The chain forgot the states this issuer published (and the revocations in them): its genesis
@@ -102,15 +102,7 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
     throw new ConflictError(`the State contract holds no state for ${did.string()}, though this wallet published ${published.length} (was the chain replaced?)`);
   }
   const stateHex = onChain === undefined ? undefined : mt.Hash.fromBigInt(onChain).hex();
-  const record =
-    stateHex === undefined ? records.find((r) => r.txId === undefined) : (records.find((r) => r.state === stateHex) ?? (pending?.state === stateHex ? pending : undefined));
-  if (record === undefined) {
-    throw new ConflictError(
-      stateHex === undefined
-        ? `the genesis tree state of ${did.string()} is not recorded in this wallet`
-        : `the State contract holds state ${stateHex} for ${did.string()}, which this wallet never published (was the chain replaced?)`,
-    );
-  }
+  const record = knownTreeState(wallet.ctx.store, did.string(), stateHex, pending);
   const treeState = {
     state: mt.Hash.fromHex(record.state),
     claimsRoot: mt.Hash.fromHex(record.claimsRoot),

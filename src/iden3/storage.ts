@@ -9,6 +9,7 @@
  */
 import type { IDataSource, IMerkleTreeStorage, IdentityMerkleTreeMetaInformation, MerkleTreeType } from '@0xpolygonid/js-sdk';
 import type { Bytes, Hash, ITreeStorage, Merkletree, Node } from '@iden3/js-merkletree';
+import { ConflictError } from '../errors.js';
 import type { WalletStore } from '../store/store.js';
 import type { Iden3Modules } from './modules.js';
 
@@ -37,6 +38,27 @@ export interface TreeStateRecord {
  * the chain may hold it before the publication is recorded in TREE_STATES_NS.
  */
 export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
+
+/** A tree state as recorded, or as a publication's journal names it (no transaction or date yet). */
+export type KnownTreeState = Omit<TreeStateRecord, 'txId' | 'at'> & Partial<Pick<TreeStateRecord, 'txId' | 'at'>>;
+
+/**
+ * The tree state of `did` at `state` (hex) as this wallet knows it: the genesis state when `state`
+ * is undefined (the identity never published), otherwise a state it published, or `pending`, the
+ * state its interrupted publication's journal names, when that is the one. A ConflictError when the
+ * wallet does not know it (a chain that is not the one it published to).
+ */
+export function knownTreeState(store: WalletStore, did: string, state: string | undefined, pending?: KnownTreeState): KnownTreeState {
+  const records = store.list<TreeStateRecord>(TREE_STATES_NS, `${did}/`).map((record) => record.value);
+  if (state === undefined) {
+    const genesis = records.find((record) => record.txId === undefined);
+    if (genesis === undefined) throw new ConflictError(`the genesis tree state of ${did} is not recorded in this wallet`);
+    return genesis;
+  }
+  const known = records.find((record) => record.state === state) ?? (pending?.state === state ? pending : undefined);
+  if (known === undefined) throw new ConflictError(`the State contract holds state ${state} for ${did}, which this wallet never published (was the chain replaced?)`);
+  return known;
+}
 const MT_META_NS = 'iden3.mt.meta';
 const MT_ROOTS_NS = 'iden3.mt.roots';
 const MT_NODES_NS = 'iden3.mt.nodes';

@@ -6,9 +6,8 @@
 import type { TreeState } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Context } from '../../context.js';
-import { ConflictError } from '../../errors.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
-import { TREE_STATES_NS, type TreeStateRecord } from '../../iden3/storage.js';
+import { TREE_STATES_NS, knownTreeState, type KnownTreeState, type TreeStateRecord } from '../../iden3/storage.js';
 
 export { TREE_STATES_NS, type TreeStateRecord };
 
@@ -45,7 +44,7 @@ export function isPublishedState(ctx: Context, did: string, state: string): bool
   return ctx.store.get<TreeStateRecord>(TREE_STATES_NS, `${did}/${state}`)?.txId !== undefined;
 }
 
-function toTreeState(iden3: Iden3, record: TreeStateRecord): TreeState {
+function toTreeState(iden3: Iden3, record: KnownTreeState): TreeState {
   const { Hash } = iden3.modules.mt;
   return {
     state: Hash.fromHex(record.state),
@@ -60,16 +59,6 @@ function toTreeState(iden3: Iden3, record: TreeStateRecord): TreeState {
  * (`state` undefined), otherwise the published state `state` (hex), which this wallet must know.
  */
 export function treeStateForPublishedState(ctx: Context, iden3: Iden3, did: DID, state: string | undefined): { tree: TreeState; genesis: boolean } {
-  const didString = did.string();
-  const records = ctx.store.list<TreeStateRecord>(TREE_STATES_NS, `${didString}/`).map((r) => r.value);
-  if (state === undefined) {
-    const genesis = records.find((r) => r.txId === undefined);
-    if (genesis === undefined) throw new ConflictError(`the genesis tree state of ${didString} is not recorded in this wallet`);
-    return { tree: toTreeState(iden3, genesis), genesis: true };
-  }
-  const known = records.find((r) => r.state === state);
-  if (known === undefined) {
-    throw new ConflictError(`the State contract holds state ${state} for ${didString}, which this wallet never published (was the chain replaced?)`);
-  }
+  const known = knownTreeState(ctx.store, did.string(), state);
   return { tree: toTreeState(iden3, known), genesis: known.txId === undefined };
 }
