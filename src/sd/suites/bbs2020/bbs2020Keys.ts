@@ -7,7 +7,7 @@
 import { ServiceKey, type Context } from '../../../context.js';
 import { blsDidKeyFromPublicKey } from '../../didKey.js';
 import { bbsLibraries } from '../../library.js';
-import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
+import { normaliseSeedPhrase, seedOfPhrase } from '../../../config/seedPhrase.js';
 import { InternalError } from '../../../errors.js';
 import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js';
 
@@ -26,8 +26,7 @@ export interface BlsIssuerKey {
 /** Derives the BLS12-381 G2 key pair of a BIP39 phrase: same phrase, same key, on every machine. */
 export async function deriveBlsKeyPair(phrase: string, seedSource: SeedPhraseSource = 'config'): Promise<BlsIssuerKey> {
   const normalised = normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
-  const { mnemonicToSeed } = await import('@scure/bip39');
-  const seed = await mnemonicToSeed(normalised);
+  const seed = await seedOfPhrase(normalised);
   const { Bls12381G2KeyPair } = (await bbsLibraries()).bbs;
   const generated = await Bls12381G2KeyPair.generate({ seed });
   const ids = await blsDidKeyFromPublicKey(generated.publicKey);

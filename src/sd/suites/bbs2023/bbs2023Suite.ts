@@ -15,7 +15,7 @@
  * BbsBlsSignature2020; MATTR's key generation is another derivation, so the two suites' keys and
  * did:key identifiers differ), published as a did:key whose fragment is the Multikey itself.
  */
-import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
+import { normaliseSeedPhrase, seedOfPhrase } from '../../../config/seedPhrase.js';
 import { ServiceKey, type Context } from '../../../context.js';
 import { isVcError, walkErrorCauses } from '../../../errors.js';
 import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js';
@@ -50,8 +50,7 @@ export interface Bbs2023Key {
 /** The bbs-2023 key of a BIP39 phrase: same phrase, same key, on every machine. */
 export async function deriveBbs2023Key(phrase: string, seedSource: SeedPhraseSource = 'config'): Promise<Bbs2023Key> {
   const normalised = normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
-  const { mnemonicToSeed } = await import('@scure/bip39');
-  const seed = await mnemonicToSeed(normalised);
+  const seed = await seedOfPhrase(normalised);
   const { multikey } = await libraries();
   const keyPair = await multikey.generateBbsKeyPair({ algorithm: multikey.ALGORITHMS.BBS_BLS12381_SHA256, seed });
   const { publicKeyMultibase } = await keyPair.export({ publicKey: true });

@@ -10,7 +10,7 @@
  * bias of the reduction negligible, as FIPS 186-5 A.2.1 does).
  */
 import { createECDH, createPrivateKey, createPublicKey, hkdfSync, randomBytes } from 'node:crypto';
-import { normaliseSeedPhrase } from '../../../config/seedPhrase.js';
+import { normaliseSeedPhrase, seedOfPhrase } from '../../../config/seedPhrase.js';
 import { ServiceKey, type Context } from '../../../context.js';
 import { readIssuerSeedPhrase, type SeedPhraseSource } from '../../issuerSeed.js';
 import { rdfcDidKeyOf, type RdfcKeyType } from './rdfcDidKey.js';
@@ -105,8 +105,7 @@ const ISSUER_KEY_LABELS: Readonly<Record<RdfcKeyType, string>> = {
 /** The issuer's key of `keyType` of a BIP39 phrase: same phrase, same key, on every machine. */
 export async function deriveIssuerRdfcKey(phrase: string, keyType: RdfcKeyType, seedSource: SeedPhraseSource = 'config'): Promise<IssuerRdfcKey> {
   const normalised = normaliseSeedPhrase(phrase, seedSource === 'config' ? 'IDP_BLS_SIGN_SEED_PHRASE' : 'wallet seed phrase');
-  const { mnemonicToSeed } = await import('@scure/bip39');
-  const seed = await mnemonicToSeed(normalised);
+  const seed = await seedOfPhrase(normalised);
   const drawn = new Uint8Array(hkdfSync('sha256', seed, new Uint8Array(), ISSUER_KEY_LABELS[keyType], SIZES[keyType].drawn));
   return { ...rdfcKeyFromSecret(keyType, secretFromDrawn(keyType, drawn)), seedSource };
 }
