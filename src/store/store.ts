@@ -10,11 +10,12 @@
  * prebuilt inside an npm package, where better-sqlite3 downloads one from GitHub or compiles
  * SQLite (a minute of CPU at every clean install without that download, as in CI).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
 import lockfile from 'proper-lockfile';
 import { StoreError, describeError } from '../errors.js';
+import { bindLockName, ownerIsDead, ownIdentity, readOwner, releaseLockName, writeOwner } from './lockOwner.js';
 
 export interface StoreRecord<T> {
   key: string;
@@ -284,28 +285,58 @@ export class WalletStore {
 
   /**
    * Runs an async critical section while holding a named lock shared by every `vc` process on
-   * this home. A lock left by a killed process goes stale and is taken over after 10 s.
+   * this home. The lock of a process that died holding it is taken over at once when the kernel
+   * says it is dead (Linux, same host and network namespace: src/store/lockOwner.ts), otherwise
+   * once it has gone stale (10 s without its holder's heartbeat).
    */
   async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
     const file = path.join(this.paths.locks, `${name}.lock`);
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-    const timeoutMs = options.timeoutMs ?? 120_000;
-    let release: () => Promise<void>;
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     // proper-lockfile's default for a lost lock throws from a timer (an uncaught exception that
     // kills the process): remember it and fail the critical section once it returns instead.
     let compromised: Error | undefined;
-    try {
-      release = await lockfile.lock(file, {
+    const lockOnce = (): Promise<() => Promise<void>> =>
+      lockfile.lock(file, {
         stale: 10_000,
         update: 2_000,
-        retries: { retries: Math.ceil(timeoutMs / 250), factor: 1, minTimeout: 250, maxTimeout: 250 },
+        retries: 0,
         onCompromised: (error) => {
           compromised = error;
         },
       });
-    } catch (error) {
-      throw new StoreError(`wallet ${this.paths.home} is busy (lock "${name}" held by another vc process)`, { cause: error });
+    let release: (() => Promise<void>) | undefined;
+    let lockName: Awaited<ReturnType<typeof bindLockName>>;
+    let lastError: unknown;
+    for (;;) {
+      // The kernel's name first: while a live process of this namespace holds the lock, it holds
+      // the name too, so waiting for the name is waiting for that process.
+      lockName = await bindLockName(file);
+      if (lockName !== 'taken') {
+        try {
+          release = await lockOnce();
+        } catch (error) {
+          lastError = error;
+          if ((error as NodeJS.ErrnoException).code === 'ELOCKED' && ownerIsDead(readOwner(file), lockName !== undefined)) {
+            // Its holder bound the name we now hold: it died holding the lock. Take it over.
+            rmSync(`${file}.lock`, { recursive: true, force: true });
+            try {
+              release = await lockOnce();
+            } catch (retryError) {
+              lastError = retryError;
+            }
+          }
+        }
+        if (release !== undefined) break;
+        releaseLockName(lockName);
+      }
+      if (Date.now() >= deadline) {
+        throw new StoreError(`wallet ${this.paths.home} is busy (lock "${name}" held by another vc process)`, { cause: lastError });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    const identity = ownIdentity();
+    if (identity !== undefined) writeOwner(file, { ...identity, bound: lockName !== undefined });
     try {
       const result = await fn();
       if (compromised !== undefined) {
@@ -318,7 +349,15 @@ export class WalletStore {
       }
       return result;
     } finally {
+      if (identity !== undefined) {
+        try {
+          writeOwner(file, undefined);
+        } catch {
+          // a record left behind only delays a takeover to the stale period
+        }
+      }
       await release().catch(() => undefined);
+      releaseLockName(lockName);
     }
   }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -193,5 +193,106 @@ describe('WalletStore', () => {
     // Without the lock the read-sleep-write would lose updates.
     expect(store.get('c', 'n')).toBe(3);
     store.close();
+  });
+
+  describe('a lock whose holder died', () => {
+    /** A process holding `lock` in `dir` (it says "held" once in the section, then waits there). */
+    function holder(dir: string, lock: string): Promise<{ child: ReturnType<typeof spawn>; pid: number }> {
+      const script = path.join(path.dirname(dir), `holder-${lock}.mjs`);
+      writeFileSync(
+        script,
+        `import { WalletStore } from ${JSON.stringify(path.join(ROOT, 'dist/src/store/store.js'))};
+         const store = WalletStore.open(${JSON.stringify(dir)});
+         await store.withLock(${JSON.stringify(lock)}, async () => {
+           process.stdout.write('held\\n');
+           await new Promise(() => setInterval(() => undefined, 1000));
+         });`,
+      );
+      const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      return new Promise((resolve, reject) => {
+        child.stdout!.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('held')) resolve({ child, pid: child.pid! });
+        });
+        child.once('exit', (code) => reject(new Error(`the holder exited (${String(code)}) before holding the lock`)));
+      });
+    }
+    const killed = (child: ReturnType<typeof spawn>): Promise<void> =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      });
+
+    it.runIf(process.platform === 'linux')('is taken over at once by the next process, its owner record naming the dead one', async () => {
+      const dir = home();
+      WalletStore.open(dir).close();
+      const { child, pid } = await holder(dir, 'taken');
+      const record = JSON.parse(readFileSync(path.join(dir, 'locks', 'taken.lock'), 'utf8')) as { pid: number; bound: boolean };
+      expect(record).toMatchObject({ pid, bound: true });
+      await killed(child);
+      const store = WalletStore.open(dir);
+      try {
+        // Well within the 10 s after which its lock would go stale.
+        expect(await store.withLock('taken', async () => 'mine', { timeoutMs: 5_000 })).toBe('mine');
+        // Released: the record is cleared and the next section gets it too.
+        expect(readFileSync(path.join(dir, 'locks', 'taken.lock'), 'utf8')).toBe('');
+        expect(await store.withLock('taken', async () => 'again', { timeoutMs: 5_000 })).toBe('again');
+      } finally {
+        store.close();
+      }
+    });
+
+    it('is never taken from a live holder, nor from one the kernel cannot vouch for (another namespace)', async () => {
+      const dir = home();
+      WalletStore.open(dir).close();
+      const { child } = await holder(dir, 'live');
+      const store = WalletStore.open(dir);
+      try {
+        await expect(store.withLock('live', async () => 'stolen', { timeoutMs: 1_000 })).rejects.toThrow(/wallet .* is busy \(lock "live" held by another vc process\)/);
+        // Dead, but its record says it lived in another network namespace: left to go stale.
+        const lockFile = path.join(dir, 'locks', 'live.lock');
+        const record = readFileSync(lockFile, 'utf8');
+        await killed(child);
+        if (record !== '') writeFileSync(lockFile, JSON.stringify({ ...(JSON.parse(record) as object), netns: 'net:[1]' }));
+        await expect(store.withLock('live', async () => 'stolen', { timeoutMs: 1_000 })).rejects.toThrow(/is busy/);
+      } finally {
+        store.close();
+      }
+    });
+
+    it('keeps sections exclusive while holders are killed among them: no update lost', async () => {
+      const dir = home();
+      WalletStore.open(dir).close();
+      const script = path.join(path.dirname(dir), 'counter.mjs');
+      writeFileSync(
+        script,
+        `import { WalletStore } from ${JSON.stringify(path.join(ROOT, 'dist/src/store/store.js'))};
+         const store = WalletStore.open(${JSON.stringify(dir)});
+         await store.withLock('count', async () => {
+           const n = store.get('c', 'n') ?? 0;
+           await new Promise((r) => setTimeout(r, 150));
+           store.transaction(() => {
+             store.put('c', 'n', n + 1);
+             store.put('done', String(process.pid), true);
+           });
+           await new Promise((r) => setTimeout(r, 50));
+         });
+         store.close();`,
+      );
+      const children = Array.from({ length: 6 }, () => spawn(process.execPath, [script], { stdio: 'ignore' }));
+      const exits = children.map((child) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))));
+      // Two of them killed at some point of their run (waiting, in the section, or done).
+      setTimeout(() => children[1]!.kill('SIGKILL'), 300);
+      setTimeout(() => children[4]!.kill('SIGKILL'), 700);
+      const codes = await Promise.all(exits);
+      const store = WalletStore.open(dir);
+      try {
+        const done = store.list('done').length;
+        // Every completed section counted once: a section that ran beside another would lose one.
+        expect(store.get('c', 'n') ?? 0).toBe(done);
+        expect(done).toBeGreaterThanOrEqual(codes.filter((code) => code === 0).length);
+      } finally {
+        store.close();
+      }
+    });
   });
 });
