@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <system_error>
 #include <utility>
 #include <thread>
@@ -90,18 +91,29 @@ class BatchAdder {
   }
 
   // bucket[b] += p, now or at a later flush (the bucket's value is then bucket(b) + overflow(b)).
-  void add(std::uint32_t b, const Affine<F>& p) { add(b, p, true); }
+  void add(std::uint32_t b, const Affine<F>& p) {
+    if (!full_[b]) {
+      bucket_[b] = p;
+      full_[b] = 1;
+      return;
+    }
+    if (stamp_[b] == round_) {  // the bucket already waits in this batch: wait for the next one
+      deferred_.emplace_back(b, p);
+      return;
+    }
+    enqueue(b, p);
+    if (pending_bucket_.size() >= batch_) {
+      complete();
+      retry_deferred();
+    }
+  }
 
   // Completes the waiting additions: one inversion for the whole batch; then the points that
   // waited for a taken bucket.
   void flush() {
     complete();
-    while (!deferred_.empty()) {
-      retry_.swap(deferred_);
-      deferred_.clear();
-      for (const auto& [b, p] : retry_) add(b, p, false);
-      complete();
-    }
+    retry_deferred();
+    complete();
   }
 
   // The bucket's value (after flush()) added to `acc`.
@@ -112,21 +124,33 @@ class BatchAdder {
   }
 
  private:
-  void add(std::uint32_t b, const Affine<F>& p, bool may_wait) {
-    if (!full_[b]) {
-      bucket_[b] = p;
-      full_[b] = 1;
-      return;
-    }
-    if (stamp_[b] == round_) {
-      if (may_wait) {
-        deferred_.emplace_back(b, p);
-        return;
+  // Right after a batch is completed (no bucket waiting): the points deferred during that batch
+  // join the next one. A point whose bucket another deferred point has just taken again goes to
+  // the bucket's Jacobian overflow (a mixed addition) instead of waiting once more: retrying
+  // deferred points at every batch, not only at the end, keeps this rare for spread digits, while
+  // a bucket hit over and over (the digit 1 of the many witness values 1) does not force one
+  // small batch, and its inversion, per point.
+  void retry_deferred() {
+    if (deferred_.empty()) return;
+    retry_.swap(deferred_);
+    deferred_.clear();
+    for (const auto& [b, p] : retry_) {
+      if (!full_[b]) {
+        bucket_[b] = p;
+        full_[b] = 1;
+      } else if (stamp_[b] == round_) {
+        overflow_[b] = overflowing_[b] ? overflow_[b].add_affine(p) : Jacobian<F>::from_affine(p);
+        overflowing_[b] = 1;
+      } else {
+        enqueue(b, p);
+        if (pending_bucket_.size() >= batch_) complete();
       }
-      overflow_[b] = overflowing_[b] ? overflow_[b].add_affine(p) : Jacobian<F>::from_affine(p);
-      overflowing_[b] = 1;
-      return;
     }
+    retry_.clear();
+  }
+
+  // Puts bucket[b] += p into the batch (the bucket is full and not waiting in this batch).
+  void enqueue(std::uint32_t b, const Affine<F>& p) {
     const Affine<F>& q = bucket_[b];
     F dx = p.x - q.x;
     bool doubling = false;
@@ -143,7 +167,6 @@ class BatchAdder {
     pending_point_.push_back(p);
     pending_double_.push_back(doubling);
     denominator_.push_back(dx);
-    if (pending_bucket_.size() >= batch_) complete();
   }
 
   // The batch's additions with one inversion (Montgomery's trick).
@@ -287,6 +310,180 @@ Jacobian<F> msm(const Affine<F>* bases, const U256* scalars, std::size_t n, unsi
     for (std::size_t s = 0; s < slices; ++s) acc = acc.add(partial[(std::size_t)w * slices + s]);
   }
   return acc;
+}
+
+// The scalars of a multi-exponentiation grouped by value. A circom witness repeats values a lot
+// (a stateTransition witness: 39,930 signals, 6,829 distinct values, some of them ~110 times),
+// and sum_i k_i P_i = sum_v v * (sum of the P_i with k_i = v): adding each group's points first
+// (one affine addition a point, see sum_groups) leaves a multi-exponentiation over the distinct
+// values only, some five times smaller, whose windows cost a point addition each per point.
+struct ScalarGroups {
+  std::vector<U256> values;            // the distinct non-zero values, in increasing order
+  std::vector<std::uint32_t> start;    // group g is members[start[g] .. start[g + 1])
+  std::vector<std::uint32_t> members;  // indices into the scalars
+};
+
+inline ScalarGroups group_scalars(const U256* scalars, std::size_t n) {
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const U256& k = scalars[i];
+    if ((k.limb[0] | k.limb[1] | k.limb[2] | k.limb[3]) != 0) order.push_back((std::uint32_t)i);
+  }
+  auto less = [scalars](std::uint32_t a, std::uint32_t b) {
+    const U256 &x = scalars[a], &y = scalars[b];
+    for (int l = 3; l >= 0; --l) {
+      if (x.limb[l] != y.limb[l]) return x.limb[l] < y.limb[l];
+    }
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), less);
+  ScalarGroups g;
+  g.members = std::move(order);
+  for (std::size_t j = 0; j < g.members.size(); ++j) {
+    const U256& k = scalars[g.members[j]];
+    if (j == 0 || std::memcmp(&k, &g.values.back(), sizeof k) != 0) {
+      g.values.push_back(k);
+      g.start.push_back((std::uint32_t)j);
+    }
+  }
+  g.start.push_back((std::uint32_t)g.members.size());
+  return g;
+}
+
+namespace msm_detail {
+
+// d[i] <- 1 / d[i] for non-zero d[i], with one inversion (Montgomery's trick: the prefix
+// products, the inverse of their total, then back down, each step peeling one factor off).
+template <class F>
+void batch_inverse(std::vector<F>& d, std::vector<F>& prefix) {
+  const std::size_t n = d.size();
+  if (n == 0) return;
+  prefix.resize(n);
+  F acc = F::one();
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix[i] = acc;  // d[0] ... d[i-1]
+    acc *= d[i];
+  }
+  F inv = acc.inverse();  // 1 / (d[0] ... d[n-1])
+  for (std::size_t i = n; i-- > 0;) {
+    F di = inv * prefix[i];  // 1 / d[i]
+    inv *= d[i];             // 1 / (d[0] ... d[i-1])
+    d[i] = di;
+  }
+}
+
+// For the groups g0 .. g1 - 1: out[g] = the sum of the group's points (the point at infinity,
+// (0, 0), for none). The sums are formed as trees, level by level: at each level the points of
+// every group are added in pairs (neighbours), all the pairs of the level sharing one inversion,
+// so each addition is an affine one (about six multiplications) and a group of k points takes
+// log2(k) levels. A pair of equal points is a doubling (lambda = 3x^2 / 2y), a pair of opposite
+// points vanishes (neither goes up a level), points at infinity are left out from the start.
+template <class F>
+void sum_groups(const Affine<F>* bases, const ScalarGroups& groups, std::size_t g0, std::size_t g1, Affine<F>* out) {
+  enum : unsigned char { kAdd, kDouble, kCancel };
+  const std::size_t count = g1 - g0;
+  std::vector<Affine<F>> cur, next;
+  std::vector<std::uint32_t> off(count + 1), next_off(count + 1);
+  for (std::size_t k = 0; k < count; ++k) {
+    off[k] = (std::uint32_t)cur.size();
+    for (std::uint32_t j = groups.start[g0 + k]; j < groups.start[g0 + k + 1]; ++j) {
+      const Affine<F>& p = bases[groups.members[j]];
+      if (!p.is_infinity()) cur.push_back(p);
+    }
+  }
+  off[count] = (std::uint32_t)cur.size();
+  std::vector<F> den, prefix;
+  std::vector<unsigned char> kind;
+  for (;;) {
+    den.clear();
+    kind.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+      for (std::uint32_t j = off[k]; j + 1 < off[k + 1]; j += 2) {
+        const Affine<F>&p = cur[j], &q = cur[j + 1];
+        F dx = q.x - p.x;
+        if (!dx.is_zero()) {
+          kind.push_back(kAdd);
+          den.push_back(dx);
+        } else if (q.y == p.y && !p.y.is_zero()) {
+          kind.push_back(kDouble);
+          den.push_back(p.y.dbl());
+        } else {
+          kind.push_back(kCancel);
+          den.push_back(F::one());  // keeps the product of the denominators invertible
+        }
+      }
+    }
+    if (den.empty()) break;  // every group is down to one point or none
+    batch_inverse(den, prefix);
+    next.clear();
+    std::size_t pair = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      next_off[k] = (std::uint32_t)next.size();
+      std::uint32_t j = off[k];
+      for (; j + 1 < off[k + 1]; j += 2, ++pair) {
+        if (kind[pair] == kCancel) continue;
+        const Affine<F>&p = cur[j], &q = cur[j + 1];
+        F lambda;
+        if (kind[pair] == kAdd) {
+          lambda = (q.y - p.y) * den[pair];
+        } else {
+          F xx = p.x.square();
+          lambda = (xx.dbl() + xx) * den[pair];
+        }
+        F x3 = lambda.square() - p.x - q.x;
+        F y3 = lambda * (p.x - x3) - p.y;
+        next.push_back(Affine<F>{x3, y3});
+      }
+      if (j < off[k + 1]) next.push_back(cur[j]);  // the odd one out goes up as it is
+    }
+    next_off[count] = (std::uint32_t)next.size();
+    cur.swap(next);
+    off.swap(next_off);
+  }
+  for (std::size_t k = 0; k < count; ++k) out[g0 + k] = off[k + 1] > off[k] ? cur[off[k]] : Affine<F>{F::zero(), F::zero()};
+}
+
+// Runs fn(i) for i in [0, tasks) on up to `threads` threads (this one included).
+template <class Fn>
+void parallel_tasks(unsigned threads, std::size_t tasks, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&]() {
+    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) fn(t);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads && i < tasks; ++i) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones started (and this one) do all the tasks
+    }
+  }
+  worker();
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace msm_detail
+
+// sum_i scalars[i] * bases[i] for the scalars `groups` was made from: each group's points summed,
+// then one multi-exponentiation over the distinct values.
+template <class F>
+Jacobian<F> msm_grouped(const Affine<F>* bases, const ScalarGroups& groups, unsigned threads) {
+  const std::size_t count = groups.values.size();
+  std::vector<Affine<F>> sums(count);
+  // Tasks of consecutive groups with about the same number of points each.
+  const std::size_t tasks = std::max<std::size_t>(1, std::min<std::size_t>(count, 4 * (std::size_t)std::max(1u, threads)));
+  std::vector<std::size_t> bounds(tasks + 1, count);
+  bounds[0] = 0;
+  for (std::size_t t = 1, g = 0; t < tasks; ++t) {
+    const std::size_t target = groups.members.size() * t / tasks;
+    while (g < count && groups.start[g] < target) ++g;
+    bounds[t] = g;
+  }
+  msm_detail::parallel_tasks(threads, tasks, [&](std::size_t t) {
+    if (bounds[t] < bounds[t + 1]) msm_detail::sum_groups(bases, groups, bounds[t], bounds[t + 1], sums.data());
+  });
+  return msm(sums.data(), groups.values.data(), count, threads);
 }
 
 }  // namespace vcg
