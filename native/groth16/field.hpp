@@ -384,7 +384,7 @@ struct Fp {
     mont_mul(v, v, o.v);
     return *this;
   }
-  Fp square() const { return *this * *this; }
+  VCG_INLINE Fp square() const { return *this * *this; }
 
   // a + b < 2p < 2^255 (both below p < 2^254) needs no fifth limb; then one conditional
   // subtraction.
@@ -425,8 +425,8 @@ struct Fp {
   }
   VCG_INLINE Fp& operator-=(const Fp& o) { return *this = *this - o; }
 
-  Fp operator-() const { return zero() - *this; }
-  Fp dbl() const { return *this + *this; }
+  VCG_INLINE Fp operator-() const { return zero() - *this; }
+  VCG_INLINE Fp dbl() const { return *this + *this; }
 
   // x^e for an ordinary integer exponent e (square and multiply, most significant bit first).
   Fp pow(const U256& e) const {

@@ -124,13 +124,6 @@ unsigned thread_count() {
   return n == 0 ? 1 : n;
 }
 
-// Steps 2 and 3 for one of a, b, c: evaluations on the domain to evaluations on the coset.
-void to_coset(std::vector<Fr>& evaluations, const Fr& shift) {
-  ntt(evaluations, true);
-  scale_by_powers(evaluations, shift);
-  ntt(evaluations, false);
-}
-
 // VC_PROVER_TIMINGS=1: the duration of each phase on standard error (for the benchmarks).
 class PhaseClock {
  public:
@@ -177,20 +170,21 @@ int run(int argc, char** argv) {
   // Step 2, the three polynomials in parallel.
   unsigned log_n = 0;
   while ((std::size_t(1) << log_n) < n) ++log_n;
-  const Fr shift = root_of_unity(log_n + 1);
+  const CosetTransform coset(n, root_of_unity(log_n + 1));
   {
     std::vector<std::thread> pool;
     std::vector<Fr>* polys[3] = {&a, &b, &c};
+    auto move = [&coset](std::vector<Fr>* values) { coset.apply(*values); };
     unsigned started = 0;
     for (unsigned i = 0; i < 2 && threads > 1 + i; ++i) {
       try {
-        pool.emplace_back(to_coset, std::ref(*polys[i]), std::cref(shift));
+        pool.emplace_back(move, polys[i]);
         ++started;
       } catch (const std::system_error&) {
         break;
       }
     }
-    for (unsigned i = started; i < 3; ++i) to_coset(*polys[i], shift);
+    for (unsigned i = started; i < 3; ++i) move(polys[i]);
     for (auto& t : pool) t.join();
   }
 
