@@ -75,7 +75,7 @@ class BatchAdder {
         stamp_(buckets, 0),
         overflow_(buckets),
         overflowing_(buckets, 0),
-        batch_(std::max<std::size_t>(16, std::min<std::size_t>(1024, buckets / 2))) {
+        batch_(std::max<std::size_t>(16, std::min<std::size_t>(1024, buckets / 4))) {
     pending_bucket_.reserve(batch_);
     pending_point_.reserve(batch_);
     pending_double_.reserve(batch_);
@@ -236,7 +236,7 @@ Jacobian<F> msm(const Affine<F>* bases, const U256* scalars, std::size_t n, unsi
   const unsigned windows = (255 + c - 1) / c;  // windows * c >= 255, so the top digit never carries out
   const std::int32_t half = 1 << (c - 1);
 
-  // Signed digits, window-major: digits[w * m + j] for the j-th used scalar.
+  // Signed digits, point-major: digits[j * windows + w] for the j-th used scalar.
   std::vector<std::int32_t> digits((std::size_t)windows * m);
   for (std::size_t j = 0; j < m; ++j) {
     const U256& k = scalars[used[j]];
@@ -248,48 +248,57 @@ Jacobian<F> msm(const Affine<F>* bases, const U256* scalars, std::size_t n, unsi
         d -= (std::int32_t)1 << c;
         carry = 1;
       }
-      digits[(std::size_t)w * m + j] = d;
+      digits[j * windows + w] = d;
     }
   }
 
   if (threads == 0) threads = 1;
-  // Enough slices that every thread has work even when there are few windows.
-  const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>((2 * threads + windows - 1) / windows, m / 1024 + 1));
-  const std::size_t tasks = (std::size_t)windows * slices;
-  std::vector<Point> partial(tasks, Point::infinity());
+  // A task takes several windows at once (`span` of them) when their buckets are few, so that one
+  // batch of affine additions, with its one inversion, can be long (a quarter of the buckets, up
+  // to 1024) and still seldom meet a bucket already waiting in it; then enough slices of the
+  // points that every thread has work.
+  const unsigned span = std::max(1u, std::min(windows, 4096u / (unsigned)half));
+  const std::size_t spans = (windows + span - 1) / span;
+  const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>((2 * threads + spans - 1) / spans, m / 1024 + 1));
+  const std::size_t tasks = spans * slices;
+  std::vector<Point> partial((std::size_t)windows * slices, Point::infinity());
   std::atomic<std::size_t> next{0};
 
   auto worker = [&]() {
-    msm_detail::BatchAdder<F> adder((std::size_t)half);
+    msm_detail::BatchAdder<F> adder((std::size_t)half * span);
     for (;;) {
       std::size_t t = next.fetch_add(1);
       if (t >= tasks) break;
-      const unsigned w = (unsigned)(t / slices);
+      const unsigned w0 = (unsigned)(t / slices) * span, w1 = std::min(windows, w0 + span);
       const std::size_t s = t % slices;
       const std::size_t begin = m * s / slices, end = m * (s + 1) / slices;
       adder.reset();
-      const std::int32_t* dw = &digits[(std::size_t)w * m];
-      bool any = false;
       for (std::size_t j = begin; j < end; ++j) {
-        std::int32_t d = dw[j];
-        if (d == 0) continue;
-        any = true;
+        const std::int32_t* dj = &digits[j * windows];
         const Affine<F>& p = bases[used[j]];
-        if (d > 0) {
-          adder.add((std::uint32_t)(d - 1), p);
-        } else {
-          adder.add((std::uint32_t)(-d - 1), Affine<F>{p.x, -p.y});
+        for (unsigned w = w0; w < w1; ++w) {
+          const std::int32_t d = dj[w];
+          if (d == 0) continue;
+          // Window w's buckets are [(w - w0) * half, (w - w0 + 1) * half).
+          const std::uint32_t base = (w - w0) * (std::uint32_t)half;
+          if (d > 0) {
+            adder.add(base + (std::uint32_t)(d - 1), p);
+          } else {
+            adder.add(base + (std::uint32_t)(-d - 1), Affine<F>{p.x, -p.y});
+          }
         }
       }
       adder.flush();
-      if (!any) continue;
-      // sum_d d * bucket_d = sum over d from the top of (running sum of buckets >= d)
-      Point running = Point::infinity(), sum = Point::infinity();
-      for (std::int32_t b = half - 1; b >= 0; --b) {
-        running = adder.add_bucket_to(running, (std::size_t)b);
-        sum = sum.add(running);
+      for (unsigned w = w0; w < w1; ++w) {
+        // sum_d d * bucket_d = sum over d from the top of (running sum of buckets >= d)
+        const std::size_t base = (std::size_t)(w - w0) * (std::size_t)half;
+        Point running = Point::infinity(), sum = Point::infinity();
+        for (std::int32_t b = half - 1; b >= 0; --b) {
+          running = adder.add_bucket_to(running, base + (std::size_t)b);
+          sum = sum.add(running);
+        }
+        partial[(std::size_t)w * slices + s] = sum;
       }
-      partial[t] = sum;
     }
   };
 
