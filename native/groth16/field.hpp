@@ -360,6 +360,27 @@ struct Fp {
   // r = t - p if t >= p, else t, for t < 2p; branch-free (the comparison is a subtraction whose
   // borrow chooses the result).
   static VCG_INLINE void reduce_once(u64 r[4], u64 t0, u64 t1, u64 t2, u64 t3) {
+#if VCG_FIELD_ASM
+    // The subtraction's borrow picks the result with conditional moves (plain x86-64: g++ spills
+    // the 128-bit form's borrows to the stack).
+    u64 s0 = t0, s1 = t1, s2 = t2, s3 = t3;
+    asm("subq %[p0], %[s0]\n\t"
+        "sbbq %[p1], %[s1]\n\t"
+        "sbbq %[p2], %[s2]\n\t"
+        "sbbq %[p3], %[s3]\n\t"
+        "cmovcq %[t0], %[s0]\n\t"
+        "cmovcq %[t1], %[s1]\n\t"
+        "cmovcq %[t2], %[s2]\n\t"
+        "cmovcq %[t3], %[s3]\n\t"
+        : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3)
+        : [t0] "r"(t0), [t1] "r"(t1), [t2] "r"(t2), [t3] "r"(t3), [p0] "m"(Params::P[0]), [p1] "m"(Params::P[1]), [p2] "m"(Params::P[2]),
+          [p3] "m"(Params::P[3])
+        : "cc");
+    r[0] = s0;
+    r[1] = s1;
+    r[2] = s2;
+    r[3] = s3;
+#else
     u128 d = (u128)t0 - Params::P[0];
     const u64 s0 = (u64)d;
     d = (u128)t1 - Params::P[1] - (u64)((d >> 64) & 1);
@@ -373,6 +394,7 @@ struct Fp {
     r[1] = (t1 & keep) | (s1 & ~keep);
     r[2] = (t2 & keep) | (s2 & ~keep);
     r[3] = (t3 & keep) | (s3 & ~keep);
+#endif
   }
 
   VCG_INLINE Fp operator*(const Fp& o) const {
@@ -389,6 +411,19 @@ struct Fp {
   // a + b < 2p < 2^255 (both below p < 2^254) needs no fifth limb; then one conditional
   // subtraction.
   VCG_INLINE Fp operator+(const Fp& o) const {
+#if VCG_FIELD_ASM
+    u64 t0 = v[0], t1 = v[1], t2 = v[2], t3 = v[3];
+    asm("addq %[b0], %[t0]\n\t"
+        "adcq %[b1], %[t1]\n\t"
+        "adcq %[b2], %[t2]\n\t"
+        "adcq %[b3], %[t3]\n\t"
+        : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3)
+        : [b0] "rm"(o.v[0]), [b1] "rm"(o.v[1]), [b2] "rm"(o.v[2]), [b3] "rm"(o.v[3])
+        : "cc");
+    Fp r;
+    reduce_once(r.v, t0, t1, t2, t3);
+    return r;
+#else
     u128 s = (u128)v[0] + o.v[0];
     const u64 t0 = (u64)s;
     s = (u128)v[1] + o.v[1] + (u64)(s >> 64);
@@ -399,11 +434,39 @@ struct Fp {
     Fp r;
     reduce_once(r.v, t0, t1, t2, t3);
     return r;
+#endif
   }
   VCG_INLINE Fp& operator+=(const Fp& o) { return *this = *this + o; }
 
   // a - b, plus p when it borrowed (p masked by the borrow, no branch).
   VCG_INLINE Fp operator-(const Fp& o) const {
+#if VCG_FIELD_ASM
+    // The borrow moves p into z (zero otherwise), which is added back; the carry out of that
+    // addition, exactly the borrow's 2^256, is dropped.
+    u64 t0 = v[0], t1 = v[1], t2 = v[2], t3 = v[3], z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+    asm("subq %[b0], %[t0]\n\t"
+        "sbbq %[b1], %[t1]\n\t"
+        "sbbq %[b2], %[t2]\n\t"
+        "sbbq %[b3], %[t3]\n\t"
+        "cmovcq %[p0], %[z0]\n\t"
+        "cmovcq %[p1], %[z1]\n\t"
+        "cmovcq %[p2], %[z2]\n\t"
+        "cmovcq %[p3], %[z3]\n\t"
+        "addq %[z0], %[t0]\n\t"
+        "adcq %[z1], %[t1]\n\t"
+        "adcq %[z2], %[t2]\n\t"
+        "adcq %[z3], %[t3]\n\t"
+        : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [z0] "+&r"(z0), [z1] "+&r"(z1), [z2] "+&r"(z2), [z3] "+&r"(z3)
+        : [b0] "rm"(o.v[0]), [b1] "rm"(o.v[1]), [b2] "rm"(o.v[2]), [b3] "rm"(o.v[3]), [p0] "m"(Params::P[0]), [p1] "m"(Params::P[1]),
+          [p2] "m"(Params::P[2]), [p3] "m"(Params::P[3])
+        : "cc");
+    Fp r;
+    r.v[0] = t0;
+    r.v[1] = t1;
+    r.v[2] = t2;
+    r.v[3] = t3;
+    return r;
+#else
     u128 d = (u128)v[0] - o.v[0];
     const u64 t0 = (u64)d;
     d = (u128)v[1] - o.v[1] - (u64)((d >> 64) & 1);
@@ -422,6 +485,7 @@ struct Fp {
     r.v[2] = (u64)s;
     r.v[3] = t3 + (Params::P[3] & mask) + (u64)(s >> 64);
     return r;
+#endif
   }
   VCG_INLINE Fp& operator-=(const Fp& o) { return *this = *this - o; }
 
