@@ -65,6 +65,26 @@ inline unsigned window_bits(std::size_t n) {
 }
 
 
+// d[i] <- 1 / d[i] for non-zero d[i], with one inversion (Montgomery's trick: the prefix
+// products, the inverse of their total, then back down, each step peeling one factor off).
+template <class F>
+void batch_inverse(std::vector<F>& d, std::vector<F>& prefix) {
+  const std::size_t n = d.size();
+  if (n == 0) return;
+  prefix.resize(n);
+  F acc = F::one();
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix[i] = acc;  // d[0] ... d[i-1]
+    acc *= d[i];
+  }
+  F inv = acc.inverse();  // 1 / (d[0] ... d[n-1])
+  for (std::size_t i = n; i-- > 0;) {
+    const F di = inv * prefix[i];  // 1 / d[i]
+    inv *= d[i];                   // 1 / (d[0] ... d[i-1])
+    d[i] = di;
+  }
+}
+
 // Affine buckets filled by batches of affine additions with one shared inversion.
 template <class F>
 class BatchAdder {
@@ -169,17 +189,14 @@ class BatchAdder {
     denominator_.push_back(dx);
   }
 
-  // The batch's additions with one inversion (Montgomery's trick).
+  // The batch's additions with one inversion (Montgomery's trick, batch_inverse): the
+  // denominators become their inverses, then every addition is independent of the others.
   void complete() {
     const std::size_t n = pending_bucket_.size();
     if (n > 0) {
-      prefix_.resize(n);
-      prefix_[0] = denominator_[0];
-      for (std::size_t i = 1; i < n; ++i) prefix_[i] = prefix_[i - 1] * denominator_[i];
-      F inv = prefix_[n - 1].inverse();  // 1 / (d_0 ... d_{n-1})
-      for (std::size_t i = n; i-- > 0;) {
-        F inv_i = i > 0 ? inv * prefix_[i - 1] : inv;  // 1 / d_i
-        if (i > 0) inv = inv * denominator_[i];         // 1 / (d_0 ... d_{i-1})
+      batch_inverse(denominator_, prefix_);
+      for (std::size_t i = 0; i < n; ++i) {
+        const F& inv_i = denominator_[i];
         Affine<F>& q = bucket_[pending_bucket_[i]];
         const Affine<F>& p = pending_point_[i];
         F lambda;
@@ -361,26 +378,6 @@ inline ScalarGroups group_scalars(const U256* scalars, std::size_t n) {
 }
 
 namespace msm_detail {
-
-// d[i] <- 1 / d[i] for non-zero d[i], with one inversion (Montgomery's trick: the prefix
-// products, the inverse of their total, then back down, each step peeling one factor off).
-template <class F>
-void batch_inverse(std::vector<F>& d, std::vector<F>& prefix) {
-  const std::size_t n = d.size();
-  if (n == 0) return;
-  prefix.resize(n);
-  F acc = F::one();
-  for (std::size_t i = 0; i < n; ++i) {
-    prefix[i] = acc;  // d[0] ... d[i-1]
-    acc *= d[i];
-  }
-  F inv = acc.inverse();  // 1 / (d[0] ... d[n-1])
-  for (std::size_t i = n; i-- > 0;) {
-    F di = inv * prefix[i];  // 1 / d[i]
-    inv *= d[i];             // 1 / (d[0] ... d[i-1])
-    d[i] = di;
-  }
-}
 
 // For the groups g0 .. g1 - 1: out[g] = the sum of the group's points (the point at infinity,
 // (0, 0), for none). The sums are formed as trees, level by level: at each level the points of
