@@ -202,7 +202,7 @@ struct Fp {
       t2 = (u64)y;
       t3 = A + C;
     }
-    reduce_once(r, t0, t1, t2, t3);
+    reduce_once_portable(r, t0, t1, t2, t3);
   }
 
 #if VCG_FIELD_ASM
@@ -381,6 +381,11 @@ struct Fp {
     r[2] = s2;
     r[3] = s3;
 #else
+    reduce_once_portable(r, t0, t1, t2, t3);
+#endif
+  }
+
+  static VCG_INLINE void reduce_once_portable(u64 r[4], u64 t0, u64 t1, u64 t2, u64 t3) {
     u128 d = (u128)t0 - Params::P[0];
     const u64 s0 = (u64)d;
     d = (u128)t1 - Params::P[1] - (u64)((d >> 64) & 1);
@@ -394,56 +399,43 @@ struct Fp {
     r[1] = (t1 & keep) | (s1 & ~keep);
     r[2] = (t2 & keep) | (s2 & ~keep);
     r[3] = (t3 & keep) | (s3 & ~keep);
-#endif
   }
 
-  VCG_INLINE Fp operator*(const Fp& o) const {
-    Fp r;
-    mont_mul(r.v, v, o.v);
-    return r;
-  }
-  VCG_INLINE Fp& operator*=(const Fp& o) {
-    mont_mul(v, v, o.v);
-    return *this;
-  }
-  VCG_INLINE Fp square() const { return *this * *this; }
-
-  // a + b < 2p < 2^255 (both below p < 2^254) needs no fifth limb; then one conditional
-  // subtraction.
-  VCG_INLINE Fp operator+(const Fp& o) const {
+  // r = a + b mod p, for a, b below p: a + b < 2p < 2^255 needs no fifth limb; then one
+  // conditional subtraction.
+  static VCG_INLINE void add(u64 r[4], const u64 a[4], const u64 b[4]) {
 #if VCG_FIELD_ASM
-    u64 t0 = v[0], t1 = v[1], t2 = v[2], t3 = v[3];
+    u64 t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3];
     asm("addq %[b0], %[t0]\n\t"
         "adcq %[b1], %[t1]\n\t"
         "adcq %[b2], %[t2]\n\t"
         "adcq %[b3], %[t3]\n\t"
         : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3)
-        : [b0] "rm"(o.v[0]), [b1] "rm"(o.v[1]), [b2] "rm"(o.v[2]), [b3] "rm"(o.v[3])
+        : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3])
         : "cc");
-    Fp r;
-    reduce_once(r.v, t0, t1, t2, t3);
-    return r;
+    reduce_once(r, t0, t1, t2, t3);
 #else
-    u128 s = (u128)v[0] + o.v[0];
-    const u64 t0 = (u64)s;
-    s = (u128)v[1] + o.v[1] + (u64)(s >> 64);
-    const u64 t1 = (u64)s;
-    s = (u128)v[2] + o.v[2] + (u64)(s >> 64);
-    const u64 t2 = (u64)s;
-    const u64 t3 = v[3] + o.v[3] + (u64)(s >> 64);
-    Fp r;
-    reduce_once(r.v, t0, t1, t2, t3);
-    return r;
+    add_portable(r, a, b);
 #endif
   }
-  VCG_INLINE Fp& operator+=(const Fp& o) { return *this = *this + o; }
 
-  // a - b, plus p when it borrowed (p masked by the borrow, no branch).
-  VCG_INLINE Fp operator-(const Fp& o) const {
+  static VCG_INLINE void add_portable(u64 r[4], const u64 a[4], const u64 b[4]) {
+    u128 s = (u128)a[0] + b[0];
+    const u64 t0 = (u64)s;
+    s = (u128)a[1] + b[1] + (u64)(s >> 64);
+    const u64 t1 = (u64)s;
+    s = (u128)a[2] + b[2] + (u64)(s >> 64);
+    const u64 t2 = (u64)s;
+    const u64 t3 = a[3] + b[3] + (u64)(s >> 64);
+    reduce_once_portable(r, t0, t1, t2, t3);
+  }
+
+  // r = a - b mod p, for a, b below p: a - b, plus p when it borrowed (no branch).
+  static VCG_INLINE void sub(u64 r[4], const u64 a[4], const u64 b[4]) {
 #if VCG_FIELD_ASM
     // The borrow moves p into z (zero otherwise), which is added back; the carry out of that
     // addition, exactly the borrow's 2^256, is dropped.
-    u64 t0 = v[0], t1 = v[1], t2 = v[2], t3 = v[3], z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+    u64 t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], z0 = 0, z1 = 0, z2 = 0, z3 = 0;
     asm("subq %[b0], %[t0]\n\t"
         "sbbq %[b1], %[t1]\n\t"
         "sbbq %[b2], %[t2]\n\t"
@@ -457,37 +449,66 @@ struct Fp {
         "adcq %[z2], %[t2]\n\t"
         "adcq %[z3], %[t3]\n\t"
         : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [z0] "+&r"(z0), [z1] "+&r"(z1), [z2] "+&r"(z2), [z3] "+&r"(z3)
-        : [b0] "rm"(o.v[0]), [b1] "rm"(o.v[1]), [b2] "rm"(o.v[2]), [b3] "rm"(o.v[3]), [p0] "m"(Params::P[0]), [p1] "m"(Params::P[1]),
+        : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3]), [p0] "m"(Params::P[0]), [p1] "m"(Params::P[1]),
           [p2] "m"(Params::P[2]), [p3] "m"(Params::P[3])
         : "cc");
-    Fp r;
-    r.v[0] = t0;
-    r.v[1] = t1;
-    r.v[2] = t2;
-    r.v[3] = t3;
-    return r;
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
 #else
-    u128 d = (u128)v[0] - o.v[0];
-    const u64 t0 = (u64)d;
-    d = (u128)v[1] - o.v[1] - (u64)((d >> 64) & 1);
-    const u64 t1 = (u64)d;
-    d = (u128)v[2] - o.v[2] - (u64)((d >> 64) & 1);
-    const u64 t2 = (u64)d;
-    d = (u128)v[3] - o.v[3] - (u64)((d >> 64) & 1);
-    const u64 t3 = (u64)d;
-    const u64 mask = (u64)0 - (u64)((d >> 64) & 1);
-    Fp r;
-    u128 s = (u128)t0 + (Params::P[0] & mask);
-    r.v[0] = (u64)s;
-    s = (u128)t1 + (Params::P[1] & mask) + (u64)(s >> 64);
-    r.v[1] = (u64)s;
-    s = (u128)t2 + (Params::P[2] & mask) + (u64)(s >> 64);
-    r.v[2] = (u64)s;
-    r.v[3] = t3 + (Params::P[3] & mask) + (u64)(s >> 64);
-    return r;
+    sub_portable(r, a, b);
 #endif
   }
-  VCG_INLINE Fp& operator-=(const Fp& o) { return *this = *this - o; }
+
+  static VCG_INLINE void sub_portable(u64 r[4], const u64 a[4], const u64 b[4]) {
+    u128 d = (u128)a[0] - b[0];
+    const u64 t0 = (u64)d;
+    d = (u128)a[1] - b[1] - (u64)((d >> 64) & 1);
+    const u64 t1 = (u64)d;
+    d = (u128)a[2] - b[2] - (u64)((d >> 64) & 1);
+    const u64 t2 = (u64)d;
+    d = (u128)a[3] - b[3] - (u64)((d >> 64) & 1);
+    const u64 t3 = (u64)d;
+    const u64 mask = (u64)0 - (u64)((d >> 64) & 1);
+    u128 s = (u128)t0 + (Params::P[0] & mask);
+    r[0] = (u64)s;
+    s = (u128)t1 + (Params::P[1] & mask) + (u64)(s >> 64);
+    r[1] = (u64)s;
+    s = (u128)t2 + (Params::P[2] & mask) + (u64)(s >> 64);
+    r[2] = (u64)s;
+    r[3] = t3 + (Params::P[3] & mask) + (u64)(s >> 64);
+  }
+
+  VCG_INLINE Fp operator*(const Fp& o) const {
+    Fp r;
+    mont_mul(r.v, v, o.v);
+    return r;
+  }
+  VCG_INLINE Fp& operator*=(const Fp& o) {
+    mont_mul(v, v, o.v);
+    return *this;
+  }
+  VCG_INLINE Fp square() const { return *this * *this; }
+
+  VCG_INLINE Fp operator+(const Fp& o) const {
+    Fp r;
+    add(r.v, v, o.v);
+    return r;
+  }
+  VCG_INLINE Fp& operator+=(const Fp& o) {
+    add(v, v, o.v);
+    return *this;
+  }
+  VCG_INLINE Fp operator-(const Fp& o) const {
+    Fp r;
+    sub(r.v, v, o.v);
+    return r;
+  }
+  VCG_INLINE Fp& operator-=(const Fp& o) {
+    sub(v, v, o.v);
+    return *this;
+  }
 
   VCG_INLINE Fp operator-() const { return zero() - *this; }
   VCG_INLINE Fp dbl() const { return *this + *this; }
