@@ -201,7 +201,7 @@ int run(int argc, char** argv) {
   // (msm.hpp's msm_grouped), the whole witness for A, B1 and B2, the private part for C.
   const std::size_t firstPrivate = (std::size_t)key.nPublic + 1;
   const ScalarGroups all = group_scalars(witness.data(), key.nVars);
-  const ScalarGroups priv = group_scalars(witness.data() + firstPrivate, key.nVars - firstPrivate);
+  const ScalarGroups priv = groups_from(all, (std::uint32_t)firstPrivate);
   clock.mark("group scalars");
   G1 A = msm_grouped(key.A.data(), all, threads);
   clock.mark("msm A");

@@ -15,9 +15,12 @@
 // bucket's Jacobian overflow instead (a mixed addition), which keeps heavily used buckets (circom
 // witnesses hold many equal small values) from serialising the batches.
 //
-// Work is split into tasks of (window, slice of the points); threads take tasks from a shared
-// counter, each with its own buckets, and the partial sums of a window are added afterwards. The
-// result does not depend on the number of threads or the order the tasks run in.
+// Work is split into tasks of (a few windows, slice of the points); threads take tasks from a
+// shared counter, each with its own buckets, and the partial sums of a window are added
+// afterwards. The result does not depend on the number of threads or the order the tasks run in.
+//
+// msm_grouped first adds up the points whose scalars are equal (a witness repeats its values a
+// lot), then runs msm over the distinct values.
 //
 // Not constant time: the work depends on the scalars (the witness), as in snarkjs's prover.
 #pragma once
@@ -377,6 +380,24 @@ inline ScalarGroups group_scalars(const U256* scalars, std::size_t n) {
   return g;
 }
 
+
+// The groups of scalars[first ..] (indices then counted from first), from the groups of all of
+// them: the same values in the same order, without a second sort.
+inline ScalarGroups groups_from(const ScalarGroups& all, std::uint32_t first) {
+  ScalarGroups g;
+  for (std::size_t k = 0; k + 1 < all.start.size(); ++k) {
+    const std::size_t before = g.members.size();
+    for (std::uint32_t j = all.start[k]; j < all.start[k + 1]; ++j) {
+      if (all.members[j] >= first) g.members.push_back(all.members[j] - first);
+    }
+    if (g.members.size() > before) {
+      g.values.push_back(all.values[k]);
+      g.start.push_back((std::uint32_t)before);
+    }
+  }
+  g.start.push_back((std::uint32_t)g.members.size());
+  return g;
+}
 namespace msm_detail {
 
 // For the groups g0 .. g1 - 1: out[g] = the sum of the group's points (the point at infinity,
