@@ -12,12 +12,15 @@
 #include <cstdint>
 #include <cstring>
 
-// x86-64 has a faster multiplication in assembly (mulx, adcx, adox), used when the processor has
-// them (checked at run time, see adx_available): the executable stays runnable on any x86-64, so a
-// cache of built provers can be shared between machines. VCG_PORTABLE_FIELD turns it off (tests
-// build both forms and compare them).
+// On x86-64 the field operations are in assembly: addition, subtraction and the final
+// conditional subtraction with instructions every x86-64 has (add/adc, sub/sbb, cmov), the
+// multiplication with mulx, adcx and adox (BMI2, ADX) when the processor has them, checked at run
+// time (see adx_available), so the executable, built without -march flags, runs on any x86-64
+// and a cache of built provers can be shared between machines. VCG_PORTABLE_FIELD turns the
+// assembly off (the tests build both forms and compare them).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(VCG_PORTABLE_FIELD)
 #define VCG_FIELD_ASM 1
+#include <cpuid.h>
 #else
 #define VCG_FIELD_ASM 0
 #endif
@@ -71,9 +74,12 @@ constexpr u64 add_in_place(u64 a[4], const u64 b[4]) {
 // Does this processor have BMI2 (mulx) and ADX (adcx, adox)? Read once when the program starts.
 // Anything computed before that (another file's static initialisation) sees false and takes the
 // portable path, which gives the same results.
+// CPUID leaf 7, subleaf 0: EBX bit 8 is BMI2, bit 19 is ADX (read with <cpuid.h>, which g++ and
+// clang both have; they add no register state, so the operating system need not enable them).
 inline bool detect_adx() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return ((ebx >> 8) & 1) != 0 && ((ebx >> 19) & 1) != 0;
 }
 inline const bool adx_available = detect_adx();
 #endif
