@@ -17,7 +17,8 @@
 //      constant -2 and never 0; snarkjs's setup makes the zkey's H points for exactly these
 //      values, so their multi-exponentiation with h gives the quotient's term of pi_c.
 //   4. Multi-exponentiations: A, B1 (G1) and B2 (G2) with the whole witness, C with the private
-//      part (signals after the public ones), H with h.
+//      part (signals after the public ones), H with h. The witness's repeated values are grouped
+//      first (the points of equal scalars added, then multiplied once).
 //   5. With fresh random r, s:  pi_a = alpha1 + A + r*delta1,  pi_b = beta2 + B2 + s*delta2,
 //      pi_c = C + H + s*pi_a + r*(beta1 + B1 + s*delta1) - r*s*delta1.
 #include <cerrno>
@@ -125,13 +126,6 @@ unsigned thread_count() {
   return n == 0 ? 1 : n;
 }
 
-// Steps 2 and 3 for one of a, b, c: evaluations on the domain to evaluations on the coset.
-void to_coset(std::vector<Fr>& evaluations, const Fr& shift) {
-  ntt(evaluations, true);
-  scale_by_powers(evaluations, shift);
-  ntt(evaluations, false);
-}
-
 // VC_PROVER_TIMINGS=1: the duration of each phase on standard error (for the benchmarks).
 class PhaseClock {
  public:
@@ -179,20 +173,21 @@ int run(int argc, char** argv) {
   // Step 2, the three polynomials in parallel.
   unsigned log_n = 0;
   while ((std::size_t(1) << log_n) < n) ++log_n;
-  const Fr shift = root_of_unity(log_n + 1);
+  const CosetTransform coset(n, root_of_unity(log_n + 1));
   {
     std::vector<std::thread> pool;
     std::vector<Fr>* polys[3] = {&a, &b, &c};
+    auto move = [&coset](std::vector<Fr>* values) { coset.apply(*values); };
     unsigned started = 0;
     for (unsigned i = 0; i < 2 && threads > 1 + i; ++i) {
       try {
-        pool.emplace_back(to_coset, std::ref(*polys[i]), std::cref(shift));
+        pool.emplace_back(move, polys[i]);
         ++started;
       } catch (const std::system_error&) {
         break;
       }
     }
-    for (unsigned i = started; i < 3; ++i) to_coset(*polys[i], shift);
+    for (unsigned i = started; i < 3; ++i) move(polys[i]);
     for (auto& t : pool) t.join();
   }
 
@@ -205,14 +200,19 @@ int run(int argc, char** argv) {
   std::vector<Fr>().swap(c);
 
   // Step 4.
+  // A, B1, B2 and C have the witness's values as scalars, which repeat: grouped once by value
+  // (msm.hpp's msm_grouped), the whole witness for A, B1 and B2, the private part for C.
   const std::size_t firstPrivate = (std::size_t)key.nPublic + 1;
-  G1 A = msm(key.A.data(), witness.data(), key.nVars, threads);
+  const ScalarGroups all = group_scalars(witness.data(), key.nVars);
+  const ScalarGroups priv = groups_from(all, (std::uint32_t)firstPrivate);
+  clock.mark("group scalars");
+  G1 A = msm_grouped(key.A.data(), all, threads);
   clock.mark("msm A");
-  G1 B1 = msm(key.B1.data(), witness.data(), key.nVars, threads);
+  G1 B1 = msm_grouped(key.B1.data(), all, threads);
   clock.mark("msm B1");
-  G2 B2 = msm(key.B2.data(), witness.data(), key.nVars, threads);
+  G2 B2 = msm_grouped(key.B2.data(), all, threads);
   clock.mark("msm B2");
-  G1 C = msm(key.C.data(), witness.data() + firstPrivate, key.nVars - firstPrivate, threads);
+  G1 C = msm_grouped(key.C.data(), priv, threads);
   clock.mark("msm C");
   G1 H = msm(key.H.data(), h.data(), n, threads);
   clock.mark("msm H");

@@ -17,11 +17,29 @@ namespace vcg {
 // The primitive 2^k-th root of unity snarkjs uses (k <= 28).
 Fr root_of_unity(unsigned k);
 
-// In place: values[i] <- sum_j values[j] * w^(i*j) with w = root_of_unity(log2 n) (forward), or the
-// inverse transform (w^-1 and a division by n). n = values.size() must be a power of two.
-void ntt(std::vector<Fr>& values, bool inverse);
+// Moves polynomials' evaluations on the domain <w> (n = 2^k points, w = root_of_unity(k)) to
+// their evaluations on the coset shift * <w>: the inverse transform (coefficients), coefficient j
+// times shift^j, the forward transform. Built once for n and shift (its tables are shared by the
+// polynomials it moves, read only, so one object serves several threads at once).
+//
+// The two transforms need no bit-reversal permutation: the inverse one is a decimation in
+// frequency (Gentleman-Sande butterflies), which takes its input in natural order and leaves the
+// coefficients in bit-reversed order (coefficient j at position rev(j)); the forward one is a
+// decimation in time (Cooley-Tukey butterflies), which takes its input in bit-reversed order and
+// gives the evaluations in natural order. In between, position i is multiplied by
+// shift^rev(i) / n (the 1/n of the inverse transform folded in), from a table in that order.
+class CosetTransform {
+ public:
+  CosetTransform(std::size_t n, const Fr& shift);
+  // values (n of them): evaluations on <w> in, evaluations on shift * <w> out.
+  void apply(std::vector<Fr>& values) const;
 
-// In place: values[j] <- values[j] * g^j (moves a polynomial's evaluations onto the coset g*<w>).
-void scale_by_powers(std::vector<Fr>& values, const Fr& g);
+ private:
+  std::size_t n_;
+  // Twiddles per butterfly stage, each stage's contiguous: stage half (butterflies half apart,
+  // half = 1, 2, 4, ..., n/2) at [half, 2*half): w_(2 half)^j for j < half, w_m the m-th root.
+  std::vector<Fr> forward_, inverse_;
+  std::vector<Fr> scale_;  // scale_[i] = shift^rev(i) / n
+};
 
 }  // namespace vcg

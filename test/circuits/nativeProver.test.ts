@@ -6,7 +6,10 @@
  *   circuits' verification keys; their public signals are snarkjs's; a changed public signal or a
  *   proof element of another proof fails; two proofs of one witness differ (fresh r and s);
  * - the multi-scalar multiplication equals plain double-and-add sums (fixtures/msmCheck.cpp: zero
- *   and extreme scalars, equal, opposite and infinite points, 1 to 4 threads, G1 and G2);
+ *   and extreme scalars, equal, opposite and infinite points, 1 to 4 threads, G1 and G2), also
+ *   with the scalars grouped by value; the field arithmetic equals a plain 512-bit reference, its
+ *   x86-64 assembly is chosen exactly when /proc/cpuinfo lists BMI2 and ADX, and the portable
+ *   forms are checked too;
  * - encodings are positional: on a circuit of our own (c = a * b, every signal public), witnesses
  *   written by the test with values of every byte length, 0, 1 and values next to r give proofs
  *   that verify and public signals equal to those values; a witness that does not satisfy the
@@ -185,11 +188,25 @@ describe('native proofs of the project circuits, checked by snarkjs', () => {
 });
 
 describe('the multi-scalar multiplication', () => {
+  // The field multiplication the processor's features choose: the x86-64 assembly exactly where
+  // /proc/cpuinfo lists BMI2 and ADX, as the prover runs here. The field arithmetic is checked
+  // first against a plain 512-bit reference, the portable forms included (called directly); the
+  // build with the portable forms only (VCG_PORTABLE_FIELD, as on other processors) must compile.
   it('equals the plain sum of products, whatever the points, scalars and threads', () => {
+    const cpuFlags = process.arch === 'x64' && existsSync('/proc/cpuinfo') ? ` ${/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? ''} ` : '';
+    const multiplication =
+      process.arch !== 'x64'
+        ? 'portable (no assembly in this build)'
+        : cpuFlags.includes(' bmi2 ') && cpuFlags.includes(' adx ')
+          ? 'x86-64 assembly (BMI2, ADX)'
+          : 'portable (this processor has no BMI2/ADX)';
     const check = path.join(tmp, 'msm-check');
+    const source = path.join(import.meta.dirname, 'fixtures', 'msmCheck.cpp');
+    const include = ['-I', path.join(ROOT, 'native', 'groth16')];
     const flags = process.env.VC_NATIVE_SANITIZE === '1' ? ['-O1', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all'] : ['-O2'];
-    execFileSync('g++', ['-std=c++17', ...flags, '-pthread', '-I', path.join(ROOT, 'native', 'groth16'), '-o', check, path.join(import.meta.dirname, 'fixtures', 'msmCheck.cpp')]);
-    expect(execFileSync(check, { encoding: 'utf8', env: { ASAN_OPTIONS: 'detect_leaks=0' } })).toBe('ok\n');
+    execFileSync('g++', ['-std=c++17', ...flags, '-pthread', ...include, '-o', check, source]);
+    expect(execFileSync(check, { encoding: 'utf8', env: { ASAN_OPTIONS: 'detect_leaks=0' } })).toBe(`multiplication: ${multiplication}\nok\n`);
+    execFileSync('g++', ['-std=c++17', '-fsyntax-only', '-Wall', '-Werror', '-DVCG_PORTABLE_FIELD', '-pthread', ...include, source]);
   }, 300_000);
 });
 
