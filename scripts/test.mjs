@@ -56,8 +56,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 async function step(name, command, args) {
   const since = performance.now();
-  const { code } = await run(command, args);
-  process.stderr.write(`[test] ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(since)}\n`);
+  // The output is the command's own (inherited), or why it could not start (a missing binary).
+  const { code, output } = await run(command, args);
+  process.stderr.write(`${output}[test] ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(since)}\n`);
   if (code !== 0) {
     stopCircuits();
     process.exit(code);
@@ -87,6 +88,6 @@ if (built.code !== 0) {
 }
 
 const vitestStarted = performance.now();
-const { code } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
-process.stderr.write(`[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
+const { code, output } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
+process.stderr.write(`${output}[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
 process.exit(code);
