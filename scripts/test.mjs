@@ -13,10 +13,14 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const started = performance.now();
 const seconds = (since) => `${Math.round((performance.now() - since) / 1000)} s`;
 
-/** Runs a command; resolves to its exit code. `capture` keeps its output to show only on failure. */
-function run(command, args, { capture = false } = {}) {
+/**
+ * Runs a command; resolves to its exit code. `capture` keeps its output to show only on failure;
+ * `group` runs it in a process group of its own, whose pid `onStart` receives (to stop it whole).
+ */
+function run(command, args, { capture = false, group = false, onStart = () => undefined } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, args, { cwd: root, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', detached: group });
+    if (child.pid !== undefined) onStart(child.pid);
     let output = '';
     if (capture) {
       child.stdout.on('data', (chunk) => (output += chunk));
@@ -27,19 +31,49 @@ function run(command, args, { capture = false } = {}) {
   });
 }
 
+// The circuits build, while it runs beside the checks: its process group (vc, circom, g++) and its
+// home, stopped and removed when this run ends early (a failed check, Ctrl-C), not left running.
+let circuitsGroup;
+let circuitsHome;
+function stopCircuits() {
+  if (circuitsGroup !== undefined) {
+    try {
+      process.kill(-circuitsGroup, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    circuitsGroup = undefined;
+  }
+  if (circuitsHome !== undefined) rmSync(circuitsHome, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    stopCircuits();
+    process.stderr.write(`[test] stopped (${signal})\n`);
+    process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
+  });
+}
+
 async function step(name, command, args) {
   const since = performance.now();
-  const { code } = await run(command, args);
-  process.stderr.write(`[test] ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(since)}\n`);
-  if (code !== 0) process.exit(code);
+  // The output is the command's own (inherited), or why it could not start (a missing binary).
+  const { code, output } = await run(command, args);
+  process.stderr.write(`${output}[test] ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(since)}\n`);
+  if (code !== 0) {
+    stopCircuits();
+    process.exit(code);
+  }
 }
 
 await step('tsc (src)', bin('tsc'), ['-p', 'tsconfig.json']);
 
 // The circuits, beside the checks below. Its own throwaway home: it needs no wallet.
 const home = mkdtempSync(path.join(tmpdir(), 'vc-test-circuits-'));
+circuitsHome = home;
 const buildStarted = performance.now();
-const circuits = run(process.execPath, [path.join(root, 'dist', 'bin', 'vc.js'), '--home', home, 'circuits', 'build'], { capture: true }).then((result) => {
+const circuitsArgs = [path.join(root, 'dist', 'bin', 'vc.js'), '--home', home, 'circuits', 'build'];
+const circuits = run(process.execPath, circuitsArgs, { capture: true, group: true, onStart: (pid) => (circuitsGroup = pid) }).then((result) => {
+  circuitsGroup = undefined;
   rmSync(home, { recursive: true, force: true });
   process.stderr.write(`[test] vc circuits build: ${result.code === 0 ? 'ok' : `failed (exit ${result.code})`} in ${seconds(buildStarted)}\n`);
   return result;
@@ -54,6 +88,6 @@ if (built.code !== 0) {
 }
 
 const vitestStarted = performance.now();
-const { code } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
-process.stderr.write(`[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
+const { code, output } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
+process.stderr.write(`${output}[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
 process.exit(code);

@@ -157,6 +157,8 @@ export class NativeFixedBase implements FixedBase {
   private wanted = 0;
   private onData: (() => void) | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Why the process is gone, set as it goes (a request made afterwards must not wait for output). */
+  private closedWhy: string | undefined;
 
   constructor(binary: string, threads?: number) {
     this.child = spawn(binary, ['--fixed-base'], { stdio: ['pipe', 'pipe', 'pipe'], env: threads === undefined ? {} : { VC_PROVER_THREADS: String(threads) } });
@@ -171,10 +173,15 @@ export class NativeFixedBase implements FixedBase {
       if (this.buffered >= this.wanted) this.onData?.();
     });
     this.exited = new Promise((resolve) => {
-      this.child.once('error', (error) => resolve(`cannot run ${binary}: ${error.message}`));
+      this.child.once('error', (error) => {
+        this.closedWhy = `cannot run ${binary}: ${error.message}`;
+        resolve(this.closedWhy);
+        this.onData?.();
+      });
       this.child.once('close', (code, signal) => {
         const line = this.stderr.split('\n').find((l) => l.trim() !== '')?.trim().replace(/^vc-groth16: /, '');
-        resolve(`the native prover's fixed-base multiplication ${code === null ? `was killed (${signal ?? 'signal'})` : `exited with code ${code}`}${line === undefined ? '' : `: ${line}`}`);
+        this.closedWhy ??= `the native prover's fixed-base multiplication ${code === null ? `was killed (${signal ?? 'signal'})` : `exited with code ${code}`}${line === undefined ? '' : `: ${line}`}`;
+        resolve(this.closedWhy);
         this.onData?.();
       });
     });
@@ -185,11 +192,10 @@ export class NativeFixedBase implements FixedBase {
     bytes[0] = group === 'G1' ? 1 : 2;
     new DataView(bytes.buffer).setUint32(1, count, true);
     this.wanted = count * pointBytes;
-    let closed: string | undefined;
-    void this.exited.then((why) => (closed = why));
+    if (this.closedWhy !== undefined) throw new Error(this.closedWhy);
     this.child.stdin.write(bytes);
     while (this.buffered < this.wanted) {
-      if (closed !== undefined) throw new Error(closed);
+      if (this.closedWhy !== undefined) throw new Error(this.closedWhy);
       await new Promise<void>((resolve) => (this.onData = resolve));
       this.onData = undefined;
       await Promise.resolve();

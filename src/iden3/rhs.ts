@@ -108,7 +108,14 @@ export class RhsNodeStore {
       if (!HEX_HASH.test(hash) || children.length < 2 || children.length > 3 || !children.every((c) => HEX_HASH.test(c))) {
         throw new InputError(`node ${index}: expected {hash, children} with 2 or 3 children, each 64 hex digits`, { field: `[${index}]` });
       }
-      const computed = hashElems(children.map((c) => HashClass.fromHex(c).bigInt())).hex();
+      const values = children.map((c) => HashClass.fromHex(c).bigInt());
+      const outside = values.findIndex((v) => v >= this.modules.mt.FIELD_SIZE);
+      if (outside !== -1) {
+        throw new InputError(`node ${index}: child ${outside} (${children[outside]}) is not a field element (at least the modulus ${this.modules.mt.FIELD_SIZE})`, {
+          field: `[${index}].children[${outside}]`,
+        });
+      }
+      const computed = hashElems(values).hex();
       if (computed !== hash) {
         throw new InputError(`node ${index}: hash ${hash} does not match its children (expected ${computed})`, { field: `[${index}].hash` });
       }

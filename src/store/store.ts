@@ -15,7 +15,7 @@ import path from 'node:path';
 import Database from 'libsql';
 import lockfile from 'proper-lockfile';
 import { StoreError, describeError } from '../errors.js';
-import { bindLockName, ownerIsDead, ownIdentity, readOwner, releaseLockName, writeOwner } from './lockOwner.js';
+import { bindLockName, lockName as abstractLockName, ownerIsDead, ownIdentity, readOwner, releaseLockName, writeOwner } from './lockOwner.js';
 
 export interface StoreRecord<T> {
   key: string;
@@ -317,7 +317,7 @@ export class WalletStore {
           release = await lockOnce();
         } catch (error) {
           lastError = error;
-          if ((error as NodeJS.ErrnoException).code === 'ELOCKED' && ownerIsDead(readOwner(file), lockName !== undefined)) {
+          if ((error as NodeJS.ErrnoException).code === 'ELOCKED' && ownerIsDead(readOwner(file), lockName === undefined ? undefined : abstractLockName(file))) {
             // Its holder bound the name we now hold: it died holding the lock. Take it over.
             rmSync(`${file}.lock`, { recursive: true, force: true });
             try {
@@ -336,8 +336,9 @@ export class WalletStore {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const identity = ownIdentity();
-    if (identity !== undefined) writeOwner(file, { ...identity, bound: lockName !== undefined });
     try {
+      // Inside the try: a record that cannot be written (a full disk) must not leave the lock held.
+      if (identity !== undefined) writeOwner(file, lockName === undefined ? { ...identity, bound: false } : { ...identity, bound: true, name: abstractLockName(file) });
       const result = await fn();
       if (compromised !== undefined) {
         const message = `the lock "${name}" of wallet ${this.paths.home} was lost while in use (${compromised.message})`;

@@ -7,7 +7,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetworkError } from '../../src/errors.js';
+import { InputError, NetworkError } from '../../src/errors.js';
 import { loadIden3Modules } from '../../src/iden3/modules.js';
 import { RhsNodeStore, StoreRhsPublisher, fetchRhsJson } from '../../src/iden3/rhs.js';
 import { WalletStore } from '../../src/store/store.js';
@@ -138,6 +138,37 @@ describe('StoreRhsPublisher', () => {
       expect(error).toBeInstanceOf(NetworkError);
       expect((error as Error).message).toMatch(/RHS_URL=.*\/moved refused the tree nodes \(HTTP 307\): it answered with a redirect, which vc does not follow/);
       expect(redirectedTo).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+// Attack s34 (fails on lead f1d17a5): a child hash at or above the field modulus made Poseidon
+// throw a plain Error out of saveNodes: POST /node answered 500 "internal error" instead of a 400
+// naming the node. The modulus comes from @iden3/js-merkletree (FIELD_SIZE), not from vc.
+describe('RhsNodeStore.saveNodes', () => {
+  it('refuses a child that is not a field element (the modulus + 1, 2^256 - 1) as bad input naming it', async () => {
+    const modules = await loadIden3Modules();
+    const { FIELD_SIZE } = await import('@iden3/js-merkletree');
+    const store = WalletStore.open(`${tmp.dir}/nodes-field`);
+    try {
+      const nodes = new RhsNodeStore(store, modules);
+      const zero = '0'.repeat(64);
+      for (const child of [modules.mt.Hash.fromBigInt(FIELD_SIZE - 1n).hex().replace(/^../, (b) => (parseInt(b, 16) + 2).toString(16).padStart(2, '0')), 'f'.repeat(64)]) {
+        // The first is FIELD_SIZE + 1 written as a hash (little-endian: the low byte first).
+        const error = (() => {
+          try {
+            nodes.saveNodes([{ hash: zero, children: [zero, child] }]);
+            return undefined;
+          } catch (e) {
+            return e;
+          }
+        })();
+        expect(error, child).toBeInstanceOf(InputError);
+        expect((error as InputError).message).toMatch(/node 0: child 1 .* is not a field element/);
+        expect((error as InputError).field).toBe('[0].children[1]');
+      }
     } finally {
       store.close();
     }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -254,6 +254,42 @@ describe('WalletStore', () => {
         await killed(child);
         if (record !== '') writeFileSync(lockFile, JSON.stringify({ ...(JSON.parse(record) as object), netns: 'net:[1]' }));
         await expect(store.withLock('live', async () => 'stolen', { timeoutMs: 1_000 })).rejects.toThrow(/is busy/);
+      } finally {
+        store.close();
+      }
+    });
+
+    // Attack s34 (fails on lead f1d17a5): the abstract name is a hash of the lock file's path as
+    // spelled, so a process reaching the same home by another path (a symlink, a bind mount) binds
+    // another name, finds the live holder's record "bound", believes it dead and removes its lock.
+    it.runIf(process.platform === 'linux')('is never taken from a live holder that reached the same home by another path (a symlink)', async () => {
+      const dir = home();
+      WalletStore.open(dir).close();
+      const link = path.join(path.dirname(dir), 'link-to-home');
+      symlinkSync(dir, link);
+      const { child } = await holder(dir, 'spelled');
+      const store = WalletStore.open(link);
+      try {
+        await expect(store.withLock('spelled', async () => 'stolen', { timeoutMs: 1_000 })).rejects.toThrow(/is busy/);
+      } finally {
+        store.close();
+        await killed(child);
+      }
+    });
+
+    // Attack s34 (fails on lead f1d17a5): the owner record is written after the lock is taken but
+    // before the section's try/finally, so a failed write (ENOSPC, EDQUOT, EIO; here: the lock
+    // file is a directory) leaves the lock and the abstract name held by this process: in a
+    // long-running process (vc serve) every later section on that lock is "busy" until restart.
+    it.runIf(process.platform === 'linux')('releases the lock when its owner record cannot be written', async () => {
+      const dir = home();
+      const store = WalletStore.open(dir);
+      const lockFile = path.join(dir, 'locks', 'unwritable.lock');
+      mkdirSync(lockFile);
+      try {
+        await expect(store.withLock('unwritable', async () => 'first', { timeoutMs: 1_000 })).rejects.toThrow();
+        rmSync(lockFile, { recursive: true });
+        expect(await store.withLock('unwritable', async () => 'second', { timeoutMs: 2_000 })).toBe('second');
       } finally {
         store.close();
       }
