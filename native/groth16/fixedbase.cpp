@@ -38,8 +38,8 @@ namespace {
 constexpr unsigned kWindowBits = 12;
 constexpr unsigned kWindows = (256 + kWindowBits - 1) / kWindowBits;  // covers every 256-bit scalar
 constexpr std::uint32_t kDigits = (1u << kWindowBits) - 1;              // non-zero digits a window
-// Largest request accepted: 2^24 points (a circuit of 16M constraints is far past what vc builds).
-constexpr std::uint32_t kMaxCount = 1u << 24;
+// Largest request accepted: 2^20 scalars (32 MiB of input; vc sends 2^15 at a time).
+constexpr std::uint32_t kMaxCount = 1u << 20;
 
 // The generators snarkjs uses (ffjavascript's bn128 G1.g and G2.g), as plain integers.
 G1Affine g1_generator() { return G1Affine{Fq::from_u64(1), Fq::from_u64(2)}; }

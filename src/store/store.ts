@@ -291,7 +291,14 @@ export class WalletStore {
    */
   async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
     const file = path.join(this.paths.locks, `${name}.lock`);
-    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    /** A lock that cannot be taken for another reason than a holder (a read-only or full disk): said at once. */
+    const unusable = (error: unknown): StoreError =>
+      new StoreError(`cannot take the lock "${name}" of wallet ${this.paths.home} in ${this.paths.locks}: ${describeError(error)}`, { cause: error });
+    try {
+      if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    } catch (error) {
+      throw unusable(error);
+    }
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     // proper-lockfile's default for a lost lock throws from a timer (an uncaught exception that
     // kills the process): remember it and fail the critical section once it returns instead.
@@ -329,6 +336,7 @@ export class WalletStore {
         }
         if (release !== undefined) break;
         releaseLockName(lockName);
+        if ((lastError as NodeJS.ErrnoException | undefined)?.code !== 'ELOCKED') throw unusable(lastError);
       }
       if (Date.now() >= deadline) {
         throw new StoreError(`wallet ${this.paths.home} is busy (lock "${name}" held by another vc process)`, { cause: lastError });

@@ -195,6 +195,21 @@ describe('WalletStore', () => {
     store.close();
   });
 
+  it('a lock that cannot be made (the locks directory unusable) is a StoreError naming it at once, not "busy" after the timeout', async () => {
+    const dir = home();
+    const store = WalletStore.open(dir);
+    try {
+      // A file where the locks directory should be: no lock file can be created in it.
+      rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
+      writeFileSync(path.join(dir, 'locks'), '');
+      const error = await store.withLock('blocked', async () => 'never', { timeoutMs: 60_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as Error).message).toMatch(new RegExp(`^cannot take the lock "blocked" of wallet .* in ${path.join(dir, 'locks').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*ENOTDIR`));
+    } finally {
+      store.close();
+    }
+  });
+
   describe('a lock whose holder died', () => {
     /** A process holding `lock` in `dir` (it says "held" once in the section, then waits there). */
     function holder(dir: string, lock: string): Promise<{ child: ReturnType<typeof spawn>; pid: number }> {
