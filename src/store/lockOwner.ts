@@ -46,11 +46,6 @@ export function ownIdentity(): Omit<LockOwnerRecord, 'bound'> | undefined {
 }
 
 /**
- * Binds the lock's abstract name: the server (unreferenced: it never keeps the process alive) when
- * bound, 'taken' when a live process holds it, undefined when the name cannot be had here (not
- * Linux, or refused for another reason).
- */
-/**
  * The lock's abstract name: from the lock file's device and inode, not its path, so that every
  * process reaching the same file (through a symlink, a bind mount, another spelling) binds the same name.
  */
@@ -59,6 +54,11 @@ export function lockName(lockFile: string): string {
   return `vc-lock-${createHash('sha256').update(`${dev}:${ino}`).digest('hex').slice(0, 40)}`;
 }
 
+/**
+ * Binds the lock's abstract name: the server (unreferenced: it never keeps the process alive) when
+ * bound, 'taken' when a live process holds it, undefined when the name cannot be had here (not
+ * Linux, or refused for another reason).
+ */
 export function bindLockName(lockFile: string): Promise<Server | 'taken' | undefined> {
   if (ownIdentity() === undefined) return Promise.resolve(undefined);
   let name: string;
@@ -77,6 +77,7 @@ export function bindLockName(lockFile: string): Promise<Server | 'taken' | undef
   });
 }
 
+/** Lets the lock's abstract name go (when this process bound it). */
 export function releaseLockName(server: Server | 'taken' | undefined): void {
   if (server !== undefined && server !== 'taken') server.close();
 }
