@@ -24,13 +24,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "bn254.hpp"
 #include "fixedbase.hpp"
 #include "formats.hpp"
+#include "msm.hpp"
 
 namespace vcg {
 namespace {
@@ -65,24 +64,24 @@ G2Affine g2_generator() {
           fq_from_decimal("4082367875863433681332203403145435568316851327593401208105741076214120093531")}};
 }
 
-// Affine forms of many Jacobian points with one inversion (Montgomery's trick); infinity -> (0, 0).
+// Affine forms of many Jacobian points with one inversion (msm.hpp's batch_inverse over the Z of
+// the finite ones); infinity -> (0, 0).
 template <class F>
 void batch_to_affine(const Jacobian<F>* in, Affine<F>* out, std::size_t n) {
-  std::vector<F> prefix(n);
-  F acc = F::one();
+  std::vector<F> z, prefix;
+  z.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    prefix[i] = acc;
-    if (!in[i].is_infinity()) acc = acc * in[i].Z;
+    if (!in[i].is_infinity()) z.push_back(in[i].Z);
   }
-  F inv = acc.inverse();
-  for (std::size_t i = n; i-- > 0;) {
+  msm_detail::batch_inverse(z, prefix);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < n; ++i) {
     if (in[i].is_infinity()) {
       out[i] = Affine<F>{F::zero(), F::zero()};
       continue;
     }
-    F zi = inv * prefix[i];
-    inv = inv * in[i].Z;
-    F zi2 = zi.square();
+    const F zi = z[k++];
+    const F zi2 = zi.square();
     out[i] = Affine<F>{in[i].X * zi2, in[i].Y * zi2 * zi};
   }
 }
@@ -172,20 +171,12 @@ void times_batch(const Comb<F>& comb, const unsigned char* scalars, std::size_t 
     }
     const std::size_t m = pending.size();
     if (m == 0) continue;
-    prefix.resize(m);
-    F acc = F::one();
+    msm_detail::batch_inverse(dx, prefix);  // dx[k] <- 1 / dx[k]
     for (std::size_t k = 0; k < m; ++k) {
-      prefix[k] = acc;
-      acc = acc * dx[k];
-    }
-    F inv = acc.inverse();
-    for (std::size_t k = m; k-- > 0;) {
-      F inv_k = inv * prefix[k];  // 1 / dx[k]
-      inv = inv * dx[k];
       const std::size_t i = pending[k];
       const Affine<F>& t = comb.entry(j, digit(scalars + i * 32, j));
       Affine<F>& a = out[i];
-      F lambda = (t.y - a.y) * inv_k;
+      F lambda = (t.y - a.y) * dx[k];
       F x3 = lambda.square() - a.x - t.x;
       a.y = lambda * (a.x - x3) - a.y;
       a.x = x3;
@@ -216,22 +207,8 @@ void answer(const Comb<F>& comb, const std::vector<unsigned char>& scalars, std:
       }
     }
   };
-  std::vector<std::thread> pool;
-  std::size_t parts = threads == 0 ? 1 : threads;
-  if (count < 4096) parts = 1;
-  std::size_t started = 1;
-  for (std::size_t t = 1; t < parts; ++t) {
-    try {
-      pool.emplace_back(work, (std::size_t)count * t / parts, (std::size_t)count * (t + 1) / parts);
-      ++started;
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  // This thread takes the first part, and the parts of threads that could not be started.
-  work(0, (std::size_t)count / parts);
-  for (std::size_t t = started; t < parts; ++t) work((std::size_t)count * t / parts, (std::size_t)count * (t + 1) / parts);
-  for (auto& th : pool) th.join();
+  const std::size_t parts = count < 4096 || threads == 0 ? 1 : threads;
+  msm_detail::parallel_tasks(threads, parts, [&](std::size_t t) { work((std::size_t)count * t / parts, (std::size_t)count * (t + 1) / parts); });
 }
 
 }  // namespace
