@@ -198,7 +198,6 @@ export class NativeFixedBase implements FixedBase {
       if (this.closedWhy !== undefined) throw new Error(this.closedWhy);
       await new Promise<void>((resolve) => (this.onData = resolve));
       this.onData = undefined;
-      await Promise.resolve();
     }
     const all = Buffer.concat(this.chunks);
     this.chunks = all.length > this.wanted ? [all.subarray(this.wanted)] : [];

@@ -27,7 +27,7 @@ import type { Context } from '../context.js';
 import { ConflictError, NetworkError, NotFoundError, UnprocessableError, VerificationError, describeError } from '../errors.js';
 import { latestStateOnChain } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
-import { PENDING_PUBLICATIONS_NS, TREE_STATES_NS, knownTreeState, type KnownTreeState, type TreeStateRecord } from './storage.js';
+import { PENDING_PUBLICATIONS_NS, knownTreeState, treeStateRecords, type KnownTreeState } from './storage.js';
 
 /** The status type, as credentials carry it. */
 export const IDEN3COMM_STATUS_TYPE = 'Iden3commRevocationStatusV1.0';
@@ -90,7 +90,7 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
   const { mt } = wallet.modules;
   if (!(await holdsIdentity(wallet, did))) throw new NotFoundError(`${did.string()} is not an issuer of this wallet`, { field: 'to' });
   const onChain = await latestStateOnChain(wallet.dataStorage.states, wallet.modules, did);
-  const records = wallet.ctx.store.list<TreeStateRecord>(TREE_STATES_NS, `${did.string()}/`).map((record) => record.value);
+  const records = treeStateRecords(wallet.ctx.store, did.string());
   // A publication whose transaction landed is recorded only after the receipt (and, on the
   // embedded node, after its state is saved), or by the next command after a crash there: until
   // then the state the chain holds is the one its journal names.
@@ -102,7 +102,7 @@ export async function answerRevocationStatus(wallet: AgentWallet, did: DID, nonc
     throw new ConflictError(`the State contract holds no state for ${did.string()}, though this wallet published ${published.length} (was the chain replaced?)`);
   }
   const stateHex = onChain === undefined ? undefined : mt.Hash.fromBigInt(onChain).hex();
-  const record = knownTreeState(wallet.ctx.store, did.string(), stateHex, pending);
+  const record = knownTreeState(wallet.ctx.store, did.string(), stateHex, pending, records);
   const treeState = {
     state: mt.Hash.fromHex(record.state),
     claimsRoot: mt.Hash.fromHex(record.claimsRoot),

@@ -42,14 +42,19 @@ export const PENDING_PUBLICATIONS_NS = 'iden3.pendingPublications';
 /** A tree state as recorded, or as a publication's journal names it (no transaction or date yet). */
 export type KnownTreeState = Omit<TreeStateRecord, 'txId' | 'at'> & Partial<Pick<TreeStateRecord, 'txId' | 'at'>>;
 
+/** Every tree state of `did` this wallet recorded: its genesis state and the states it published. */
+export function treeStateRecords(store: WalletStore, did: string): TreeStateRecord[] {
+  return store.list<TreeStateRecord>(TREE_STATES_NS, `${did}/`).map((record) => record.value);
+}
+
 /**
  * The tree state of `did` at `state` (hex) as this wallet knows it: the genesis state when `state`
  * is undefined (the identity never published), otherwise a state it published, or `pending`, the
  * state its interrupted publication's journal names, when that is the one. A ConflictError when the
- * wallet does not know it (a chain that is not the one it published to).
+ * wallet does not know it (a chain that is not the one it published to). `records`: the wallet's
+ * records of `did`, when the caller has them already.
  */
-export function knownTreeState(store: WalletStore, did: string, state: string | undefined, pending?: KnownTreeState): KnownTreeState {
-  const records = store.list<TreeStateRecord>(TREE_STATES_NS, `${did}/`).map((record) => record.value);
+export function knownTreeState(store: WalletStore, did: string, state: string | undefined, pending?: KnownTreeState, records = treeStateRecords(store, did)): KnownTreeState {
   if (state === undefined) {
     const genesis = records.find((record) => record.txId === undefined);
     if (genesis === undefined) throw new ConflictError(`the genesis tree state of ${did} is not recorded in this wallet`);
