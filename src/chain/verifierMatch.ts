@@ -123,7 +123,7 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
   }
   const validator = chain.addresses.v3Validator;
   if (validator === undefined) {
-    throw new ConfigError(`chain ${chain.chainId} has no CredentialAtomicQueryV3StableValidator in vc's address book (configured addresses name the MTP validator only): run \`vc chain deploy\` there`, {
+    throw new ConfigError(`chain ${chain.chainId} no CredentialAtomicQueryV3StableValidator: set V3_ADDRESS (the deploying party's \`vc chain env\` gives it) or run \`vc chain deploy\` there`, {
       field: circuit,
     });
   }

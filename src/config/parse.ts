@@ -73,6 +73,10 @@ export interface ChainConfig {
   mtpValidatorAddress: string | undefined;
   /** UniversalVerifier contract the holder submits proofs to (BSC_ADDRESS). */
   verifierAddress: string | undefined;
+  /** CredentialAtomicQueryV3StableValidator (V3_ADDRESS): V3 requests on an external chain. */
+  v3ValidatorAddress: string | undefined;
+  /** IdentityTreeStore, the on-chain reverse hash service (IDENTITY_TREE_STORE_ADDRESS): `--status onchain` on an external chain. */
+  identityTreeStoreAddress: string | undefined;
   /**
    * VC_CHAIN_IDLE_MINUTES: minutes without a request from vc after which the embedded node stops
    * itself, its state saved (0: never; `vc chain up` keeps it up until `vc chain down`).
@@ -327,6 +331,8 @@ export function parseConfig(vars: RawVariables, home: string): Config {
       poseidonAddress: address(vars, 'POSEIDON_ADDRESS', problems),
       mtpValidatorAddress: address(vars, 'MTP_ADDRESS', problems),
       verifierAddress: address(vars, 'BSC_ADDRESS', problems),
+      v3ValidatorAddress: address(vars, 'V3_ADDRESS', problems),
+      identityTreeStoreAddress: address(vars, 'IDENTITY_TREE_STORE_ADDRESS', problems),
       nodeIdleMinutes: decimal(vars, 'VC_CHAIN_IDLE_MINUTES', problems, 7 * 24 * 60) ?? DEFAULT_NODE_IDLE_MINUTES,
       confirmations: integer(vars, 'CONFIRMATIONS', problems, 1, 1000) ?? (rpcUrlGiven && !DEV_CHAIN_IDS.includes(chainId) ? PUBLIC_CHAIN_CONFIRMATIONS : 1),
     },

@@ -83,7 +83,7 @@ export class OnchainTreeStatusResolver implements CredentialStatusResolver {
       throw refuse(`it names chain ${status.chainId}; vc reads statuses from the configured chain ${chain.chainId} only (never another network)`);
     }
     const treeStore = chain.addresses.identityTreeStore;
-    if (treeStore === undefined) throw refuse(`the configured chain ${chain.chainId} has no IdentityTreeStore in vc's address book (\`vc chain deploy\` deploys one)`);
+    if (treeStore === undefined) throw refuse(`the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one`);
     if (status.contractAddress.toLowerCase() !== treeStore.toLowerCase()) {
       throw refuse(`it names contract ${status.contractAddress}, which is not the IdentityTreeStore ${treeStore} of the configured chain ${chain.chainId}`);
     }

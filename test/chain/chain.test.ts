@@ -131,7 +131,17 @@ describe('embedded chain with the iden3 contracts', () => {
     const chain = await getChain(other);
     expect(chain.embedded).toBe(false);
     expect(chain.signer.address).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
-    expect(chain.addresses).toMatchObject({ state: env.STATE_CONTRACT_ADDRESS, universalVerifier: env.BSC_ADDRESS, mtpValidator: env.MTP_ADDRESS });
+    // The optional contracts too: a party given only these variables can register V3 requests and issue with --status onchain.
+    expect(env.V3_ADDRESS).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(env.IDENTITY_TREE_STORE_ADDRESS).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(chain.addresses).toMatchObject({
+      state: env.STATE_CONTRACT_ADDRESS,
+      universalVerifier: env.BSC_ADDRESS,
+      mtpValidator: env.MTP_ADDRESS,
+      v3Validator: env.V3_ADDRESS,
+      identityTreeStore: env.IDENTITY_TREE_STORE_ADDRESS,
+    });
+    expect(chain.addresses.source).toBe('config');
     // On the command line: dotenv lines (stdout or -o FILE), the same variables as --json.
     const file = path.join(newHome(), 'party.env');
     const run = runVc(['chain', 'env', '-o', file], { home });
@@ -366,6 +376,13 @@ describe('concurrency and external chains', () => {
     ).catch((e: unknown) => e);
     expect(noCode).toBeInstanceOf(ConfigError);
     expect((noCode as Error).message).toContain('has no contract code');
+    // An optional contract's variable is checked the same way, and named.
+    const noV3Code = await ensureDeployed(
+      newContext(externalHome, { ...external, STATE_CONTRACT_ADDRESS: local.addresses.state, BSC_ADDRESS: local.addresses.universalVerifier, MTP_ADDRESS: local.addresses.mtpValidator, V3_ADDRESS: '0x000000000000000000000000000000000000dEaD' }),
+    ).catch((e: unknown) => e);
+    expect(noV3Code).toBeInstanceOf(ConfigError);
+    expect((noV3Code as Error).message).toMatch(/^V3_ADDRESS=0x0+dEaD has no contract code/);
+    expect(configured.v3Validator).toBeUndefined();
 
     const wrongChain = await connectChain(newContext(externalHome, { ...external, CHAIN_ID: '80002' })).catch((e: unknown) => e);
     expect(wrongChain).toBeInstanceOf(ConfigError);

@@ -43,6 +43,11 @@ async function waitForRpc(url: string): Promise<void> {
   throw new Error(`anvil did not answer at ${url}`);
 }
 
+async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return ((await response.json()) as { result: T }).result;
+}
+
 async function call<T>(party: Party, method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${servers[party]!.urls[party]!}${route}`, {
     method,
@@ -92,6 +97,30 @@ describe('issuer, holder and verifier: three wallets and three services on one c
     expect(proved.body.sender).toBe(HOLDER_ADDRESS);
     const status = await call<{ isVerified: boolean }>('verifier', 'GET', `/request-status?request=${request.body.id}&address=${HOLDER_ADDRESS}`);
     expect(status.body.isVerified).toBe(true);
+  }, 900_000);
+
+  it("V3 over HTTP on the shared chain: each party knows the V3 validator from `vc chain env`; a signature proof of a credential issued with no state transition discloses birthDate ($sd)", async () => {
+    // The deployer's variables name the V3 validator and the IdentityTreeStore, so a party that
+    // only has them can register a V3 request (it was refused: "no CredentialAtomicQueryV3StableValidator").
+    const deployerEnv = runVc(['--json', 'chain', 'env'], { home: home('deployer'), env: { RPC_URL: rpcUrl, WALLET_KEY: KEYS.deployer } }).json<Record<string, string>>();
+    expect(deployerEnv.V3_ADDRESS).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(deployerEnv.IDENTITY_TREE_STORE_ADDRESS).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(readFileSync(path.join(tmp.dir, 'verifier.env'), 'utf8')).toContain(`V3_ADDRESS=${deployerEnv.V3_ADDRESS}\n`);
+
+    const holderDid = await call<{ did_String: string }>('holder', 'POST', '/did', {});
+    const request = await call<{ id: number; circuitId: string }>('verifier', 'POST', '/credential-requests', { circuitId: 'credentialAtomicQueryV3OnChain', proofType: 'sig', op: '$sd' });
+    expect(request.status, JSON.stringify(request.body)).toBe(201);
+    const blockBefore = await rpc<string>('eth_blockNumber');
+    const issued = await call<{ credential: { proof: Array<{ type: string }> } }>('issuer', 'POST', '/generate-pbq-credentials', { did: holderDid.body.did_String, proof: 'sig' });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    expect(issued.body.credential.proof.map((proof) => proof.type)).toEqual(['BJJSignature2021']);
+    // No state transition (nor any other transaction) for a signed credential.
+    expect(await rpc<string>('eth_blockNumber')).toBe(blockBefore);
+    const proved = await call<Record<string, unknown>>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body });
+    expect(proved.status, JSON.stringify(proved.body)).toBe(200);
+    expect(proved.body[String(request.body.id)]).toBe(true);
+    const status = await call<{ isVerified: boolean; disclosed?: Record<string, string> }>('verifier', 'GET', `/request-status?request=${request.body.id}&address=${HOLDER_ADDRESS}`);
+    expect(status.body).toMatchObject({ isVerified: true, disclosed: { birthDate: '19900101' } });
   }, 900_000);
 
   it('selective disclosure over HTTP only: BBS+ credential, holder import, disclosure bound to a verifier nonce, verified', async () => {

@@ -163,7 +163,12 @@ const CONFIG_ADDRESS_VARIABLES = [
   ['BSC_ADDRESS', 'verifierAddress', 'universalVerifier'],
   ['MTP_ADDRESS', 'mtpValidatorAddress', 'mtpValidator'],
   ['POSEIDON_ADDRESS', 'poseidonAddress', 'poseidonFacade'],
+  ['V3_ADDRESS', 'v3ValidatorAddress', 'v3Validator'],
+  ['IDENTITY_TREE_STORE_ADDRESS', 'identityTreeStoreAddress', 'identityTreeStore'],
 ] as const;
+
+/** Contracts a chain may lack: only the commands that use them need their variable. */
+const OPTIONAL_CONTRACTS: readonly ContractKey[] = ['poseidonFacade', 'v3Validator', 'identityTreeStore'];
 
 /** Addresses on an external chain: configuration first, then an earlier `vc chain deploy`. */
 async function externalAddresses(ctx: Context, connection: ChainConnection): Promise<ChainAddresses> {
@@ -178,7 +183,7 @@ async function externalAddresses(ctx: Context, connection: ChainConnection): Pro
     if (configured !== undefined) {
       resolved[key] = configured;
       fromConfig = true;
-    } else if (resolved[key] === undefined && key !== 'poseidonFacade') {
+    } else if (resolved[key] === undefined && !OPTIONAL_CONTRACTS.includes(key)) {
       missing.push(variable);
     }
   }

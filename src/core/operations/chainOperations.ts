@@ -8,6 +8,15 @@ import { defineOperation } from '../operation.js';
 
 const chain = () => import('../chainAccess.js');
 
+/** Variables naming another party's contracts: with any of them set, this wallet deploys nothing. */
+const CONFIGURED_CONTRACT_VARIABLES = [
+  ['STATE_CONTRACT_ADDRESS', 'stateContractAddress'],
+  ['BSC_ADDRESS', 'verifierAddress'],
+  ['MTP_ADDRESS', 'mtpValidatorAddress'],
+  ['V3_ADDRESS', 'v3ValidatorAddress'],
+  ['IDENTITY_TREE_STORE_ADDRESS', 'identityTreeStoreAddress'],
+] as const;
+
 const verifierArtifactSchema = z.object({
   abi: z.array(z.unknown()),
   bytecode: z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex bytecode'),
@@ -72,6 +81,8 @@ export const chainEnv = defineOperation({
       BSC_ADDRESS: status.contracts.universalVerifier,
       MTP_ADDRESS: status.contracts.mtpValidator,
       ...(status.contracts.poseidon === undefined ? {} : { POSEIDON_ADDRESS: status.contracts.poseidon }),
+      ...(status.contracts.v3Validator === undefined ? {} : { V3_ADDRESS: status.contracts.v3Validator }),
+      ...(status.contracts.identityTreeStore === undefined ? {} : { IDENTITY_TREE_STORE_ADDRESS: status.contracts.identityTreeStore }),
     };
   },
 });
@@ -119,12 +130,13 @@ export const chainDeploy = defineOperation({
   mutates: true,
   run: async (ctx, input) => {
     const { chain: configured } = ctx.config;
-    if (configured.stateContractAddress !== undefined || configured.verifierAddress !== undefined || configured.mtpValidatorAddress !== undefined) {
+    const configuredVariables = CONFIGURED_CONTRACT_VARIABLES.filter(([, field]) => configured[field] !== undefined).map(([variable]) => variable);
+    if (configuredVariables.length > 0) {
       // Those are another party's contracts: deploying here would create a second set nobody uses.
       const { InputError } = await import('../../errors.js');
       throw new InputError(
-        'STATE_CONTRACT_ADDRESS, BSC_ADDRESS or MTP_ADDRESS is set: these contracts are a deployment this wallet uses, not its own; their deployer runs vc chain deploy (unset them to deploy a set of your own)',
-        { field: 'STATE_CONTRACT_ADDRESS' },
+        `${configuredVariables.join(', ')} ${configuredVariables.length === 1 ? 'is' : 'are'} set: these contracts are a deployment this wallet uses, not its own; their deployer runs vc chain deploy (unset them to deploy a set of your own)`,
+        { field: configuredVariables[0]! },
       );
     }
     const given = {

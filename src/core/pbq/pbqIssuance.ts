@@ -155,7 +155,7 @@ async function identityTreeStoreOf(ctx: Context, names: FieldNamer): Promise<str
   const chain = await getChain(ctx);
   const address = chain.addresses.identityTreeStore;
   if (address === undefined) {
-    throw new ConfigError(`${names('status')} onchain: the configured chain ${chain.chainId} has no IdentityTreeStore in vc's address book (\`vc chain deploy\` deploys one); issue with the reverse hash service instead (rhs)`, { field: 'status' });
+    throw new ConfigError(`${names('status')} onchain: the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one; issue with the reverse hash service instead (rhs)`, { field: 'status' });
   }
   return address;
 }

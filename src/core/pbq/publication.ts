@@ -339,7 +339,7 @@ async function publishToIdentityTreeStore(ctx: Context, iden3: Iden3, did: DID, 
   const address = chain.addresses.identityTreeStore;
   if (address === undefined) {
     if (!carriesOnchain) return;
-    throw new ConfigError(`the ${journal.kind} of ${journal.issuer} carries ${ONCHAIN_STATUS_TYPE} statuses, but the configured chain ${chain.chainId} has no IdentityTreeStore in vc's address book (\`vc chain deploy\` deploys one)`);
+    throw new ConfigError(`the ${journal.kind} of ${journal.issuer} carries ${ONCHAIN_STATUS_TYPE} statuses, but the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one`);
   }
   const continued = journal.baseState !== undefined && (await treeStoreHasNode(ctx, iden3, address, journal.baseState));
   if (!carriesOnchain && !continued) return;

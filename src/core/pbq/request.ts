@@ -311,7 +311,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   const verifier = chain.addresses.universalVerifier;
   const validator = circuitId === MTP_ON_CHAIN_CIRCUIT ? chain.addresses.mtpValidator : chain.addresses.v3Validator;
   if (validator === undefined) {
-    throw new UnprocessableError(`chain ${chain.chainId} has no CredentialAtomicQueryV3StableValidator in vc's address book: run \`vc chain deploy\` there (configured addresses name the MTP validator only)`, {
+    throw new UnprocessableError(`chain ${chain.chainId} no CredentialAtomicQueryV3StableValidator: set V3_ADDRESS (the deploying party's \`vc chain env\` gives it) or run \`vc chain deploy\` there`, {
       field: 'circuitId',
     });
   }
