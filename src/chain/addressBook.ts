@@ -40,6 +40,8 @@ export const CONTRACT_KEYS = [
   'v3Verifier',
   'v3ValidatorImplementation',
   'v3Validator',
+  'ethIdentityValidatorImplementation',
+  'ethIdentityValidator',
 ] as const;
 export type ContractKey = (typeof CONTRACT_KEYS)[number];
 /** Contracts deployed behind a proxy: those with a `<key>Implementation` step. */

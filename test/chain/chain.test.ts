@@ -19,7 +19,7 @@ import { findFreePort } from '../../src/chain/node/ports.js';
 import { isProcessAlive } from '../../src/chain/node/process.js';
 import { connectChain, forgetConnectionIfNodeFailed, LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/connection.js';
 import { getChain } from '../../src/chain/chainClient.js';
-import { readAddressBook } from '../../src/chain/addressBook.js';
+import { readAddressBook, saveAddressBook } from '../../src/chain/addressBook.js';
 import { isOwnEmbeddedChain, isSameChain, readChainIdentity, readHomeChainIdentity } from '../../src/chain/chainIdentity.js';
 import { deployContracts, ensureDeployed } from '../../src/chain/deployment/deployContracts.js';
 import { didTypeFor } from '../../src/chain/didType.js';
@@ -334,6 +334,26 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(Object.keys(after.contracts).sort()).toEqual(Object.keys(before.contracts).sort());
     expect(await read<boolean>(next, addresses.universalVerifier, 'UniversalVerifier', 'isWhitelistedValidator', [addresses.mtpValidator])).toBe(true);
     expect(after.contracts.state!.blockNumber).toBeLessThan(30);
+  });
+
+  it('a home deployed by an earlier vc (its book without the EthIdentityValidator) gets it at its next chain command; the rest is kept', async () => {
+    const ctx = newContext(home);
+    const before = readAddressBook(ctx)!;
+    const older = structuredClone(before);
+    delete older.contracts.ethIdentityValidator;
+    delete older.contracts.ethIdentityValidatorImplementation;
+    saveAddressBook(ctx, older);
+    const next = newContext(home);
+    await ensureDeployed(next);
+    const after = readAddressBook(next)!;
+    expect(after.complete).toBe(true);
+    expect(after.contracts.ethIdentityValidator).toBeDefined();
+    expect(after.contracts.ethIdentityValidator!.address).not.toBe(before.contracts.ethIdentityValidator!.address);
+    for (const key of Object.keys(older.contracts) as Array<keyof typeof older.contracts>) expect(after.contracts[key], key).toEqual(older.contracts[key]);
+    expect((await getChain(next)).addresses.all.ethIdentityValidator).toBe(after.contracts.ethIdentityValidator!.address);
+    // Current now: the next command deploys nothing.
+    await ensureDeployed(newContext(home));
+    expect(readAddressBook(newContext(home))!.contracts).toEqual(after.contracts);
   });
 });
 

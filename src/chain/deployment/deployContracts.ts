@@ -150,6 +150,9 @@ export async function deployContracts(ctx: Context, options: DeployOptions = {})
 /** True when the recorded deployment is complete, current and still on chain. */
 async function isDeploymentCurrent(ctx: Context, connection: ChainConnection, book: AddressBook | undefined): Promise<boolean> {
   if (book === undefined || !book.complete) return false;
+  // A contract this version of vc deploys and the book lacks (a home deployed by an older vc): the
+  // next chain command deploys it, keeping the rest.
+  if (CONTRACT_KEYS.some((key) => book.contracts[key] === undefined)) return false;
   for (const circuit of VERIFIER_CIRCUITS) {
     if (book.verifiers[circuit]?.codeHash !== expectedVerifierCodeHash(ctx, circuit)) return false;
   }

@@ -18,6 +18,8 @@ import { V3_VERIFIER_CIRCUITS, type ResolvedVerifier, type VerifierCircuit } fro
 export const EMBEDDED_AUTH_METHOD = 'embeddedAuth';
 /** The auth method verified by a separate authV2 proof. */
 export const AUTH_V2_METHOD = 'authV2';
+/** The auth method of a holder whose DID is its Ethereum address: the transaction's sender is the user. */
+export const ETH_IDENTITY_METHOD = 'ethIdentity';
 
 /** What the steps' arguments may use while the deployment runs. */
 export interface RecipeInputs {
@@ -166,6 +168,10 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
   { kind: 'contract', key: 'authV2Verifier', label: 'official authV2 verifier', code: { artifact: 'Groth16VerifierAuthV2Wrapper' } },
   ...behindProxy('authV2Validator', 'AuthV2Validator', (inputs) => [inputs.address('state'), inputs.address('authV2Verifier'), inputs.owner]),
 
+  // EthIdentityValidator: the 'ethIdentity' auth method, for holders whose DID is built from the
+  // Ethereum address that sends the response (no auth proof: the sender is the user).
+  ...behindProxy('ethIdentityValidator', 'EthIdentityValidator', (inputs) => [inputs.owner]),
+
   // Configuration, checked and applied idempotently.
   {
     kind: 'configure',
@@ -190,6 +196,14 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
     artifact: 'UniversalVerifier',
     unless: { method: 'authMethodExists', args: () => [AUTH_V2_METHOD], holds: (exists) => exists === true },
     call: { method: 'setAuthMethod', args: (inputs) => [{ authMethod: AUTH_V2_METHOD, validator: inputs.address('authV2Validator'), params: '0x' }] },
+  },
+  {
+    kind: 'configure',
+    label: `UniversalVerifier.setAuthMethod(${ETH_IDENTITY_METHOD})`,
+    contract: 'universalVerifier',
+    artifact: 'UniversalVerifier',
+    unless: { method: 'authMethodExists', args: () => [ETH_IDENTITY_METHOD], holds: (exists) => exists === true },
+    call: { method: 'setAuthMethod', args: (inputs) => [{ authMethod: ETH_IDENTITY_METHOD, validator: inputs.address('ethIdentityValidator'), params: '0x' }] },
   },
   {
     // embeddedAuth takes the user id from the query proof itself, so submitResponse never calls

@@ -37,13 +37,18 @@ const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a sa
 export const pbqHolderDid = defineOperation({
   name: 'pbq.holderDid',
   summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2; created says which)",
-  input: z.strictObject({ new: z.boolean().describe('create another identity and make it the default').optional() }),
+  input: z
+    .strictObject({
+      new: z.boolean().describe('create another identity and make it the default').optional(),
+      ethereum: z.boolean().describe("the DID of the address this wallet signs with (WALLET_KEY): no key of its own, proved with the UniversalVerifier's ethIdentity auth method (V3 requests); becomes the default").optional(),
+    })
+    .refine((input) => !(input.new === true && input.ethereum === true), { message: 'new and ethereum exclude each other (an address has one DID)', path: ['ethereum'] }),
   // The spec's record (its message whether created or not), and whether this call created the DID.
   result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean() }),
   mutates: true,
   run: async (ctx, input) => {
     const { createHolderIdentity } = await import('../pbq/identities.js');
-    return createHolderIdentity(ctx, { new: input.new });
+    return createHolderIdentity(ctx, { new: input.new, ethereum: input.ethereum });
   },
 });
 

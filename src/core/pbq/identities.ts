@@ -82,9 +82,53 @@ async function parseDid(ctx: Context, did: string): Promise<DidObject> {
   return didObject(modules.core.DID.parse(did));
 }
 
-/** `vc holder did create [--new]`: the holder's DID record (spec 2.2). */
-export async function createHolderIdentity(ctx: Context, options: { new?: boolean | undefined } = {}): Promise<HolderDidResult> {
-  const { did, created } = await ensureRoleIdentity(ctx, 'holder', options.new === true);
+/** The address this wallet sends transactions from (WALLET_KEY, or the embedded chain's development account). */
+export async function signerAddress(ctx: Context): Promise<string> {
+  const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/connection.js');
+  const { computeAddress } = await import('ethers');
+  return computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
+}
+
+/**
+ * The Ethereum address an iden3 DID is built from (an Ethereum-based identity: its id holds the
+ * address, and the UniversalVerifier's ethIdentity auth method accepts a response sent from that
+ * address as the user's), or undefined for a DID of a BJJ identity.
+ */
+export async function ethereumAddressOfDid(ctx: Context, did: string): Promise<string | undefined> {
+  const { core, sdk } = (await getIden3(ctx)).modules;
+  const parsed = core.DID.parse(did);
+  if (!sdk.isEthereumIdentity(parsed)) return undefined;
+  const { getAddress, hexlify } = await import('ethers');
+  return getAddress(hexlify(core.Id.ethAddressFromId(core.DID.idFromDID(parsed))));
+}
+
+/**
+ * The Ethereum-based identity of this wallet's signing address (no key of its own: the address
+ * signs its transactions), kept in the wallet like the others and made the holder's default.
+ */
+async function ensureEthereumIdentity(ctx: Context): Promise<{ did: string; created: boolean }> {
+  const iden3 = await getIden3(ctx);
+  const { sdk, core, mt } = iden3.modules;
+  const address = await signerAddress(ctx);
+  const didType = core.buildDIDType(iden3.didNetwork.method, iden3.didNetwork.blockchain, iden3.didNetwork.network);
+  const did = sdk.buildDIDFromEthAddress(didType, address.slice(2)).string();
+  return ctx.store.withLock('iden3.identities', async () => {
+    const created = !walletHasIdentity(ctx, did);
+    if (created) {
+      await iden3.dataStorage.mt.createIdentityMerkleTrees(did);
+      await iden3.dataStorage.identity.saveIdentity({ did, state: mt.ZERO_HASH, isStatePublished: false, isStateGenesis: true });
+    }
+    if (defaultDid(ctx, 'holder') !== did) ctx.store.put<RoleRecord>(ROLES_NS, 'holder', { did, createdAt: ctx.now().toISOString() });
+    return { did, created };
+  });
+}
+
+/**
+ * `vc holder did create [--new | --ethereum]`: the holder's DID record (spec 2.2). `--ethereum`:
+ * the DID of the address this wallet signs with, proved with the ethIdentity auth method.
+ */
+export async function createHolderIdentity(ctx: Context, options: { new?: boolean | undefined; ethereum?: boolean | undefined } = {}): Promise<HolderDidResult> {
+  const { did, created } = options.ethereum === true ? await ensureEthereumIdentity(ctx) : await ensureRoleIdentity(ctx, 'holder', options.new === true);
   return { message: 'did successfully created', did: await parseDid(ctx, did), did_String: did, created };
 }
 

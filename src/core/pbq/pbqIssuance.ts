@@ -18,7 +18,7 @@ import { crashPoint } from '../../faults.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import { AGENT_PATH } from '../../iden3/agentStatus.js';
 import { issuerBaseUrl } from '../status/issuerStatusLists.js';
-import { resolveIssuerDid } from './identities.js';
+import { resolveIssuerDid, signerAddress } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
@@ -47,19 +47,12 @@ export function credentialJson(credential: W3CCredential): Record<string, unknow
   return JSON.parse(JSON.stringify(credential)) as Record<string, unknown>;
 }
 
-/** The address proofs will be submitted from (WALLET_KEY or the local development account). */
-async function submitterAddress(ctx: Context): Promise<string> {
-  const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/connection.js');
-  const { computeAddress } = await import('ethers');
-  return computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
-}
-
 /**
  * The sample PassportCredential subject (fixtures/subjects/passport.json, shared with selective
  * disclosure) with a fresh customer reference and the holder's submitting address as publicAddress.
  */
 async function samplePbqPassportSubject(ctx: Context): Promise<Record<string, unknown>> {
-  return { ...samplePassportSubject(), customerReference: randomUUID(), publicAddress: await submitterAddress(ctx) };
+  return { ...samplePassportSubject(), customerReference: randomUUID(), publicAddress: await signerAddress(ctx) };
 }
 
 /**

@@ -9,11 +9,12 @@ import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
+import { ETH_IDENTITY_METHOD } from '../../chain/deployment/recipe.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
-import { requireWalletIdentity } from './identities.js';
+import { ethereumAddressOfDid, requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
 import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
@@ -188,6 +189,18 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   }
   const holder = String(credential.credentialSubject.id);
   requireWalletIdentity(ctx, holder, 'the credential subject');
+  const holderAddress = await ethereumAddressOfDid(ctx, holder);
+  if (holderAddress !== undefined) {
+    // An Ethereum-based identity has no BJJ key to sign the challenge: the V3 circuit proves it
+    // with isBJJAuthEnabled 0, and the UniversalVerifier takes the sender as the user (ethIdentity).
+    const field = 'verifiableCredential.credentialSubject.id';
+    if (!v3) {
+      throw new UnprocessableError(`${(options.names ?? plainFieldNames)(field)}: ${holder} is an Ethereum-based identity, which ${MTP_ON_CHAIN_CIRCUIT} cannot prove (its auth is a BJJ signature inside the proof); ask with a V3 request (--circuit credentialAtomicQueryV3OnChain)`, { field });
+    }
+    if (holderAddress.toLowerCase() !== options.sender.toLowerCase()) {
+      throw new UnprocessableError(`${(options.names ?? plainFieldNames)(field)}: ${holder} is the Ethereum identity of ${holderAddress}, and this wallet sends from ${options.sender}; the UniversalVerifier accepts its proofs only from that address (set WALLET_KEY to its key)`, { field });
+    }
+  }
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
 
   let revocation;
@@ -251,12 +264,26 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   }
 }
 
+/**
+ * The ethIdentity auth response for user id `userId`: EthIdentityValidator.verify reads its proof
+ * as `abi.decode(proof, (uint256))`, a big-endian word. (js-sdk 1.45's packEthIdentityProof writes
+ * the id's bytes little-endian, which the contract reads as another id: SenderIsNotIdentityOwner.)
+ */
+export async function ethIdentityAuthResponse(userId: bigint): Promise<{ authMethod: string; proof: string }> {
+  const { AbiCoder } = await import('ethers');
+  return { authMethod: ETH_IDENTITY_METHOD, proof: AbiCoder.defaultAbiCoder().encode(['uint256'], [userId]) };
+}
+
 /** Submits a generated proof to the UniversalVerifier from the configured wallet. */
 export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofResponse): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
+  // A V3 proof without BJJ auth (its last public signal 0) is an Ethereum-based identity's: the
+  // sender authenticates it (ethIdentity), naming the user id the proof's first signal holds.
+  const signals = proof.pub_signals;
+  const ethIdentity = proof.circuitId !== MTP_ON_CHAIN_CIRCUIT && signals.at(-1) === '0';
   // Same-chain DIDs need no cross-chain state proofs, so the resolver URL is never called.
   const { txDataArgs } = await sdk.OnChainZKPVerifier.prepareTxArgsSubmit(
     'http://127.0.0.1:0/unused-cross-chain-resolver',
@@ -264,6 +291,7 @@ export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofRe
     [proof],
     { authMethod: sdk.AuthMethod.EMBEDDED_AUTH } as never,
   );
+  if (ethIdentity) txDataArgs[0] = await ethIdentityAuthResponse(BigInt(signals[0]!));
   const sent = await sendContractTransaction(
     ctx,
     { address: verifier, abi: universalVerifierAbi(), method: 'submitResponse', args: txDataArgs },
