@@ -11,7 +11,9 @@ import {
   didStringSchema,
   issueProofSchema,
   issueStatusSchema,
+  nullifierSessionSchema,
   pbqCredentialSchema,
+  profileNonceSchema,
   QUERY_OPERATORS,
   REQUEST_CIRCUITS,
   V3_QUERY_OPERATORS,
@@ -37,13 +39,22 @@ const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a sa
 export const pbqHolderDid = defineOperation({
   name: 'pbq.holderDid',
   summary: "create the holder's iden3 DID (BJJ key and trees in the wallet); returns the stored one when it exists (spec 2.2; created says which)",
-  input: z.strictObject({ new: z.boolean().describe('create another identity and make it the default').optional() }),
-  // The spec's record (its message whether created or not), and whether this call created the DID.
-  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean() }),
+  input: z.strictObject({
+    new: z.boolean().describe('create another identity and make it the default').optional(),
+    profileNonce: profileNonceSchema
+      .describe(
+        "a profile DID of the holder's identity with this nonce (1 to r - 1, a decimal string or an integer): created once, then returned; credentials issued to it give nullifiers to V3 requests with a nullifier session",
+      )
+      .meta({ examples: ['7'] })
+      .optional(),
+  }),
+  // The spec's record (its message whether created or not), and whether this call created the DID;
+  // for a profile, its identity and nonce.
+  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean(), genesisDid: z.string().optional(), profileNonce: z.string().optional() }),
   mutates: true,
   run: async (ctx, input) => {
     const { createHolderIdentity } = await import('../pbq/identities.js');
-    return createHolderIdentity(ctx, { new: input.new });
+    return createHolderIdentity(ctx, { new: input.new, profileNonce: input.profileNonce });
   },
 });
 
@@ -237,6 +248,12 @@ export const pbqRequest = defineOperation({
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
     circuitId: requestOptionsSchema.shape.circuitId.describe(`the query circuit: ${REQUEST_CIRCUITS.join(' or ')} (default ${REQUEST_CIRCUITS[0]})`),
     proofType: requestOptionsSchema.shape.proofType.describe('V3 only: the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
+    nullifierSessionID: nullifierSessionSchema
+      .describe(
+        "V3 only: a nullifier session (1 to r - 1, a decimal string or an integer, unused by any other request of the UniversalVerifier): each holder profile gets one nullifier for it, bound to the UniversalVerifier's verifierID; credentials must be issued to a profile DID (default: no nullifier)",
+      )
+      .meta({ examples: ['770077'] })
+      .optional(),
   }),
   result: credentialRequestSchema,
   mutates: true,
