@@ -6,6 +6,7 @@ import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../context.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
+import { InternalError, NetworkError, describeError } from '../errors.js';
 import { readContract } from './transactions.js';
 
 /** The UniversalVerifier ABI (from @iden3/contracts). */
@@ -59,4 +60,30 @@ export async function requestResponseFields(ctx: Context, id: number | bigint, s
     `read the response fields of ${sender} for request ${id}`,
   );
   return Object.fromEntries(fields.map((field) => [field.name, field.value]));
+}
+
+/** The UniversalVerifier's verifierID (V3 requests with a nullifier must name it: its id from its own address, type 0x01A1). */
+export async function universalVerifierId(ctx: Context): Promise<bigint> {
+  return readContract<bigint>(ctx, { address: await verifierAddress(ctx), abi: universalVerifierAbi(), method: 'getVerifierID', args: [] }, 'read the verifierID of the UniversalVerifier');
+}
+
+/**
+ * The addresses that submitted a response to request `id` (its ResponseSubmitted events, whose
+ * request id and caller are indexed), oldest first, each once.
+ */
+export async function requestSubmitters(ctx: Context, id: number | bigint): Promise<string[]> {
+  const chain = await getChain(ctx);
+  const ethers = await import('ethers');
+  const iface = ethers.Interface.from(universalVerifierAbi());
+  const event = iface.getEvent('ResponseSubmitted');
+  if (event === null) throw new InternalError('the UniversalVerifier ABI has no ResponseSubmitted event');
+  const topics = iface.encodeFilterTopics(event, [id]);
+  let logs;
+  try {
+    logs = await chain.provider.getLogs({ address: chain.addresses.universalVerifier, topics, fromBlock: 0, toBlock: 'latest' });
+  } catch (error) {
+    throw new NetworkError(`cannot read the responses to request ${id} from the UniversalVerifier ${chain.addresses.universalVerifier}: ${describeError(error)}`, { cause: error });
+  }
+  const callers = logs.map((log) => String(iface.parseLog(log)?.args.getValue('caller')));
+  return [...new Set(callers)];
 }

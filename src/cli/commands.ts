@@ -318,9 +318,13 @@ GET /status-lists/ID (ID: the last segment of a credential's statusListCredentia
     help: `Examples:
   $ vc holder did create
   $ vc holder did create --new --json
+  $ vc holder did create --profile-nonce 1 --json | jq -r .did_String   # a profile DID, for nullifiers
 
 Prints the spec's record {message, did, did_String} and created (false when the wallet's holder DID
-already existed and was returned; the spec's message says "did successfully created" either way).`,
+already existed and was returned; the spec's message says "did successfully created" either way).
+--profile-nonce N gives the profile DID of the holder's identity with nonce N (with genesisDid and
+profileNonce): issue credentials to it (vc issuer issue --holder), and V3 requests with a nullifier
+session get a nullifier from its proofs; the identity's keys prove for it.`,
   },
   {
     path: 'holder prove-submit',
@@ -467,7 +471,7 @@ credentialSubject.id a credential names.`,
   {
     path: 'verifier request',
     operation: pbq.pbqRequest,
-    flags: { context: 'context-url <url>', circuitId: 'circuit <id>', proofType: 'proof-type <sig|mtp>' },
+    flags: { context: 'context-url <url>', circuitId: 'circuit <id>', proofType: 'proof-type <sig|mtp>', nullifierSessionID: 'nullifier-session <n>' },
     aliases: { context: ['context'] },
     summary: summary<{ id: number; circuitId: string }>((result) => `request ${result.id} (${result.circuitId}) registered on the UniversalVerifier`),
     help: `Examples:
@@ -477,11 +481,16 @@ credentialSubject.id a credential names.`,
   $ vc verifier request --allowed-issuers "$(vc issuer did create --json | jq -r .did_String)"
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --proof-type sig --op '$between' --value 19900101,20010101
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd'     # discloses birthDate on chain
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --nullifier-session 7   # one nullifier per holder profile
 
 --value defaults to 20010101 for the field birthDate (the default field); another field needs it.
 --circuit credentialAtomicQueryV3OnChain registers with the V3 validator: more operators ($lte
 $gte $between $nonbetween $exists, and $sd, whose value \`vc verifier status\` shows), and
 --proof-type sig|mtp (default: either; a signature proof needs no state transition).
+--nullifier-session N (V3) asks each holder for a nullifier: Poseidon(genesis id, profile nonce,
+schema, verifierID, N), with the UniversalVerifier's verifierID; N must be unused by its other
+requests. Holders prove credentials issued to a profile DID (vc holder did create --profile-nonce),
+and vc holder prove-submit refuses a second proof with a nullifier already on chain.
 --context-url is the URL of the type's JSON-LD context (default: the bundled or registered one).`,
   },
   {

@@ -5,11 +5,17 @@
  * and refused by the contract for another request (query hash), a revoked credential refused by
  * vc and by the circuit, and `--proof both` credentials whose claims the next issuance or `vc
  * issuer publish` publishes, the holder's upgraded copy then proved with an MTP proof disclosing
- * birthDate on chain ($sd, read back by `vc verifier status`). Proofs are costly: two full V3
- * proofs and three state transitions in all.
+ * birthDate on chain ($sd, read back by `vc verifier status`), and a nullifier: a request with a
+ * nullifier session proved with a credential issued to a profile DID, whose nullifier on chain is
+ * the circuit's formula computed here with @iden3/js-crypto, and a second proof of it from another
+ * address refused before proving. Proofs are costly: three full V3 proofs and three state
+ * transitions in all.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { poseidon } from '@iden3/js-crypto';
+import { Claim, DID, Id, genesisFromEthAddress } from '@iden3/js-iden3-core';
+import { Contract, Wallet, getBytes } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
@@ -191,5 +197,71 @@ describe('--proof both: signed at once, the Merkle proof added by the next publi
     await ok(['holder', 'prove-submit', '--request', file('sd.json')]);
     const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
     expect(status).toMatchObject({ isVerified: true, circuitId: V3, disclosed: { birthDate: String(BIRTH_DATE) }, responseFields: { operatorOutput: String(BIRTH_DATE) } });
+  }, LONG);
+});
+
+describe('a nullifier: one per holder profile and verifier session', () => {
+  /** anvil's second development account (public test key): another submitter. */
+  const OTHER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+  const OTHER_ADDRESS = new Wallet(OTHER_KEY).address;
+  const SESSION = '770077';
+  const PROFILE_NONCE = 7n;
+
+  it('a credential issued to a profile DID proves a nullifier request; the nullifier on chain is the circuit formula; the same nullifier from another address is refused before proving', async () => {
+    const profile = await ok(['holder', 'did', 'create', '--profile-nonce', String(PROFILE_NONCE)]);
+    expect(profile).toMatchObject({ created: true, genesisDid: holderDid, profileNonce: String(PROFILE_NONCE) });
+    const profileDid = String(profile.did_String);
+    expect(profileDid).not.toBe(holderDid);
+    expect(await ok(['holder', 'did', 'create', '--profile-nonce', String(PROFILE_NONCE)])).toMatchObject({ created: false, did_String: profileDid });
+    await ok(['issuer', 'issue', '--proof', 'sig', '--holder', profileDid, '-o', file('profile.json')]);
+    const credential = readJson<{ credential: PbqCredentialInput & { proof: Array<{ coreClaim?: string }> } }>('profile.json').credential;
+
+    const request = (await ok(['verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE), '--nullifier-session', SESSION, '-o', file('nullifier.json')])) as unknown as CredentialRequest;
+    expect(request.params).toEqual({ nullifierSessionId: SESSION });
+    // The UniversalVerifier keeps a session for one request.
+    const again = await vc(['verifier', 'request', '--circuit', V3, '--nullifier-session', SESSION]);
+    expect(again.status).toBe(2);
+    expect(jsonError(again.stderr)).toMatchObject({ field: '--nullifier-session', message: expect.stringContaining(`session ${SESSION} is already used by another request`) });
+    // A credential issued to the holder's identity itself would give the nullifier 0, which the validator refuses.
+    const genesis = await vc(['holder', 'prove-submit', '--credential', file('swept.json'), '--request', file('nullifier.json')]);
+    expect(genesis.status).toBe(2);
+    expect(jsonError(genesis.stderr).message).toMatch(/asks for a nullifier \(session 770077\), which needs a credential issued to a profile DID/);
+
+    // The chain's session, not the file's, is what the validator checks: a file that differs is refused.
+    writeFileSync(file('tampered.json'), JSON.stringify({ ...request, params: { nullifierSessionId: '5' } }));
+    const tampered = await vc(['holder', 'prove-submit', '--credential', file('profile.json'), '--request', file('tampered.json')]);
+    expect(tampered.status).toBe(2);
+    expect(jsonError(tampered.stderr).message).toMatch(new RegExp(`tampered\\.json.*params\\.nullifierSessionId: request ${request.id} is registered on chain with nullifier session ${SESSION}, the request given says 5$`));
+
+    // Chosen without --credential: the holder kept the profile's credential, and a nullifier
+    // request takes only credentials issued to a profile.
+    await ok(['holder', 'prove-submit', '--request', file('nullifier.json')]);
+    const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
+
+    // The circuit's nullifier, from the parts each party knows: Poseidon(holder genesis id, the
+    // subject's profile nonce, claim schema, verifierID, session). The verifierID is the
+    // UniversalVerifier's own id (type 0x01A1) from its address, as the contract computes it.
+    const chain = await getChain(ctx);
+    const verifierAddress = chain.addresses.universalVerifier;
+    const verifierID = new Id(Uint8Array.from([0x01, 0xa1]), genesisFromEthAddress(getBytes(verifierAddress))).bigInt();
+    const onChainVerifierID = (await new Contract(verifierAddress, ['function getVerifierID() view returns (uint256)'], chain.provider).getFunction('getVerifierID')()) as bigint;
+    expect(onChainVerifierID).toBe(verifierID);
+    const coreClaim = credential.proof.find((p) => p.type === 'BJJSignature2021')?.coreClaim;
+    const schema = new Claim().fromHex(String(coreClaim)).getSchemaHash().bigInt();
+    const genesisID = DID.idFromDID(DID.parse(holderDid)).bigInt();
+    const nullifier = poseidon.hash([genesisID, PROFILE_NONCE, schema, verifierID, BigInt(SESSION)]);
+    expect(status).toMatchObject({
+      isVerified: true,
+      responseFields: { nullifier: nullifier.toString(), userID: DID.idFromDID(DID.parse(profileDid)).bigInt().toString() },
+    });
+
+    // The contracts would take the same nullifier from another address; vc refuses before proving.
+    const second = await runVcInProcess(['--json', 'holder', 'prove-submit', '--credential', file('profile.json'), '--request', file('nullifier.json')], { home, env: { ...env, WALLET_KEY: OTHER_KEY } });
+    expect(second.status, second.stderr).toBe(1);
+    expect(jsonError(second.stderr).message).toBe(
+      `nullifier ${nullifier} (session ${SESSION}) was already used for request ${request.id} by ${DEV_ADDRESS}: one proof per holder profile and session (the UniversalVerifier would accept it again from another address; vc refuses before proving)`,
+    );
+    const otherStatus = await vc(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS]);
+    expect(otherStatus.status, otherStatus.stderr).toBe(1);
   }, LONG);
 });

@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, pbqCredentialSchema, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
+import { PROFILES_NS } from '../../iden3/storage.js';
 import { newestHeldCredential, requireHeldCredential, type HeldCredentialRecord } from './holderStore.js';
 
 /**
@@ -21,7 +22,8 @@ function usableProofTypes(request: CredentialRequest): string[] {
 /**
  * The iden3 credential to prove a request with: the held one `credentialId` names, or the newest
  * held iden3 credential of the request's type, context and allowed issuers that carries a proof
- * the request can use (a signature-only credential serves V3 requests only).
+ * the request can use (a signature-only credential serves V3 requests only) and, for a request
+ * with a nullifier session, is issued to a profile DID (only those give a nullifier).
  */
 export function selectHeldIden3Credential(ctx: Context, options: { credentialId?: string | undefined; request: CredentialRequest; names: FieldNamer }): PbqCredentialInput {
   const { names, request } = options;
@@ -34,6 +36,8 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
   } else {
     const { type, context, allowedIssuers } = request.query;
     const usable = usableProofTypes(request);
+    const needsProfile = request.params?.nullifierSessionId !== undefined;
+    const isProfile = (subject: unknown): boolean => typeof subject === 'string' && ctx.store.get<unknown>(PROFILES_NS, subject) !== undefined;
     record = newestHeldCredential(
       ctx,
       {
@@ -47,7 +51,8 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
             Array.isArray(contexts) &&
             contexts.includes(context) &&
             (allowedIssuers.includes('*') || allowedIssuers.includes(candidate.issuer)) &&
-            proofTypes.some((proofType) => typeof proofType === 'string' && usable.includes(proofType))
+            proofTypes.some((proofType) => typeof proofType === 'string' && usable.includes(proofType)) &&
+            (!needsProfile || isProfile((candidate.credential.credentialSubject as { id?: unknown } | undefined)?.id))
           );
         },
       },
@@ -56,7 +61,7 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
     if (record === undefined) {
       const issuers = allowedIssuers.includes('*') ? '' : ` from ${allowedIssuers.join(', ')}`;
       throw new NotFoundError(
-        `${names('verifiableCredential')}: missing, and the holder has no iden3 ${type} credential with the context ${context}${issuers} and a proof the request can use (${usable.join(' or ')}): give the credential, its id (${names('credentialId')}), or keep one first (vc holder credentials import FILE)`,
+        `${names('verifiableCredential')}: missing, and the holder has no iden3 ${type} credential with the context ${context}${issuers}${needsProfile ? ', issued to a profile DID (the request asks for a nullifier),' : ''} and a proof the request can use (${usable.join(' or ')}): give the credential, its id (${names('credentialId')}), or keep one first (vc holder credentials import FILE)`,
         { field: 'verifiableCredential' },
       );
     }

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { IDENTITIES_NS, ROLES_NS } from '../../iden3/storage.js';
+import { IDENTITIES_NS, PROFILES_NS, ROLES_NS } from '../../iden3/storage.js';
 import { existingHolderKeyDids } from '../../sd/suites/rdfc/rdfcKeys.js';
 
 /** Store namespace of the held credentials, keyed by their id in the store. */
@@ -198,8 +198,9 @@ function issuerDids(ctx: Context): Set<string> {
 
 /**
  * The DIDs of this wallet's holder: the identities whose keys the wallet holds (`vc holder did
- * create`, each one made with --new too), the subjects it can prove for, but the issuer's own; and
- * the did:key of each presentation key it made (`vc holder did-key`), the subject it presents as.
+ * create`, each one made with --new too), the subjects it can prove for, but the issuer's own, and
+ * their profiles (`vc holder did create --profile-nonce N`); and the did:key of each presentation
+ * key it made (`vc holder did-key`), the subject it presents as.
  * A credential naming another subject is someone else's.
  */
 export function holderDids(ctx: Context): string[] {
@@ -208,12 +209,19 @@ export function holderDids(ctx: Context): string[] {
     .list<unknown>(IDENTITIES_NS)
     .map((entry) => entry.key)
     .filter((did) => !issuers.has(did));
-  return [...identities, ...existingHolderKeyDids(ctx)];
+  const held = new Set(identities);
+  const profiles = ctx.store
+    .list<{ genesisIdentifier?: unknown }>(PROFILES_NS)
+    .filter((entry) => typeof entry.value.genesisIdentifier === 'string' && held.has(entry.value.genesisIdentifier))
+    .map((entry) => entry.key);
+  return [...identities, ...profiles, ...existingHolderKeyDids(ctx)];
 }
 
 /** True when `subject` is one of the holder's DIDs. */
 export function isHolderDid(ctx: Context, subject: string): boolean {
   if (ctx.store.get<unknown>(IDENTITIES_NS, subject) !== undefined) return !issuerDids(ctx).has(subject);
+  const profile = ctx.store.get<{ genesisIdentifier?: unknown }>(PROFILES_NS, subject);
+  if (typeof profile?.genesisIdentifier === 'string') return isHolderDid(ctx, profile.genesisIdentifier);
   return subject.startsWith('did:key:') && existingHolderKeyDids(ctx).includes(subject);
 }
 

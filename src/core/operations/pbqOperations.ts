@@ -11,7 +11,9 @@ import {
   didStringSchema,
   issueProofSchema,
   issueStatusSchema,
+  nullifierSessionSchema,
   pbqCredentialSchema,
+  profileNonceSchema,
   QUERY_OPERATORS,
   REQUEST_CIRCUITS,
   V3_QUERY_OPERATORS,
@@ -41,14 +43,24 @@ export const pbqHolderDid = defineOperation({
     .strictObject({
       new: z.boolean().describe('create another identity and make it the default').optional(),
       ethereum: z.boolean().describe("the DID of the address this wallet signs with (WALLET_KEY): no key of its own, proved with the UniversalVerifier's ethIdentity auth method (V3 requests); becomes the default").optional(),
+      profileNonce: profileNonceSchema
+        .describe(
+          "a profile DID of the holder's identity with this nonce (1 to r - 1, a decimal string or an integer): created once, then returned; credentials issued to it give nullifiers to V3 requests with a nullifier session",
+        )
+        .meta({ examples: ['7'] })
+        .optional(),
     })
-    .refine((input) => !(input.new === true && input.ethereum === true), { message: 'new and ethereum exclude each other (an address has one DID)', path: ['ethereum'] }),
-  // The spec's record (its message whether created or not), and whether this call created the DID.
-  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean() }),
+    .refine((input) => [input.new === true, input.ethereum === true, input.profileNonce !== undefined].filter(Boolean).length <= 1, {
+      message: 'new, ethereum and profileNonce exclude each other',
+      path: ['ethereum'],
+    }),
+  // The spec's record (its message whether created or not), and whether this call created the DID;
+  // for a profile, its identity and nonce.
+  result: z.object({ message: z.string(), did: didObjectSchema, did_String: z.string(), created: z.boolean(), genesisDid: z.string().optional(), profileNonce: z.string().optional() }),
   mutates: true,
   run: async (ctx, input) => {
     const { createHolderIdentity } = await import('../pbq/identities.js');
-    return createHolderIdentity(ctx, { new: input.new, ethereum: input.ethereum });
+    return createHolderIdentity(ctx, { new: input.new, ethereum: input.ethereum, profileNonce: input.profileNonce });
   },
 });
 
@@ -242,6 +254,12 @@ export const pbqRequest = defineOperation({
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
     circuitId: requestOptionsSchema.shape.circuitId.describe(`the query circuit: ${REQUEST_CIRCUITS.join(' or ')} (default ${REQUEST_CIRCUITS[0]})`),
     proofType: requestOptionsSchema.shape.proofType.describe('V3 only: the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
+    nullifierSessionID: nullifierSessionSchema
+      .describe(
+        "V3 only: a nullifier session (1 to r - 1, a decimal string or an integer, unused by any other request of the UniversalVerifier): each holder profile gets one nullifier for it, bound to the UniversalVerifier's verifierID; credentials must be issued to a profile DID (default: no nullifier)",
+      )
+      .meta({ examples: ['770077'] })
+      .optional(),
   }),
   result: credentialRequestSchema,
   mutates: true,

@@ -2,12 +2,15 @@
  * DID creation (spec 2.2): iden3 identities (BJJ auth key, claims/revocation/roots trees) kept in
  * the wallet. The holder's and the issuer's default identities are remembered in the store
  * (namespace iden3.roles), so `did create` is idempotent: it returns the stored identity, and
- * `--new` creates another one that becomes the default.
+ * `--new` creates another one that becomes the default. A profile DID (`--profile-nonce N`) is
+ * another DID of the holder's identity, Id.profileId(genesis id, N), kept in the wallet's profiles
+ * (the js-sdk's IdentityStorage): credentials issued to it give a nullifier to V3 requests that ask
+ * for one, and the holder proves with the genesis identity's keys.
  */
 import type { Context } from '../../context.js';
-import { ConfigError, NotFoundError } from '../../errors.js';
+import { ConfigError, InputError, NotFoundError } from '../../errors.js';
 import { didObject, type DidObject } from '../../iden3/did.js';
-import { IDENTITIES_NS, ROLES_NS } from '../../iden3/storage.js';
+import { IDENTITIES_NS, PROFILES_NS, ROLES_NS } from '../../iden3/storage.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { recordGenesisState } from './issuerState.js';
 
@@ -22,6 +25,17 @@ export interface HolderDidResult {
   did: DidObject;
   did_String: string;
   created: boolean;
+  /** With --profile-nonce: the identity the profile belongs to, and the profile's nonce. */
+  genesisDid?: string;
+  profileNonce?: string;
+}
+
+/** A profile DID as the js-sdk's IdentityStorage keeps it (namespace iden3.profiles, by id). */
+export interface ProfileRecord {
+  id: string;
+  nonce: number | string;
+  genesisIdentifier: string;
+  verifier: string;
 }
 
 /** Spec 2.2 issuer response `{payload}`, with the DID as a string (as the holder's) and whether this call created it. */
@@ -44,6 +58,12 @@ export function defaultDid(ctx: Context, role: IdentityRole): string | undefined
 /** True when the wallet holds the identity (and its keys and trees). */
 export function walletHasIdentity(ctx: Context, did: string): boolean {
   return ctx.store.get<unknown>(IDENTITIES_NS, did) !== undefined;
+}
+
+/** The wallet's profile `did` (a profile of one of its identities), if it is one. */
+export function walletProfile(ctx: Context, did: string): ProfileRecord | undefined {
+  const profile = ctx.store.get<ProfileRecord>(PROFILES_NS, did);
+  return profile !== undefined && walletHasIdentity(ctx, profile.genesisIdentifier) ? profile : undefined;
 }
 
 async function createIdentity(ctx: Context): Promise<string> {
@@ -124,12 +144,39 @@ async function ensureEthereumIdentity(ctx: Context): Promise<{ did: string; crea
 }
 
 /**
- * `vc holder did create [--new | --ethereum]`: the holder's DID record (spec 2.2). `--ethereum`:
- * the DID of the address this wallet signs with, proved with the ethIdentity auth method.
+ * `vc holder did create [--new | --ethereum | --profile-nonce N]`: the holder's DID record (spec
+ * 2.2); `--ethereum`: the DID of the address this wallet signs with, proved with the ethIdentity
+ * auth method; with a profile nonce the record of that profile of the holder's default identity
+ * (created once, then returned as it is).
  */
-export async function createHolderIdentity(ctx: Context, options: { new?: boolean | undefined; ethereum?: boolean | undefined } = {}): Promise<HolderDidResult> {
+export async function createHolderIdentity(
+  ctx: Context,
+  options: { new?: boolean | undefined; ethereum?: boolean | undefined; profileNonce?: string | number | undefined } = {},
+): Promise<HolderDidResult> {
   const { did, created } = options.ethereum === true ? await ensureEthereumIdentity(ctx) : await ensureRoleIdentity(ctx, 'holder', options.new === true);
-  return { message: 'did successfully created', did: await parseDid(ctx, did), did_String: did, created };
+  if (options.profileNonce === undefined) return { message: 'did successfully created', did: await parseDid(ctx, did), did_String: did, created };
+  if ((await ethereumAddressOfDid(ctx, did)) !== undefined) {
+    // Its proofs are authenticated by the sender's address, which is the identity's, not a profile's.
+    throw new InputError(`the holder's default DID ${did} is an Ethereum-based identity, which has no profiles here; create a BJJ identity first (vc holder did create --new)`, { field: 'profileNonce' });
+  }
+  const nonce = BigInt(options.profileNonce).toString();
+  const profile = await ensureHolderProfile(ctx, did, nonce);
+  return { message: 'did successfully created', did: await parseDid(ctx, profile.did), did_String: profile.did, created: profile.created, genesisDid: did, profileNonce: nonce };
+}
+
+/** The profile of `genesisDid` with `nonce`, created (under the wallet lock) when missing. */
+async function ensureHolderProfile(ctx: Context, genesisDid: string, nonce: string): Promise<{ did: string; created: boolean }> {
+  const iden3 = await getIden3(ctx);
+  const { sdk, core } = iden3.modules;
+  const genesis = core.DID.parse(genesisDid);
+  const did = sdk.generateProfileDID(genesis, nonce).string();
+  return ctx.store.withLock('iden3.identities', async () => {
+    if (walletProfile(ctx, did) !== undefined) return { did, created: false };
+    // The js-sdk keeps one profile per "verifier" (and tags); vc's profiles are for any verifier,
+    // so each is recorded under its own DID.
+    await iden3.identityWallet.createProfile(genesis, nonce, did);
+    return { did, created: true };
+  });
 }
 
 /**
@@ -160,9 +207,9 @@ export async function createIssuerIdentity(ctx: Context): Promise<IssuerDidResul
   return { payload: await parseDid(ctx, did), did_String: did, created };
 }
 
-/** The holder identity to prove with: the credential subject, which must be in this wallet. */
+/** The holder identity to prove with: the credential subject, which must be in this wallet (an identity or a profile of one). */
 export function requireWalletIdentity(ctx: Context, did: string, what: string): void {
-  if (!walletHasIdentity(ctx, did)) {
+  if (!walletHasIdentity(ctx, did) && walletProfile(ctx, did) === undefined) {
     throw new NotFoundError(`${what} ${did} is not an identity of the wallet ${ctx.config.home} (its keys are needed to prove)`, { field: 'verifiableCredential.credentialSubject.id' });
   }
 }

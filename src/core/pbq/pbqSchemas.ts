@@ -29,6 +29,53 @@ export type V3QueryOperator = (typeof V3_QUERY_OPERATORS)[number];
 export const PROOF_TYPES = { sig: 'BJJSignature2021', mtp: 'Iden3SparseMerkleTreeProof' } as const;
 export type ProofTypeName = keyof typeof PROOF_TYPES;
 
+/** The BN254 scalar field modulus r: every circuit value is an element of this field. */
+export const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+
+/**
+ * Why `value` is not a usable positive field element (an integer from 1 to r - 1, as a decimal
+ * string or a safe JSON integer), or undefined when it is. `what` names it in the message
+ * ("a nullifier session id"); 0 is refused with `zeroMeans`, what 0 would mean instead.
+ */
+export function positiveFieldElementProblem(value: unknown, what: string, zeroMeans: string): string | undefined {
+  const shown = JSON.stringify(value);
+  const expected = `expected ${what}: an integer from 1 to r - 1 = ${FIELD_MODULUS - 1n}`;
+  let integer: bigint;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return `${shown} is not an integer; ${expected}`;
+    if (!Number.isSafeInteger(value)) return `${shown} is beyond 2^53 and not exact as a JSON number; give it as a decimal string`;
+    integer = BigInt(value);
+  } else if (typeof value === 'string' && /^-?\d+$/.test(value)) {
+    integer = BigInt(value);
+  } else {
+    return `${shown} is not an integer; ${expected} (decimal digits)`;
+  }
+  if (integer < 0n) return `${shown} is negative; ${expected}`;
+  if (integer === 0n) return `0 ${zeroMeans}; ${expected}`;
+  if (integer >= FIELD_MODULUS) return `${shown} is not below the circuit's field modulus r = ${FIELD_MODULUS}; ${expected}`;
+  return undefined;
+}
+
+/** A positive field element given as a decimal string or a safe integer (checked with positiveFieldElementProblem). */
+function positiveFieldElementSchema(what: string, zeroMeans: string) {
+  return z.union([z.string(), z.number()], { error: (issue) => `${JSON.stringify(issue.input)} is not an integer; expected ${what}: an integer from 1 to r - 1 (decimal digits)` }).superRefine((value, check) => {
+    const problem = positiveFieldElementProblem(value, what, zeroMeans);
+    if (problem !== undefined) check.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** A V3 request's nullifierSessionID (the verifier's session: one nullifier per holder profile and session). */
+export const nullifierSessionSchema = positiveFieldElementSchema('a nullifier session id', 'means no nullifier (leave it out for a request without one)');
+
+/** A request's params.nullifierSessionId: as the request gives it out, a decimal string. */
+const requestSessionSchema = z.string().superRefine((value, check) => {
+  const problem = positiveFieldElementProblem(value, 'a nullifier session id', 'means no nullifier (leave params out)');
+  if (problem !== undefined) check.addIssue({ code: 'custom', message: problem });
+});
+
+/** The nonce of a holder's profile DID (0 is the genesis DID itself). */
+export const profileNonceSchema = positiveFieldElementSchema('a profile nonce', 'is the genesis identity itself, not a profile');
+
 /** A DID string. */
 export const didStringSchema = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9:._-]+$/, 'expected a DID such as did:polygonid:polygon:local:2q...');
 
@@ -98,9 +145,13 @@ export const credentialRequestSchema = z
       credentialSubject: z.record(z.string(), fieldCondition).refine((s) => Object.keys(s).length === 1, 'expected exactly one field condition'),
       proofType: z.enum([PROOF_TYPES.sig, PROOF_TYPES.mtp]).optional(),
     }),
+    // V3: the request's nullifier session (iden3comm's name, params.nullifierSessionId); the
+    // verifierID is the UniversalVerifier's, read from the request registered on chain.
+    params: z.strictObject({ nullifierSessionId: requestSessionSchema }).optional(),
   })
   .superRefine((request, check) => {
     if (request.circuitId !== MTP_ON_CHAIN_CIRCUIT) return;
+    if (request.params !== undefined) check.addIssue({ code: 'custom', message: `${MTP_ON_CHAIN_CIRCUIT} has no nullifier; params.nullifierSessionId needs ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, path: ['params'] });
     if (request.query.proofType !== undefined) check.addIssue({ code: 'custom', message: `${MTP_ON_CHAIN_CIRCUIT} proves with the MTP proof only; a proofType needs ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, path: ['query', 'proofType'] });
     for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
       const { op } = conditionOperator(condition);
@@ -186,6 +237,7 @@ export const requestOptionsSchema = z.object({
   allowedIssuers: z.array(z.string().min(1)).min(1).optional(),
   circuitId: z.enum(REQUEST_CIRCUITS).optional(),
   proofType: z.enum(['sig', 'mtp']).optional(),
+  nullifierSessionID: nullifierSessionSchema.optional(),
 });
 export type RequestOptions = z.output<typeof requestOptionsSchema>;
 

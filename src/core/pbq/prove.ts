@@ -19,6 +19,7 @@ import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
 import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
+import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
 const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
@@ -48,6 +49,8 @@ export interface ProveOptions {
   precheck?: boolean;
   /** How the caller names input fields (`verifiableCredential...`, `credentialRequest...`) in messages. */
   names?: FieldNamer | undefined;
+  /** The request's nullifier session as registered on chain, when the caller read it already (V3). */
+  nullifierSession?: NullifierSession | undefined;
 }
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
@@ -202,6 +205,17 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     }
   }
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
+  const session = v3 ? (options.nullifierSession ?? (await registeredNullifierSession(ctx, options.request, options.names))) : undefined;
+  if (session !== undefined && options.precheck !== false) subjectProfileFor(ctx, holder, options.request, session);
+  let verifierDid;
+  if (session !== undefined) {
+    try {
+      // The js-sdk takes the verifier as a DID (iden3comm's "from"); the UniversalVerifier's id is of type 0x01A1 (did:iden3:privado:main).
+      verifierDid = core.DID.parseFromId(core.Id.fromBigInt(session.verifierID));
+    } catch (error) {
+      throw new UnprocessableError(`request ${options.request.id}: its verifierID ${session.verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
+    }
+  }
 
   let revocation;
   try {
@@ -228,9 +242,20 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   const step = ctx.progress.start(`generating the ${options.request.circuitId} proof`);
   try {
     const response = await proofService.generateProof(
-      { id: options.request.id, circuitId: v3 ? sdk.CircuitId.AtomicQueryV3OnChainStable : sdk.CircuitId.AtomicQueryMTPV2OnChain, query: options.request.query as never },
+      {
+        id: options.request.id,
+        circuitId: v3 ? sdk.CircuitId.AtomicQueryV3OnChainStable : sdk.CircuitId.AtomicQueryMTPV2OnChain,
+        query: options.request.query as never,
+        ...(session === undefined ? {} : { params: { nullifierSessionId: session.sessionID.toString() } }),
+      },
       core.DID.parse(holder),
-      { credential, credentialRevocationStatus: revocation, skipRevocation: false, challenge: sdk.getChallengeFromEthAddress(options.sender) },
+      {
+        credential,
+        credentialRevocationStatus: revocation,
+        skipRevocation: false,
+        challenge: sdk.getChallengeFromEthAddress(options.sender),
+        ...(verifierDid === undefined ? {} : { verifierDid }),
+      },
     );
     step.succeed('proof generated');
     // Kept in the holder's wallet once it proved (so it is genuine), and never over a stored one.
@@ -309,11 +334,17 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
   const sender = chain.signer.address;
   const id = options.request.id;
   if (!(await requestIdExists(ctx, id))) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (the verifier creates and registers it first)`, { field: 'credentialRequest.id' });
+  const nullifierSession = await registeredNullifierSession(ctx, options.request, options.names);
+  if (nullifierSession !== undefined && options.precheck !== false) {
+    // The contracts accept a nullifier again from another address: vc reads those on chain first.
+    const profile = subjectProfileFor(ctx, String(options.credential.credentialSubject.id), options.request, nullifierSession);
+    await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
+  }
   if (options.precheck !== false) {
     const verified = await isRequestProofVerified(ctx, sender, id);
     if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });
   }
-  const { response } = await generateQueryProof(ctx, { ...options, sender });
+  const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
   const submitted = await submitQueryProof(ctx, response);
   const verified = await isRequestProofVerified(ctx, sender, id);
   if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);

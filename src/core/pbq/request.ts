@@ -9,15 +9,16 @@
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
+import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
-import { sendContractTransaction } from '../../chain/transactions.js';
-import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi } from '../../chain/universalVerifier.js';
+import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
+import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
 import { getIden3, proofCircuitsDir } from '../../iden3/wallet.js';
 import type { Iden3Documents } from '../../iden3/documents.js';
 import { contextDefinesType, contextFieldsOfType, contextTypes } from '../../iden3/typeFields.js';
 import {
+  FIELD_MODULUS,
   MTP_ON_CHAIN_CIRCUIT,
   PROOF_TYPES,
   QUERY_OPERATORS,
@@ -52,8 +53,6 @@ export type CreateRequestResult = CredentialRequest;
 
 export { universalVerifierAbi };
 
-/** The BN254 scalar field modulus: every circuit value is an element of this field. */
-const FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const INTEGER_TYPES = new Set(['integer', 'nonNegativeInteger', 'positiveInteger', 'negativeInteger', 'nonPositiveInteger'].map((t) => `${XSD}${t}`));
 
@@ -144,7 +143,12 @@ export async function checkQueryValue(ctx: Context, query: CredentialRequest['qu
 }
 
 /** The on-chain encoding of a request: validator params and the query hash. */
-export async function encodeRequestParams(ctx: Context, request: CredentialRequest, at: { names: FieldNamer; allowedIssuers: string; query: string }): Promise<{ params: string; queryHash: bigint }> {
+export async function encodeRequestParams(
+  ctx: Context,
+  request: CredentialRequest,
+  at: { names: FieldNamer; allowedIssuers: string; query: string },
+  verifierID = 0n,
+): Promise<{ params: string; queryHash: bigint }> {
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
   const loader = iden3.documents.loader();
@@ -172,11 +176,25 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
   const { AbiCoder } = await import('ethers');
   if (request.circuitId === V3_ON_CHAIN_REQUEST_CIRCUIT) {
     // As the circuit hashes it (js-sdk calculateQueryHashV3): $sd and $noop carry no values; the
-    // revocation is checked; no nullifier (verifierID and nullifierSessionID 0).
+    // revocation is checked; with a nullifier session, the UniversalVerifier's verifierID (the
+    // circuit's nullifier needs both; without a session both are 0: no nullifier).
     const operator = Number(queryMetadata.operator);
     const queryValues = operator === SD_OPERATOR || operator === 0 ? [] : queryMetadata.values;
     const merklized = queryMetadata.merklizedSchema ? 1 : 0;
-    const queryHash = sdk.calculateQueryHashV3(queryValues, schemaHash, queryMetadata.slotIndex, operator, queryMetadata.claimPathKey.toString(), queryValues.length, merklized, 1, 0, 0);
+    const nullifierSessionID = BigInt(request.params?.nullifierSessionId ?? 0);
+    const requestVerifierID = nullifierSessionID === 0n ? 0n : verifierID;
+    const queryHash = sdk.calculateQueryHashV3(
+      queryValues,
+      schemaHash,
+      queryMetadata.slotIndex,
+      operator,
+      queryMetadata.claimPathKey.toString(),
+      queryValues.length,
+      merklized,
+      1,
+      requestVerifierID.toString(),
+      nullifierSessionID.toString(),
+    );
     const proofType = request.query.proofType === PROOF_TYPES.sig ? 1 : request.query.proofType === PROOF_TYPES.mtp ? 2 : 0;
     const params = AbiCoder.defaultAbiCoder().encode(
       [
@@ -194,9 +212,9 @@ export async function encodeRequestParams(ctx: Context, request: CredentialReque
           circuitIds: [V3_ON_CHAIN_REQUEST_CIRCUIT],
           skipClaimRevocationCheck: false,
           groupID: 0,
-          nullifierSessionID: 0,
+          nullifierSessionID,
           proofType,
-          verifierID: 0,
+          verifierID: requestVerifierID,
         },
       ],
     );
@@ -265,6 +283,9 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.proofType !== undefined) {
     throw new InputError(`${names('proofType')}: ${MTP_ON_CHAIN_CIRCUIT} proves with the MTP proof only; a proof type needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'proofType' });
   }
+  if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.nullifierSessionID !== undefined) {
+    throw new InputError(`${names('nullifierSessionID')}: ${MTP_ON_CHAIN_CIRCUIT} has no nullifier; a nullifier session needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'nullifierSessionID' });
+  }
   let value: unknown;
   if (op === '$sd') {
     if (options.value !== undefined) throw new InputError(`${names('value')}: $sd takes no value (the proof discloses the field's value)`, { field: 'value' });
@@ -300,11 +321,13 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     credentialSubject: { [field]: op === '$sd' ? {} : { [op]: value as never } },
     ...(options.proofType === undefined ? {} : { proofType: PROOF_TYPES[options.proofType] }),
   };
+  const params = options.nullifierSessionID === undefined ? undefined : { nullifierSessionId: BigInt(options.nullifierSessionID).toString() };
   // The checks and the encoding depend on the query only, not on the id: doing them first refuses
   // a field, value or issuer that does not fit before the circuits, the chain and the id search
   // are waited for, so nothing is registered on chain for a refused query.
   await checkQueryValue(ctx, query, { names, value: 'value' });
-  const { params, queryHash } = await encodeRequestParams(ctx, { id: 1, circuitId, query }, { names, allowedIssuers: 'allowedIssuers', query: '' });
+  const encodingAt = { names, allowedIssuers: 'allowedIssuers', query: '' };
+  let encoded = await encodeRequestParams(ctx, { id: 1, circuitId, query, ...(params === undefined ? {} : { params }) }, encodingAt);
 
   await proofCircuitsDir(ctx, circuitId === MTP_ON_CHAIN_CIRCUIT ? 'mtp' : 'v3');
   const chain = await getChain(ctx);
@@ -315,6 +338,14 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
       field: 'circuitId',
     });
   }
+  if (params !== undefined) {
+    // The nullifier is bound to this verifier: the UniversalVerifier accepts a request's verifierID
+    // when it is 0 or its own (setRequests: VerifierIDIsNotValid otherwise), and the circuit
+    // gives a nullifier only with both a verifierID and a session id.
+    const verifierID = await universalVerifierId(ctx);
+    encoded = await encodeRequestParams(ctx, { id: 1, circuitId, query, params }, encodingAt, verifierID);
+  }
+  const { params: encodedParams, queryHash } = encoded;
   const abi = universalVerifierAbi();
   let id = 0;
   for (let attempt = 0; attempt < 8 && id === 0; attempt += 1) {
@@ -326,24 +357,36 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   }
   if (id === 0) throw new UnprocessableError('could not find a free request id on the UniversalVerifier');
 
-  const request: CredentialRequest = { id, circuitId, query };
-  const sent = await sendContractTransaction(
-    ctx,
-    {
-      address: verifier,
-      abi,
-      method: 'setRequests',
-      args: [[{ requestId: id, metadata: JSON.stringify(request), validator, params, creator: chain.signer.address }]],
-    },
-    { description: `register request ${id} on the UniversalVerifier` },
-  );
+  const request: CredentialRequest = { id, circuitId, query, ...(params === undefined ? {} : { params }) };
+  let sent;
+  try {
+    sent = await sendContractTransaction(
+      ctx,
+      {
+        address: verifier,
+        abi,
+        method: 'setRequests',
+        args: [[{ requestId: id, metadata: JSON.stringify(request), validator, params: encodedParams, creator: chain.signer.address }]],
+      },
+      { description: `register request ${id} on the UniversalVerifier` },
+    );
+  } catch (error) {
+    if (error instanceof TransactionRevertedError && error.revertName === 'NullifierSessionIDAlreadyExists') {
+      // The UniversalVerifier keeps each session id for one request (of any creator).
+      throw new ConflictError(`${names('nullifierSessionID')}: session ${params?.nullifierSessionId} is already used by another request on the UniversalVerifier ${verifier}; each nullifier session belongs to one request, choose another`, {
+        field: 'nullifierSessionID',
+        cause: error,
+      });
+    }
+    throw error;
+  }
   ctx.store.put<StoredRequest>(REQUESTS_NS, String(id), {
     request,
     verifier,
     validator,
     chainId: chain.chainId,
     txHash: sent.hash,
-    params,
+    params: encodedParams,
     queryHash: queryHash.toString(),
   });
   return request;
