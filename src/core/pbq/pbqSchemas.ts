@@ -2,6 +2,7 @@
  * Input shapes of the proof-by-query operations (spec 2.1, 2.2, 2.3 and the routes of section 4),
  * shared by the CLI (files and options) and the HTTP bodies, parsed with parseInput.
  */
+import { keccak_256 } from '@noble/hashes/sha3';
 import { z } from 'zod';
 import { unsupportedIden3StatusProblem } from '../../iden3/statusTypes.js';
 
@@ -241,11 +242,30 @@ export const requestOptionsSchema = z.object({
 });
 export type RequestOptions = z.output<typeof requestOptionsSchema>;
 
+/**
+ * EIP-55: an address in one case carries no checksum; a mixed-case one must have each letter
+ * upper-case exactly where the keccak-256 of its lower-case hex has a nibble of 8 or more.
+ */
+export function isChecksumValid(address: string): boolean {
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+  const hash = keccak_256(new TextEncoder().encode(hex.toLowerCase()));
+  for (let i = 0; i < 40; i += 1) {
+    const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf;
+    const char = hex[i]!;
+    if (/[a-f]/i.test(char) && (nibble >= 8 ? char !== char.toUpperCase() : char !== char.toLowerCase())) return false;
+  }
+  return true;
+}
+
 /** GET /request-status query (verifier). */
 export const requestStatusSchema = z.object({
   // A query string gives text: decimal digits only (no 1e3, 0x10 or blank read as numbers).
   request: z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), z.number().int().positive().refine(Number.isSafeInteger, 'expected a safe integer')),
-  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address'),
+  address: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address')
+    .refine(isChecksumValid, 'the address mixes upper and lower case but its EIP-55 checksum is wrong (a mistyped address? write it all in lower case to skip the check)'),
 });
 
 /** POST /node body of the reverse hash service. */

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialRequestSchema, requestOptionsSchema, requestStatusSchema } from '../../../src/core/pbq/pbqSchemas.js';
+import { credentialRequestSchema, isChecksumValid, requestOptionsSchema, requestStatusSchema } from '../../../src/core/pbq/pbqSchemas.js';
 import { pbqIssue } from '../../../src/core/operations/pbqOperations.js';
 import { parseInput } from '../../../src/core/validate.js';
 import { InputError } from '../../../src/errors.js';
@@ -64,5 +64,39 @@ describe('request-status query', () => {
     expect(parseInput(requestStatusSchema, { request: '42', address }, 'query')).toEqual({ request: 42, address });
     expect(() => parseInput(requestStatusSchema, { request: '1e300', address }, 'query')).toThrow(/field request/);
     expect(() => parseInput(requestStatusSchema, { request: String(2 ** 60), address }, 'query')).toThrow(/field request/);
+  });
+
+  it("judges an address's EIP-55 checksum as ethers does: every mixed-case form with one letter flipped is a bad request (it was a network error), one-case forms carry none", async () => {
+    const { getAddress, hexlify, randomBytes } = await import('ethers');
+    const ethersAccepts = (address: string): boolean => {
+      try {
+        getAddress(address);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const addresses = [...Array.from({ length: 60 }, () => hexlify(randomBytes(20))), `0x${'00'.repeat(19)}0a`, `0x${'ff'.repeat(20)}`, `0x${'ab'.repeat(20)}`, `0x0000000000000000000000000000000000000000`];
+    let flipped = 0;
+    for (const lower of addresses) {
+      const checksummed = getAddress(lower);
+      for (const form of [checksummed, lower, `0x${lower.slice(2).toUpperCase()}`]) {
+        expect(isChecksumValid(form), form).toBe(true);
+        expect(parseInput(requestStatusSchema, { request: '1', address: form }, 'query').address).toBe(form);
+      }
+      for (let i = 2; i < 42; i += 1) {
+        const char = checksummed[i]!;
+        if (!/[a-f]/i.test(char)) continue;
+        const other = checksummed.slice(0, i) + (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase()) + checksummed.slice(i + 1);
+        const mixed = other.slice(2) !== other.slice(2).toLowerCase() && other.slice(2) !== other.slice(2).toUpperCase();
+        expect(isChecksumValid(other), other).toBe(ethersAccepts(other));
+        if (mixed) {
+          flipped += 1;
+          expect(isChecksumValid(other), other).toBe(false);
+          expect(() => parseInput(requestStatusSchema, { request: '1', address: other }, 'query')).toThrow(/field address: .*EIP-55 checksum is wrong/);
+        }
+      }
+    }
+    expect(flipped).toBeGreaterThan(1000);
   });
 });
