@@ -14,8 +14,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../../context.js';
-import { ConflictError, InputError, NotFoundError, VcError, describeError } from '../../errors.js';
-import { getIden3 } from '../../iden3/wallet.js';
+import type { IStateStorage, StateInfo } from '@0xpolygonid/js-sdk';
+import { ConflictError, InputError, NotFoundError, VcError, VerificationError, describeError } from '../../errors.js';
+import { latestStateOnChain } from '../../iden3/chainState.js';
+import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { FieldNamer } from '../validate.js';
 import type { OnDemandCircuitId } from '../../circuits/sources.js';
 import { conditionOperator } from '../pbq/pbqSchemas.js';
@@ -61,11 +63,39 @@ export interface AuthVerifyResult {
 /** A refusal: an answer that is a JWZ but does not verify. */
 class Refusal extends Error {}
 
-/** Library errors become refusals; vc's own errors other than input ones (chain unreachable, configuration) stay errors. */
+/** True for vc's errors that are no verdict on the token (the chain unreachable, the configuration, the store): they stay errors. */
+function isOperationalError(error: unknown): boolean {
+  return error instanceof VcError && !(error instanceof InputError) && !(error instanceof VerificationError);
+}
+
+/** Library errors and the contract's refusals become refusals; operational errors are thrown. */
 function refusalOf(error: unknown, prefix: string): Refusal {
   if (error instanceof Refusal) return error;
-  if (error instanceof VcError && !(error instanceof InputError)) throw error;
+  if (isOperationalError(error)) throw error;
   return new Refusal(`${prefix}${describeError(error)}`);
+}
+
+/**
+ * The State contract as the js-sdk's verifier reads it, plus the genesis rule the contract leaves
+ * to its callers: a state it does not know stands when it is the identity's genesis state (its id
+ * derives from it) and the identity has published no state since (then the contract would know it).
+ */
+function genesisAwareStates(iden3: Iden3): IStateStorage {
+  const { core, sdk } = iden3.modules;
+  const inner = iden3.states;
+  return Object.assign(Object.create(inner) as IStateStorage, {
+    async getStateInfoByIdAndState(id: bigint, state: bigint): Promise<StateInfo> {
+      try {
+        return await inner.getStateInfoByIdAndState(id, state);
+      } catch (error) {
+        if (!/State does not exist/.test(describeError(error))) throw error;
+        const did = core.DID.parseFromId(core.Id.fromBigInt(id));
+        if (!sdk.isGenesisState(did, state)) throw new Refusal(`state ${state} of ${did.string()} is not on the State contract, and is not its genesis state`);
+        if ((await latestStateOnChain(inner, iden3.modules, did)) !== undefined) throw new Refusal(`the genesis state of ${did.string()} was replaced on the State contract`);
+        return { id, state, replacedByState: 0n, createdAtTimestamp: 0n, replacedAtTimestamp: 0n, createdAtBlock: 0n, replacedAtBlock: 0n };
+      }
+    },
+  });
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
@@ -174,13 +204,22 @@ export async function verifyAuthResponse(ctx: Context, input: { jwz: string; req
   const packer = new sdk.ZKPPacker(new Map(), new Map([[authAlg.toString(), { key: new Uint8Array(verificationKey), verificationFn: new sdk.VerificationHandlerFunc(checkGistRoot) }]]), {
     acceptedStateTransitionDelay: AUTH_GIST_WINDOW_MS,
   });
+  // The proof first, for a reason of its own (the packer below checks it again, then the sender and the GIST root).
+  let proofVerifies: boolean;
+  try {
+    proofVerifies = await parsed.verify(new Uint8Array(verificationKey));
+  } catch (error) {
+    if (isOperationalError(error)) throw error;
+    proofVerifies = false;
+  }
+  if (!proofVerifies) return refused('the auth proof (authV2) does not verify against the token');
   let message: { type?: string; thid?: string; from?: string; to?: string; body?: { scope?: Array<{ id: number | string; circuitId: string; pub_signals: string[] }> } };
   try {
     message = (await packer.unpack(new TextEncoder().encode(token))) as typeof message;
   } catch (error) {
     const reason = describeError(error);
     if (error instanceof Refusal) return refused(error.message);
-    if (error instanceof VcError && !(error instanceof InputError)) throw error;
+    if (isOperationalError(error)) throw error;
     if (reason === 'message proof is invalid') return refused('the auth proof (authV2) does not verify against the token');
     if (reason === 'sender of message is not used for jwz token creation') return refused("the message's sender (from) is not the identity whose auth proof signs the token");
     return refused(`the token does not unpack: ${reason}`);
@@ -189,7 +228,7 @@ export async function verifyAuthResponse(ctx: Context, input: { jwz: string; req
   if (message.type !== AUTH_RESPONSE_TYPE) return refused(`the token carries a ${String(message.type)} message, not an authorization response`, from);
   if (message.thid !== request.thid) return refused(`the token answers request ${String(message.thid)}, not ${request.thid}`, from);
 
-  const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, new sdk.FSCircuitStorage({ dirname: circuitsDir }), iden3.states, {
+  const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, new sdk.FSCircuitStorage({ dirname: circuitsDir }), genesisAwareStates(iden3), {
     documentLoader: iden3.documents.loader() as never,
   });
   const handler = new sdk.AuthHandler(new sdk.PackageManager(), proofService);
