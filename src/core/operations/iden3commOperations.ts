@@ -46,7 +46,7 @@ export const iden3commVerify = defineOperation({
   name: 'iden3comm.verify',
   summary: 'verify an iden3comm authorization response (the JWZ token a wallet answered a vc auth request with), off chain: verified with the sender and disclosed values, or refused with the reason',
   input: z.strictObject({
-    jwz: z.string().min(1).describe('the JWZ token (a file holding it on the command line)'),
+    jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (a file holding it on the command line)'),
     request: authRequestMessageSchema.describe('the request it answers (vc verifier auth-request)'),
   }),
   result: z.object({
