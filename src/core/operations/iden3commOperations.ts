@@ -19,7 +19,7 @@ const authRequestMessageSchema = z.looseObject({
 });
 
 export const iden3commAuthRequest = defineOperation({
-  name: 'iden3comm.authRequest',
+  name: 'pbq.authRequest',
   summary: "make an iden3comm authorization request (authorization/1.0/request, one credentialAtomicQueryV3 proof request) from the wallet's verifier DID, for Privado ID / js-sdk wallets, and record it",
   input: z.strictObject({
     type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
@@ -43,7 +43,7 @@ export const iden3commAuthRequest = defineOperation({
 });
 
 export const iden3commVerify = defineOperation({
-  name: 'iden3comm.verify',
+  name: 'pbq.authVerify',
   summary: 'verify an iden3comm authorization response (the JWZ token a wallet answered a vc auth request with), off chain: verified with the sender and disclosed values, or refused with the reason',
   input: z.strictObject({
     jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (a file holding it on the command line)'),
