@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from '../../context.js';
 import type { IStateStorage, StateInfo } from '@0xpolygonid/js-sdk';
-import { ConflictError, InputError, NotFoundError, VcError, VerificationError, describeError } from '../../errors.js';
+import { ConflictError, InputError, NotFoundError, TooLargeError, VcError, VerificationError, describeError } from '../../errors.js';
 import { latestStateOnChain } from '../../iden3/chainState.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { FieldNamer } from '../validate.js';
@@ -104,7 +104,7 @@ const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 export function checkJwzShape(text: string, names: FieldNamer): string {
   const where = names('jwz');
   const token = text.trim();
-  if (Buffer.byteLength(token, 'utf8') > MAX_JWZ_BYTES) throw new InputError(`${where}: the token is larger than ${MAX_JWZ_BYTES / 1024} KiB`, { field: 'jwz' });
+  if (Buffer.byteLength(token, 'utf8') > MAX_JWZ_BYTES) throw new TooLargeError(`${where}: the token is larger than ${MAX_JWZ_BYTES / 1024} KiB`, { field: 'jwz' });
   if (token === '') throw new InputError(`${where}: empty; expected a JWZ token (header.payload.proof)`, { field: 'jwz' });
   if (token.startsWith('{')) throw new InputError(`${where}: is JSON, not a JWZ token (three base64url parts header.payload.proof); a wallet's answer is the token it posts`, { field: 'jwz' });
   const parts = token.split('.');
@@ -153,10 +153,21 @@ async function verificationCircuitsDir(ctx: Context): Promise<string> {
   return info.dir;
 }
 
-/** `vc verifier verify --jwz FILE --request FILE`: verified, or refused with the reason. */
+/**
+ * `vc verifier verify --jwz FILE --request FILE` (and POST /callback): verified, or refused with
+ * the reason; the request's session keeps the outcome (GET /auth-requests/:id/status), wherever
+ * the token came from.
+ */
 export async function verifyAuthResponse(ctx: Context, input: { jwz: string; request: AuthRequestMessage }, names: FieldNamer): Promise<AuthVerifyResult> {
   const token = checkJwzShape(input.jwz, names);
   const request = recordedRequest(ctx, input.request, names);
+  const result = await verifyRecordedRequestAnswer(ctx, token, request, names);
+  recordSessionOutcome(ctx, request.id, result);
+  return result;
+}
+
+/** Verifies a token (of a checked shape) against a request the wallet recorded. */
+async function verifyRecordedRequestAnswer(ctx: Context, token: string, request: AuthRequestMessage, names: FieldNamer): Promise<AuthVerifyResult> {
   const tokenKey = createHash('sha256').update(token).digest('hex');
   const refused = (reason: string, from?: string): AuthVerifyResult => ({ verified: false, request: request.id, ...(from === undefined ? {} : { from }), reason });
 
@@ -265,4 +276,50 @@ export async function verifyAuthResponse(ctx: Context, input: { jwz: string; req
   if (firstTime !== undefined) return refused(`replayed: this token was accepted already, at ${firstTime.acceptedAt}`, from);
   const disclosed = Object.fromEntries(proofs.filter((proof) => proof.disclosed !== undefined).map((proof) => [proof.field, proof.disclosed!]));
   return { verified: true, request: request.id, ...(from === undefined ? {} : { from }), proofs, ...(Object.keys(disclosed).length === 0 ? {} : { disclosed }) };
+}
+
+/** Store namespace of the sessions' outcomes (`vc serve --role verifier`), by request id. */
+export const AUTH_SESSIONS_NS = 'iden3comm.authSessions';
+
+/** A session's outcome: what GET /auth-requests/:id/status tells. */
+export interface AuthSessionStatus {
+  id: string;
+  status: 'pending' | 'verified' | 'refused';
+  from?: string;
+  disclosed?: Record<string, string>;
+  reason?: string;
+  updatedAt?: string;
+}
+
+/** The request of a session, as the wallet made it (GET /auth-requests/:id, what a request_uri names). */
+export function authRequestOfSession(ctx: Context, id: string, names: FieldNamer): AuthRequestMessage {
+  const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, id);
+  if (stored === undefined) throw new NotFoundError(`${names('id')}: no authorization request ${id} (POST /auth-requests makes one)`, { field: 'id' });
+  return stored.request;
+}
+
+/** POST /callback?sessionId=: the wallet's token for the session's request, verified as `vc verifier verify --jwz` does. */
+export async function answerAuthSession(ctx: Context, input: { sessionId: string; jwz: string }, names: FieldNamer): Promise<AuthVerifyResult> {
+  const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, input.sessionId);
+  if (stored === undefined) throw new NotFoundError(`${names('sessionId')}: no session ${input.sessionId} (POST /auth-requests makes one; its id is the session id)`, { field: 'sessionId' });
+  return verifyAuthResponse(ctx, { jwz: input.jwz, request: stored.request }, names);
+}
+
+/** Keeps a session's outcome: a verified session stays verified (a later refused token, a replay of the same one included, does not undo it). */
+function recordSessionOutcome(ctx: Context, id: string, result: AuthVerifyResult): void {
+  ctx.store.transaction(() => {
+    const before = ctx.store.get<AuthSessionStatus>(AUTH_SESSIONS_NS, id);
+    if (before?.status === 'verified') return;
+    const from = result.from === undefined ? {} : { from: result.from };
+    const status: AuthSessionStatus = result.verified
+      ? { id, status: 'verified', ...from, ...(result.disclosed === undefined ? {} : { disclosed: result.disclosed }), updatedAt: ctx.now().toISOString() }
+      : { id, status: 'refused', ...from, reason: result.reason ?? 'not verified', updatedAt: ctx.now().toISOString() };
+    ctx.store.put(AUTH_SESSIONS_NS, id, status);
+  });
+}
+
+/** GET /auth-requests/:id/status: pending, verified (sender and disclosed values) or refused (the reason). */
+export function authSessionStatus(ctx: Context, id: string, names: FieldNamer): AuthSessionStatus {
+  authRequestOfSession(ctx, id, names);
+  return ctx.store.get<AuthSessionStatus>(AUTH_SESSIONS_NS, id) ?? { id, status: 'pending' };
 }

@@ -68,3 +68,52 @@ export const iden3commVerify = defineOperation({
   failure: (result) => (result.verified ? undefined : `refused: ${result.reason ?? 'not verified'}`),
 });
 
+
+const sessionIdSchema = z.string().min(1).max(256);
+const sessionStatusSchema = z.object({
+  id: z.string(),
+  status: z.enum(['pending', 'verified', 'refused']),
+  from: z.string().optional(),
+  disclosed: z.record(z.string(), z.string()).optional(),
+  reason: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+
+export const iden3commSessionRequest = defineOperation({
+  name: 'pbq.authSession',
+  summary: 'the authorization request of a session, as made (what an iden3comm://?request_uri= link names)',
+  input: z.strictObject({ id: sessionIdSchema.describe('the request id (= session id)') }),
+  result: authRequestMessageSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { authRequestOfSession } = await import('../iden3comm/authVerify.js');
+    return authRequestOfSession(ctx, input.id, call.names);
+  },
+});
+
+export const iden3commCallback = defineOperation({
+  name: 'pbq.authCallback',
+  summary: "a wallet's answer to a session's authorization request: the JWZ token, verified off chain and kept as the session's outcome",
+  input: z.strictObject({
+    sessionId: sessionIdSchema.describe('the session (the request id)'),
+    jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (the body, text/plain or application/iden3-zkp-json)'),
+  }),
+  result: iden3commVerify.result!,
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { answerAuthSession } = await import('../iden3comm/authVerify.js');
+    return answerAuthSession(ctx, input, call.names);
+  },
+});
+
+export const iden3commSessionStatus = defineOperation({
+  name: 'pbq.authStatus',
+  summary: "a session's outcome: pending, verified (the sender and the disclosed values) or refused (the reason)",
+  input: z.strictObject({ id: sessionIdSchema.describe('the request id (= session id)') }),
+  result: sessionStatusSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { authSessionStatus } = await import('../iden3comm/authVerify.js');
+    return authSessionStatus(ctx, input.id, call.names);
+  },
+});
