@@ -190,4 +190,20 @@ describe('vc verifier verify --jwz: the answer of a js-sdk wallet', () => {
     expect(again.status, again.stderr).toBe(1);
     expect(String(again.result.reason)).toMatch(/^replayed: this token was accepted already, at \d{4}-/);
   }, LONG);
+
+  it('vc serve --role verifier: the session is verified; the token posted to its callback again is a replay, refused (422)', async () => {
+    const verifierService = await startVcServe(home, ['--role', 'verifier'], { env });
+    try {
+      const base = verifierService.urls.verifier!;
+      const status = async (): Promise<Json> => (await (await fetch(`${base}/auth-requests/${request.id}/status`)).json()) as Json;
+      expect(await status()).toMatchObject({ id: request.id, status: 'verified', from: holder.string(), disclosed: { birthday: String(BIRTHDAY) } });
+      expect(await (await fetch(`${base}/auth-requests/${request.id}`)).json()).toEqual(request);
+      const posted = await fetch(`${base}/callback?sessionId=${request.id}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: token });
+      expect(posted.status).toBe(422);
+      expect(await posted.json()).toMatchObject({ verified: false, request: request.id, reason: expect.stringMatching(/^replayed: /) });
+      expect(await status()).toMatchObject({ status: 'verified' });
+    } finally {
+      await verifierService.stop();
+    }
+  }, LONG);
 });
