@@ -40,11 +40,13 @@ describe('iden3comm sessions', () => {
   let id: string;
 
   it('makes a request, gives it back by its id, and says pending until a token verifies', async () => {
-    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', reason: 'age check', callback: `${base}/callback?sessionId=later`, expires: 600 }), 'application/json');
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', reason: 'age check', callback: `${base}/callback`, expires: 600 }), 'application/json');
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body).toMatchObject({ type: 'https://iden3-communication.io/authorization/1.0/request', body: { reason: 'age check', scope: [{ circuitId: 'credentialAtomicQueryV3' }] } });
     id = String(made.body.id);
     expect(made.body.thid).toBe(id);
+    // The callback names the session: the request's id.
+    expect((made.body.body as Json).callbackUrl).toBe(`${base}/callback?sessionId=${id}`);
     expect(await get(`${base}/auth-requests/${id}`)).toEqual({ status: 200, body: made.body });
     expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
     // The CLI's display flags are not the route's.

@@ -150,6 +150,14 @@ export async function createAuthRequest(ctx: Context, options: AuthRequestOption
     expires_time: expiresAt,
     accept: [AUTH_ACCEPT_PROFILE],
   }) as unknown as AuthRequestMessage;
+  // The session is the request: a callback naming none gets the request's id (what POST /callback reads).
+  if (callback !== '') {
+    const url = new URL(callback);
+    if (!url.searchParams.has('sessionId')) {
+      url.searchParams.set('sessionId', message.id);
+      message.body.callbackUrl = url.toString();
+    }
+  }
   // The js-sdk stamps created_time with its own clock; vc's clock (injected in tests) is the one expiry is judged by.
   message.created_time = Math.floor(ctx.now().getTime() / 1000);
   const request = JSON.parse(JSON.stringify(message)) as AuthRequestMessage;

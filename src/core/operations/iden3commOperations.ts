@@ -30,7 +30,7 @@ export const iden3commAuthRequest = defineOperation({
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
     proofType: requestOptionsSchema.shape.proofType.describe('the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
-    callback: z.string().min(1).max(2048).describe('where the wallet posts its JWZ answer (an http(s) URL; default: none, the answer is verified with vc verifier verify --jwz)').optional(),
+    callback: z.string().min(1).max(2048).describe('where the wallet posts its JWZ answer (an http(s) URL, given sessionId=<request id> when it names none; default: none, the answer is verified with vc verifier verify --jwz)').optional(),
     expires: z.number().int().describe('seconds until the request expires (default 3600, at most 30 days)').optional(),
     qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
     link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
