@@ -189,6 +189,13 @@ describe('vc verifier verify --jwz: the answer of a js-sdk wallet', () => {
     const again = await verify(token, file('request.json'));
     expect(again.status, again.stderr).toBe(1);
     expect(String(again.result.reason)).toMatch(/^replayed: this token was accepted already, at \d{4}-/);
+    // The same answer with its proof re-encoded (another token text, the same signed message) is the same replay.
+    const [header, payload, proof] = token.split('.') as [string, string, string];
+    const reencoded = `${header}.${payload}.${Buffer.from(JSON.stringify(JSON.parse(Buffer.from(proof, 'base64url').toString('utf8')), null, 1)).toString('base64url')}`;
+    expect(reencoded).not.toBe(token);
+    const disguised = await verify(reencoded, file('request.json'));
+    expect(disguised.status, disguised.stderr).toBe(1);
+    expect(String(disguised.result.reason)).toMatch(/^replayed: /);
   }, LONG);
 
   it('vc serve --role verifier: the session is verified; the token posted to its callback again is a replay, refused (422)', async () => {

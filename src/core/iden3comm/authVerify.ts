@@ -29,7 +29,7 @@ export const MAX_JWZ_BYTES = 256 * 1024;
 export const AUTH_GIST_WINDOW_MS = 5 * 60 * 1000;
 /** How long after an issuer's state was replaced a proof naming it is still accepted, and how old a proof may be (the js-sdk's defaults). */
 export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
-/** Store namespace of the tokens accepted, by the SHA-256 of the token. */
+/** Store namespace of the answers accepted, by the SHA-256 of the message hash their auth proof signs. */
 export const ACCEPTED_TOKENS_NS = 'iden3comm.acceptedTokens';
 
 const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
@@ -168,24 +168,26 @@ export async function verifyAuthResponse(ctx: Context, input: { jwz: string; req
 
 /** Verifies a token (of a checked shape) against a request the wallet recorded. */
 async function verifyRecordedRequestAnswer(ctx: Context, token: string, request: AuthRequestMessage, names: FieldNamer): Promise<AuthVerifyResult> {
-  const tokenKey = createHash('sha256').update(token).digest('hex');
   const refused = (reason: string, from?: string): AuthVerifyResult => ({ verified: false, request: request.id, ...(from === undefined ? {} : { from }), reason });
-
+  const iden3 = await getIden3(ctx);
+  const { sdk } = iden3.modules;
+  const jwz = await import('@iden3/js-jwz');
+  let parsed: Awaited<ReturnType<typeof jwz.Token.parse>>;
+  let messageHash: Uint8Array;
+  try {
+    parsed = await jwz.Token.parse(token);
+    messageHash = await parsed.getMessageHash();
+  } catch (error) {
+    throw new InputError(`${names('jwz')}: not a JWZ token: ${describeError(error)}`, { field: 'jwz', cause: error });
+  }
+  // Replays are known by what the auth proof signs (the header and the message), not by the
+  // token's text: the same message with its proof re-encoded or re-randomised is the same answer.
+  const tokenKey = createHash('sha256').update(messageHash).digest('hex');
   const seen = ctx.store.get<{ acceptedAt: string }>(ACCEPTED_TOKENS_NS, tokenKey);
   if (seen !== undefined) return refused(`replayed: this token was accepted already, at ${seen.acceptedAt}`);
   const now = ctx.now();
   if (request.expires_time !== undefined && request.expires_time * 1000 < now.getTime()) {
     return refused(`request ${request.id} expired at ${new Date(request.expires_time * 1000).toISOString()}`);
-  }
-
-  const iden3 = await getIden3(ctx);
-  const { sdk } = iden3.modules;
-  const jwz = await import('@iden3/js-jwz');
-  let parsed: Awaited<ReturnType<typeof jwz.Token.parse>>;
-  try {
-    parsed = await jwz.Token.parse(token);
-  } catch (error) {
-    throw new InputError(`${names('jwz')}: not a JWZ token: ${describeError(error)}`, { field: 'jwz', cause: error });
   }
   if (parsed.circuitId !== 'authV2' || parsed.alg !== 'groth16') {
     return refused(`the token is proved with ${parsed.alg}:${parsed.circuitId}; the request accepts groth16:authV2 only`);
