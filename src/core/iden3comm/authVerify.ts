@@ -205,6 +205,7 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
     } catch (error) {
       throw refusalOf(error, `the auth proof's GIST root ${auth.GISTRoot.bigInt()} is not one of the State contract's: `);
     }
+    if (info.root !== auth.GISTRoot.bigInt()) throw new Refusal(`the State contract knows no GIST root ${auth.GISTRoot.bigInt()} (it answered for ${info.root})`);
     if (info.replacedByRoot !== 0n) {
       const replacedMs = Number(info.replacedAtTimestamp) * 1000;
       if (now.getTime() - replacedMs > AUTH_GIST_WINDOW_MS) {
