@@ -32,11 +32,24 @@ export const V3_ON_CHAIN_SMALL_CIRCUIT = 'credentialAtomicQueryV3OnChain-16-16-6
 /** The V3 on-chain query circuit at the official parameters (40, 32, 64, 40, 64). */
 export const V3_ON_CHAIN_CIRCUIT = 'credentialAtomicQueryV3OnChain';
 
+/** The auth circuit of iden3comm JWZ tokens (authV2: 40 levels of identity trees, a GIST of 64). */
+export const AUTH_V2_CIRCUIT = 'authV2';
 /**
- * Circuits built only when needed (a V3 request or proof, or `vc circuits build --circuit ID`),
- * so the MTP v2 flow and its build time stay as they are.
+ * The off-chain V3 query circuit (iden3comm authorization responses) at the size the js-sdk picks
+ * first (issuer and claim trees of 16 levels, 64 values); the official full size (40, 32, 64) is
+ * its fallback for deeper trees.
  */
-export const ON_DEMAND_CIRCUIT_IDS = [V3_ON_CHAIN_SMALL_CIRCUIT, V3_ON_CHAIN_CIRCUIT] as const;
+export const V3_SMALL_CIRCUIT = 'credentialAtomicQueryV3-16-16-64';
+/** The off-chain V3 query circuit at the official parameters (40, 32, 64). */
+export const V3_CIRCUIT = 'credentialAtomicQueryV3';
+/** The circuits an iden3comm verifier checks JWZ answers with (each built on demand). */
+export const IDEN3COMM_CIRCUIT_IDS = [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT] as const;
+
+/**
+ * Circuits built only when needed (a V3 request or proof, an iden3comm verification, or `vc
+ * circuits build --circuit ID`), so the MTP v2 flow and its build time stay as they are.
+ */
+export const ON_DEMAND_CIRCUIT_IDS = [V3_ON_CHAIN_SMALL_CIRCUIT, V3_ON_CHAIN_CIRCUIT, ...IDEN3COMM_CIRCUIT_IDS] as const;
 export type OnDemandCircuitId = (typeof ON_DEMAND_CIRCUIT_IDS)[number];
 
 /** True when `id` names a circuit built on demand. */

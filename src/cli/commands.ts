@@ -4,7 +4,7 @@
  * Flags, their help and their validation come from the operation's input schema.
  */
 import type { Command } from 'commander';
-import { chain, circuits, documents, holder, pbq, sd, status, system, vp, wallet } from '../core/operations/index.js';
+import { chain, circuits, documents, holder, iden3comm, pbq, sd, status, system, vp, wallet } from '../core/operations/index.js';
 import type { CircuitsInfo, ProverChoice, ProverStatus } from '../core/circuitsAccess.js';
 import type { AnyOperation } from '../core/operation.js';
 import { addOperationCommand, type CliCommand } from './operationCommand.js';
@@ -494,6 +494,41 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
 --context-url is the URL of the type's JSON-LD context (default: the bundled or registered one).`,
   },
   {
+    path: 'verifier auth-request',
+    operation: iden3comm.iden3commAuthRequest,
+    flags: { context: 'context-url <url>', proofType: 'proof-type <sig|mtp>', callback: 'callback <url>', expires: 'expires <seconds>' },
+    summary: summary<{ id: string; from: string; expires_time?: number }>(
+      (result) => `authorization request ${result.id} from ${short(result.from)}${result.expires_time === undefined ? '' : `, expires ${new Date(result.expires_time * 1000).toISOString()}`}`,
+    ),
+    display: async (result: { id: string }, input) => {
+      if (input.qr !== true && input.link !== true) return undefined;
+      const { messageLinks } = await import('../core/iden3comm/authRequest.js');
+      const links = messageLinks(result);
+      const lines: string[] = [];
+      if (input.qr === true) {
+        const { default: QRCode } = await import('qrcode');
+        lines.push((await QRCode.toString(links.universalLink, { type: 'terminal', small: true })).trimEnd());
+      }
+      if (input.link === true || input.qr === true) lines.push(links.universalLink);
+      if (input.link === true) lines.push(links.deepLink);
+      return lines.join('\n');
+    },
+    help: `Examples:
+  $ vc verifier auth-request --field birthDate --op '$lt' --value 20010101 -o req.json
+  $ vc verifier auth-request --type KYCAgeCredential --context-url URL --field birthday --op '$sd' --qr -o req.json
+  $ vc verifier auth-request --callback https://verifier.example/callback --expires 600 --link
+  $ vc verifier verify --jwz answer.jwz --request req.json
+
+The request (iden3comm authorization/1.0/request, made with the js-sdk's createAuthorizationRequest)
+comes from this wallet's verifier DID (its own identity, created on first use) and holds one
+credentialAtomicQueryV3 proof request; it accepts JWZ answers proved with authV2, and is recorded
+in the wallet so that \`vc verifier verify --jwz\` checks an answer against it. The query flags are
+those of \`vc verifier request\` (all V3 operators). The JSON goes to stdout or -o FILE; --qr shows
+the universal link (https://wallet.privado.id/#i_m=<base64 of the request>) as a QR code for a
+terminal, --link the universal link and the iden3comm://?i_m= deep link (on stdout; with -o FILE the
+file still gets the JSON).`,
+  },
+  {
     path: 'verifier status',
     operation: pbq.pbqRequestStatus,
     flags: { request: 'request <id>', address: 'address <address>' },
@@ -515,10 +550,14 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
   {
     path: 'verifier verify',
     operation: sd.sdVerify,
-    description: 'verify a credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential), or with --vp a presentation: verified is false with the reason when any check fails',
-    alternatives: [{ field: 'verifiablePresentation', operation: vp.vpVerify, variant: '' }],
+    description: 'verify a credential (a BBS+ disclosure, or an eddsa-rdfc-2022 / ecdsa-rdfc-2019 credential), with --vp a presentation, or with --jwz an iden3comm answer to vc verifier auth-request: verified is false with the reason when any check fails',
+    alternatives: [
+      { field: 'verifiablePresentation', operation: vp.vpVerify, variant: '' },
+      { field: 'jwz', operation: iden3comm.iden3commVerify, variant: '' },
+    ],
     // --credential as for every other command that reads a credential (formerly --vc).
-    flags: { vc: 'credential', verifiablePresentation: 'vp' },
+    flags: { vc: 'credential', verifiablePresentation: 'vp', jwz: 'jwz <file>', request: 'request <file>' },
+    textFiles: ['jwz'],
     aliases: { vc: ['vc'] },
     unwrap: { vc: 'vc', verifiablePresentation: 'verifiablePresentation' },
     summary: summary<{ message: string }>((result) => result.message),
@@ -554,7 +593,16 @@ proof (the holder's did:key, proof purpose authentication), the --challenge and 
 the holder, every credential inside (each as above, nonce aside), and the holder binding (a
 credential that names its subject must be presented by that subject). A challenge issued by
 \`vc verifier nonce\` is used up by a successful verification: the same presentation is refused
-the second time; --require-nonce refuses any other challenge.`,
+the second time; --require-nonce refuses any other challenge.
+
+--jwz FILE --request FILE verifies, off chain, the JWZ token a Privado ID / js-sdk wallet answered a
+\`vc verifier auth-request\` with: the authV2 proof (this wallet's verification key), its GIST root on
+the State contract (current, or replaced at most 5 minutes ago), the sender, the thread (the token
+answers this request), the request's expiry, each scope proof against the request as this wallet
+recorded it (the proof, the query, the issuer's state and non-revocation state on the chain, current
+or replaced at most an hour ago), and replays: a token is accepted once. It prints the sender's DID
+and the values disclosed ($sd), or the reason it was refused (exit 1). Input that is no JWZ, or a
+request this wallet did not make, exits 2.`,
   },
   {
     path: 'chain up',

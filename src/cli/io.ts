@@ -34,6 +34,11 @@ export function readJsonLinesFile(file: string, what: string): { values: unknown
   return { values, lines };
 }
 
+/** Reads a text file (a token); `what` names the option for the error message. */
+export function readTextFile(file: string, what: string): string {
+  return readInputFile(file, what);
+}
+
 /** The text of an input file: a regular file of at most MAX_INPUT_FILE_BYTES. */
 function readInputFile(file: string, what: string): string {
   let text: string;

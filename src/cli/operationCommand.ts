@@ -12,7 +12,7 @@ import { confirmDelivery, invokeOperation } from '../core/operation.js';
 import type { FieldNamer } from '../core/validate.js';
 import { InputError } from '../errors.js';
 import { crashPoint } from '../faults.js';
-import { readJsonFile, readJsonLinesFile } from './io.js';
+import { readJsonFile, readJsonLinesFile, readTextFile } from './io.js';
 import type { CliRuntime } from './runtime.js';
 
 /** How the command line gives one input field. */
@@ -54,6 +54,8 @@ export interface CliCommand {
   jsonLines?: readonly string[];
   /** List fields given as comma-separated JSON files (one value per file; errors name the file). */
   fileLists?: readonly string[];
+  /** Text fields whose flag names a file holding the text (a JWZ token), read whole (at most 16 MiB). */
+  textFiles?: readonly string[];
   /** The result as JSON Lines (one compact value per line, also with --json) when this returns a list. */
   lines?: (result: never) => unknown[] | undefined;
   /** The command's description when it is not the operation's summary. */
@@ -83,6 +85,11 @@ export interface CliCommand {
   summary?: (result: never, input: Record<string, unknown>) => string | undefined;
   /** The result as text on stdout or in -o FILE instead of JSON (unless --json), e.g. dotenv lines. */
   text?: (result: never) => string;
+  /**
+   * Text asked for by flags (a QR code, a link): on stdout instead of the JSON (which -o FILE still
+   * gets), unless --json; undefined when not asked.
+   */
+  display?: (result: never, input: Record<string, unknown>) => Promise<string | undefined>;
   /** A warning about the result (on stderr); with the URLs of public documents it names, shown whole. */
   warn?: (result: never) => string | { text: string; publicUrls: readonly string[] } | undefined;
   /** Help text after the options: examples and notes. */
@@ -236,7 +243,7 @@ function cliFieldNamer(flags: FlagInfo[], files: Map<string, string>, lines: Map
     const { line, rest } = lineOf(lines, info, found.rest);
     const dashes = isPositional(info) ? '' : '--';
     const file = files.get(info.field) ?? 'FILE';
-    const where = info.kind === 'file' ? `${isPositional(info) ? file : `--${info.flag} ${file}`}${line === undefined ? '' : ` line ${line}`}` : `${dashes}${info.flag}`;
+    const where = info.kind === 'file' || files.has(info.field) ? `${isPositional(info) ? file : `--${info.flag} ${file}`}${line === undefined ? '' : ` line ${line}`}` : `${dashes}${info.flag}`;
     // A comma-separated list names its item by position (`--status item 2`), not as a field `[1]`.
     const item = info.kind === 'list' ? /^\[(\d+)\]\.?(.*)$/.exec(rest) : null;
     if (item !== null) return `${where} item ${Number(item[1]) + 1}${item[2] === '' ? '' : `: field ${item[2]}`}`;
@@ -315,6 +322,17 @@ function inputFrom(
           throw error;
         }
       });
+      continue;
+    }
+    if (info.kind === 'text' && command.textFiles?.includes(info.field) === true) {
+      const file = String(value);
+      files.set(info.field, file);
+      try {
+        input[info.field] = readTextFile(file, `--${typedAliases.get(info.flag) ?? info.flag}`);
+      } catch (error) {
+        if (error instanceof InputError) throw new (error.constructor as typeof InputError)(error.message, { field: info.field, cause: error });
+        throw error;
+      }
       continue;
     }
     if (info.kind !== 'file') {
@@ -547,12 +565,14 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
     const failure = operation.failure?.(result);
     const summary = failure === undefined ? command.summary?.(result as never, input) : undefined;
     crashPoint('output:pending');
+    const shown = failure === undefined ? await command.display?.(result as never, input) : undefined;
     rt.output.result(result, {
       outFile: options.output as string | undefined,
       summary,
-      text: command.text as ((value: unknown) => string) | undefined,
+      text: shown !== undefined && options.output === undefined ? () => shown : (command.text as ((value: unknown) => string) | undefined),
       lines: command.lines as ((value: unknown) => unknown[] | undefined) | undefined,
     });
+    if (shown !== undefined && options.output !== undefined && !rt.output.json) rt.output.rawOut(`${shown}\n`);
     crashPoint('output:written');
     // Only now, with the result in the file (or on stdout), may a re-run do the work again.
     await confirmDelivery(ctx, operation, input, result, call);

@@ -18,6 +18,7 @@ const SD_PASSPORT_V2_CONTEXT_URL = 'https://vc.example/contexts/sd-passport/v2';
 
 const HOLDER_DID = 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn';
 const ISSUER_DID = 'did:polygonid:polygon:local:2qFpPHotk6oyaX1fcrpQFT4BMnmg8YszUwxYtaoGoe';
+const VERIFIER_DID_EXAMPLE = 'did:polygonid:polygon:local:2qHtzzxS7uazdumnyZEdf74CNo3MptdW6ytxxwbPMW';
 const BBS_DID = 'did:key:zUC7Ef7qTzVLYV3uCTbvFKExa5KxYJ2kXe3g9zDgkeM2Ds8tPKX4sY7NRVwvw2iQpbdpmUPpBsEvYkBeZVFDAW8g2Zh';
 const BBS_2023_DID = 'did:key:zUC7HJ5zWJnm4T4Yr1Hk7LxK1m6xkMJr6wvgSKTMXmTpQMFPxkFvGxb4pYvAWkVqo5VSwKmNuDm2XXbTSyMFvJNV2cUAXj';
 const EDDSA_DID = 'did:key:z6MkrbMAHAhspFHX3ZdSpfnaDE67UAQbfb6g5aFaCyY7CPzs';
@@ -194,7 +195,51 @@ const HELD_SUMMARY = {
   source: 'imported',
 };
 
+/** An iden3comm authorization request as POST /auth-requests makes it (vc verifier auth-request). */
+const AUTH_REQUEST = {
+  id: '7f38a193-0918-4a48-9fac-36adfdb8b542',
+  thid: '7f38a193-0918-4a48-9fac-36adfdb8b542',
+  from: VERIFIER_DID_EXAMPLE,
+  typ: 'application/iden3comm-plain-json',
+  type: 'https://iden3-communication.io/authorization/1.0/request',
+  body: {
+    accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+    reason: 'age check',
+    message: '',
+    callbackUrl: 'http://127.0.0.1:4000/callback?sessionId=7f38a193-0918-4a48-9fac-36adfdb8b542',
+    scope: [
+      {
+        id: 239136294061344,
+        circuitId: 'credentialAtomicQueryV3',
+        query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, credentialSubject: { birthDate: {} } },
+      },
+    ],
+  },
+  created_time: 1735689600,
+  expires_time: 1735693200,
+};
+/** A JWZ token (shortened: header.payload.proof, each base64url). */
+const JWZ_EXAMPLE =
+  'eyJhbGciOiJncm90aDE2IiwiY2lyY3VpdElkIjoiYXV0aFYyIiwiY3JpdCI6WyJjaXJjdWl0SWQiXSwidHlwIjoiYXBwbGljYXRpb24vaWRlbjMtemtwLWpzb24ifQ.eyJpZCI6IjEifQ.eyJwcm9vZiI6e30sInB1Yl9zaWduYWxzIjpbXX0';
+const AUTH_VERIFIED = {
+  verified: true,
+  request: AUTH_REQUEST.id,
+  from: HOLDER_DID,
+  proofs: [{ id: 239136294061344, circuitId: 'credentialAtomicQueryV3-16-16-64', issuer: ISSUER_DID, type: 'PassportCredential', field: 'birthDate', operator: '$sd', disclosed: '19900101' }],
+  disclosed: { birthDate: '19900101' },
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  'pbq.authRequest': {
+    input: { type: 'PassportCredential', field: 'birthDate', op: '$sd', reason: 'age check', callback: AUTH_REQUEST.body.callbackUrl, expires: 3600 },
+    result: AUTH_REQUEST,
+  },
+  'pbq.authSession': { input: { id: AUTH_REQUEST.id }, result: AUTH_REQUEST },
+  'pbq.authCallback': { input: { sessionId: AUTH_REQUEST.id, jwz: JWZ_EXAMPLE }, result: AUTH_VERIFIED },
+  'pbq.authStatus': {
+    input: { id: AUTH_REQUEST.id },
+    result: { id: AUTH_REQUEST.id, status: 'verified', from: HOLDER_DID, disclosed: { birthDate: '19900101' }, updatedAt: '2025-01-01T00:00:05.000Z' },
+  },
   'system.health': {
     input: { role: 'issuer' },
     result: { status: 'ok', role: 'issuer', version: '0.1.0', chain: { embedded: true, chainId: 152, reachable: true, state: 'running' }, circuits: { present: true } },

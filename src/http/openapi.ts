@@ -112,7 +112,7 @@ function parameters(route: HttpRoute): Json[] {
   const inPath = pathParameters(route);
   const example = routeInputExample(route) ?? {};
   return Object.entries(schema.properties ?? {})
-    .filter(([name]) => route.method !== 'POST' || inPath.includes(name))
+    .filter(([name]) => (route.method !== 'POST' || inPath.includes(name) || route.textBody !== undefined) && name !== route.textBody)
     .map(([name, property]) => {
       const { description, ...rest } = property;
       return {
@@ -196,7 +196,12 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
       parameters: [...parameters(route), ref('parameters', 'RequestId')],
       responses,
     };
-    if (route.method === 'POST') {
+    if (route.textBody !== undefined) {
+      const input = jsonSchema(requestSchema(route), 'input') as { properties?: Record<string, Json> };
+      const example = (routeInputExample(route) ?? {})[route.textBody];
+      const text = { schema: input.properties?.[route.textBody] ?? { type: 'string' }, ...(example === undefined ? {} : { example }) };
+      operation.requestBody = { required: true, content: { 'text/plain': text, 'application/iden3-zkp-json': text } };
+    } else if (route.method === 'POST') {
       const input = jsonSchema(requestSchema(route), 'input') as { properties?: Record<string, Json>; required?: string[] };
       const body = route.bodyField === undefined ? input : (input.properties?.[route.bodyField] ?? {});
       // A body whose fields are all optional may be left out (the server reads no body as {}).

@@ -25,6 +25,11 @@ export interface HttpRoute {
   /** The body is this input field (a body that is not an object, such as an array). */
   bodyField?: string;
   /**
+   * The body is this input field as text (a JWZ token: text/plain or application/iden3-zkp-json,
+   * what wallets post), the other fields come from the query string; a JSON body is a 415.
+   */
+  textBody?: string;
+  /**
    * The operation runs BBS+ calls on the worker pool: while the pool's queue is full, a request
    * is refused with 503 before its body is read (refusing after parsing a large body would cost
    * the event loop as much as the request).
@@ -46,9 +51,10 @@ export interface HttpRoute {
  * The paths a request reaches without the bearer token (VC_API_TOKEN): readiness, which load
  * balancers probe, and what holders and verifiers read to learn a credential's status, published
  * for all: the W3C status lists, the reverse hash service's nodes (GET /node/:hash; storing nodes
- * with POST /node still needs the token) and the iden3comm agent.
+ * with POST /node still needs the token) and the iden3comm agent; and what a wallet reads and
+ * posts to answer an authorization request (its request_uri, the callback).
  */
-export const OPEN_PATH_PATTERNS: readonly string[] = ['/healthz', '/status-lists/:id', '/node/:hash', '/agent'];
+export const OPEN_PATH_PATTERNS: readonly string[] = ['/healthz', '/status-lists/:id', '/node/:hash', '/agent', '/auth-requests/:id', '/callback'];
 
 /** True when `path` (a request path, a route's pattern or its OpenAPI form) is open without the token. */
 export function isOpenPath(path: string): boolean {
@@ -83,7 +89,8 @@ export function httpFieldName(route: HttpRoute, path: string): { where: string; 
   const local = route.bodyField !== undefined && (path === route.bodyField || path.startsWith(`${route.bodyField}[`) || path.startsWith(`${route.bodyField}.`))
     ? path.slice(route.bodyField.length).replace(/^\./, '')
     : path;
-  if (route.method === 'POST') return { where: local === '' ? 'request body' : `request body: field ${local}`, field: local === '' ? undefined : local };
+  if (route.textBody !== undefined && local === route.textBody) return { where: 'request body', field: undefined };
+  if (route.method === 'POST' && route.textBody === undefined) return { where: local === '' ? 'request body' : `request body: field ${local}`, field: local === '' ? undefined : local };
   // GET and DELETE: path parameters and the query string.
   const top = local.split(/[.[]/, 1)[0]!;
   if (pathParameters(route).includes(top)) return { where: `path parameter ${local}`, field: local };

@@ -35,6 +35,7 @@ export interface RouteRegistrationOptions extends Record<string, unknown> {
 function requestInput(route: HttpRoute, request: FastifyRequest): Record<string, unknown> | unknown {
   const params = (request.params ?? {}) as Record<string, string>;
   if (route.method !== 'POST') return { ...((request.query ?? {}) as Record<string, unknown>), ...params };
+  if (route.textBody !== undefined) return { ...((request.query ?? {}) as Record<string, unknown>), ...params, [route.textBody]: request.body ?? '' };
   const body: unknown = request.body ?? {};
   if (route.bodyField !== undefined) return { [route.bodyField]: body, ...params };
   if (typeof body !== 'object' || body === null || Array.isArray(body) || pathParameters(route).length === 0) return body;
@@ -79,6 +80,8 @@ export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes
     app.route({
       method: route.method,
       url: route.path,
+      // Read by the body parsers (plugins/jsonBody.ts): a text body goes to this route only.
+      config: { textBody: route.textBody !== undefined },
       // A full worker queue refuses the request before its body is read and parsed.
       ...(route.pooled === true
         ? {

@@ -1,7 +1,7 @@
 /**
  * Every route of `vc serve`, one line each: role, method, path and the core operation behind it.
  */
-import { chain, circuits, holder, pbq, sd, status, system, vcapi, vp } from '../core/operations/index.js';
+import { chain, circuits, holder, iden3comm, pbq, sd, status, system, vcapi, vp } from '../core/operations/index.js';
 import { ROLES, route, type HttpRoute } from './route.js';
 
 // `idempotent`: the routes that issue a credential or send a transaction take an Idempotency-Key.
@@ -47,6 +47,11 @@ export const ROUTES: readonly HttpRoute[] = [
   route('verifier', 'POST', '/credential-requests', pbq.pbqRequest, { status: 201, idempotent: true }),
   route('verifier', 'GET', '/request-status', pbq.pbqRequestStatus),
   route('verifier', 'POST', '/nonce', sd.sdNonce),
+  // iden3comm sessions: a request for Privado ID / js-sdk wallets, what its request_uri names, the wallet's JWZ answer, the outcome.
+  route('verifier', 'POST', '/auth-requests', iden3comm.iden3commAuthRequest, { omit: ['qr', 'link'], status: 201 }),
+  route('verifier', 'GET', '/auth-requests/:id', iden3comm.iden3commSessionRequest),
+  route('verifier', 'GET', '/auth-requests/:id/status', iden3comm.iden3commSessionStatus),
+  route('verifier', 'POST', '/callback', iden3comm.iden3commCallback, { textBody: 'jwz', status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422 }),
   // A status list given in the body would be the holder's choice of list (an old one, before the revocation).
   route('verifier', 'POST', '/verify-vc', sd.sdVerify, { omit: ['statusList'], pooled: true }),
   route('verifier', 'POST', '/credentials/verify', vcapi.vcapiVerify, { status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422, pooled: true }),

@@ -76,8 +76,9 @@ describe.each(ROLES.flatMap((role) => OPTIONS.map((options) => ({ role, options 
   });
 
   it('applies the bearer scheme exactly when a token is required, /healthz and the status routes open', () => {
-    // Open: readiness, and what holders and verifiers read of a status (lists, RHS nodes, the iden3comm agent).
-    const openRoutes: Array<[string, 'get' | 'post']> = [['/healthz', 'get'], ['/status-lists/{id}', 'get'], ['/node/{hash}', 'get'], ['/agent', 'post']];
+    // Open: readiness, what holders and verifiers read of a status (lists, RHS nodes, the iden3comm
+    // agent), and what a wallet reads and posts to answer an authorization request.
+    const openRoutes: Array<[string, 'get' | 'post']> = [['/healthz', 'get'], ['/status-lists/{id}', 'get'], ['/node/{hash}', 'get'], ['/agent', 'post'], ['/auth-requests/{id}', 'get'], ['/callback', 'post']];
     const open = openRoutes.map(([path]) => path);
     if (options.authRequired) {
       expect(doc.security).toEqual([{ bearer: [] }]);

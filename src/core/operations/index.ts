@@ -7,6 +7,7 @@ import * as chain from './chainOperations.js';
 import * as circuits from './circuitOperations.js';
 import * as documents from './documentOperations.js';
 import * as holder from './holderOperations.js';
+import * as iden3comm from './iden3commOperations.js';
 import * as pbq from './pbqOperations.js';
 import * as sd from './sdOperations.js';
 import * as status from './statusOperations.js';
@@ -15,10 +16,10 @@ import * as vcapi from './vcApiOperations.js';
 import * as vp from './vpOperations.js';
 import * as wallet from './walletOperations.js';
 
-export { chain, circuits, documents, holder, pbq, sd, status, system, vcapi, vp, wallet };
+export { chain, circuits, documents, holder, iden3comm, pbq, sd, status, system, vcapi, vp, wallet };
 
 /** All operations (each module's exports are its declarations), by module, then by name: the same order under every loader. */
-export const OPERATIONS: readonly AnyOperation[] = [sd, vp, vcapi, status, pbq, holder, wallet, documents, chain, circuits, system].flatMap((group) =>
+export const OPERATIONS: readonly AnyOperation[] = [sd, vp, vcapi, status, pbq, iden3comm, holder, wallet, documents, chain, circuits, system].flatMap((group) =>
   (Object.values(group) as AnyOperation[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
 );
 

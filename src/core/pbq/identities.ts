@@ -14,7 +14,7 @@ import { IDENTITIES_NS, PROFILES_NS, ROLES_NS } from '../../iden3/storage.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { recordGenesisState } from './issuerState.js';
 
-export type IdentityRole = 'holder' | 'issuer';
+export type IdentityRole = 'holder' | 'issuer' | 'verifier';
 
 /**
  * Spec 2.2 holder response, and whether this call created the identity (false: the stored one was

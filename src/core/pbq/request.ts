@@ -60,7 +60,7 @@ const INTEGER_TYPES = new Set(['integer', 'nonNegativeInteger', 'positiveInteger
  * Turns a CLI/HTTP value into the query value: "a,b" lists for $in/$nin, integer strings become
  * numbers while they stay exact (larger ones stay decimal strings, which the js-sdk reads exactly).
  */
-function normaliseValue(op: string, value: unknown): unknown {
+export function normaliseValue(op: string, value: unknown): unknown {
   const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : v);
   if (op === '$exists' && typeof value === 'string' && /^(true|false)$/.test(value.trim())) return value.trim() === 'true';
   if (op === '$in' || op === '$nin' || op === '$between' || op === '$nonbetween') {
@@ -249,7 +249,7 @@ export async function encodeRequestParams(
  * that adds it), a type the context does not define, and a field the type does not have (with
  * the closest one and the fields it has): the js-sdk would say "term is not defined".
  */
-function checkQueryField(documents: Iden3Documents, query: { type: string; context: string; field: string }, names: FieldNamer): void {
+export function checkQueryField(documents: Iden3Documents, query: { type: string; context: string; field: string }, names: FieldNamer): void {
   const contextDocument = documents.document(query.context);
   if (contextDocument === undefined) throw unknownDocumentError(query.context, 'JSON-LD context', 'context', names('context'));
   const types = contextTypes(contextDocument);

@@ -5,7 +5,7 @@
  * does `application/iden3comm-plain-json` (a plain iden3comm message, which is JSON: what Privado ID
  * wallets send to an issuer's agent).
  */
-import { errorCodes } from 'fastify';
+import { errorCodes, type FastifyRequest } from 'fastify';
 import { parseJsonText } from '../../jsonInput.js';
 import { rootPlugin } from './rootPlugin.js';
 
@@ -14,7 +14,20 @@ export const jsonBody = rootPlugin<{ bodyLimit: number }>('vc-json-body', async 
   // schema with a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
+  // A route whose body is text (a JWZ token a wallet posts) takes text/plain and application/iden3-zkp-json only.
+  const takesText = (request: FastifyRequest): boolean => (request.routeOptions.config as { textBody?: boolean } | undefined)?.textBody === true;
+  app.addContentTypeParser(['text/plain', 'application/iden3-zkp-json'], { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    if (!takesText(request)) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
+      return;
+    }
+    done(null, body);
+  });
   app.addContentTypeParser(['application/json', 'application/iden3comm-plain-json'], { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    if (takesText(request)) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
+      return;
+    }
     // A DELETE takes no body (its input is the path): clients that send it a JSON content type with nothing are fine.
     if (body.length === 0 && request.method === 'DELETE') {
       done(null, undefined);

@@ -1,0 +1,328 @@
+/**
+ * Off-chain verification of an iden3comm authorization response (issue 28): `vc verifier verify
+ * --jwz FILE --request req.json`. The JWZ is unpacked by the js-sdk's ZKPPacker with vc's authV2
+ * verification key and a state check of vc's own (the GIST root the auth proof names must be the
+ * State contract's current root, or one replaced less than AUTH_GIST_WINDOW_MS ago), then the js-sdk's
+ * AuthHandler checks each scope proof against the request vc recorded (ProofService.verifyZKPResponse:
+ * the proof with vc's key, the query, the issuer's state and non-revocation state against the
+ * chain through vc's chain client). vc adds what the js-sdk leaves to the verifier: the answer's
+ * thread is the request's, the request was made by this wallet and has not expired, and a token is
+ * accepted once (recorded in the wallet). A refusal is a result with its reason, not an error;
+ * input that is no JWZ at all is an InputError.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Context } from '../../context.js';
+import type { IStateStorage, StateInfo } from '@0xpolygonid/js-sdk';
+import { ConflictError, InputError, NotFoundError, TooLargeError, VcError, VerificationError, describeError } from '../../errors.js';
+import { latestStateOnChain } from '../../iden3/chainState.js';
+import { getIden3, type Iden3 } from '../../iden3/wallet.js';
+import type { FieldNamer } from '../validate.js';
+import type { OnDemandCircuitId } from '../../circuits/sources.js';
+import { conditionOperator } from '../pbq/pbqSchemas.js';
+import { AUTH_REQUESTS_NS, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
+
+/** The largest token read: an answer with one V3 proof is about 10 KB. */
+export const MAX_JWZ_BYTES = 256 * 1024;
+/** How long after the State contract replaced a GIST root an auth proof naming it is still accepted (the js-sdk's default). */
+export const AUTH_GIST_WINDOW_MS = 5 * 60 * 1000;
+/** How long after an issuer's state was replaced a proof naming it is still accepted, and how old a proof may be (the js-sdk's defaults). */
+export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
+/** Store namespace of the answers accepted, by the SHA-256 of the message hash their auth proof signs. */
+export const ACCEPTED_TOKENS_NS = 'iden3comm.acceptedTokens';
+
+const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
+const AUTH_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
+
+/** One scope proof of a verified answer. */
+export interface VerifiedScopeProof {
+  id: number;
+  circuitId: string;
+  issuer: string;
+  type: string;
+  field: string;
+  operator: string;
+  /** $sd: the field's value (the proof's operatorOutput, a decimal field element). */
+  disclosed?: string;
+}
+
+/** The outcome: verified (with the sender and what it disclosed) or refused with the reason. */
+export interface AuthVerifyResult {
+  verified: boolean;
+  /** The request answered (its id and thid). */
+  request: string;
+  /** The sender's DID (the holder who answered), when the auth proof verified. */
+  from?: string;
+  reason?: string;
+  proofs?: VerifiedScopeProof[];
+  /** The disclosed values by field ($sd queries). */
+  disclosed?: Record<string, string>;
+}
+
+/** A refusal: an answer that is a JWZ but does not verify. */
+class Refusal extends Error {}
+
+/** True for vc's errors that are no verdict on the token (the chain unreachable, the configuration, the store): they stay errors. */
+function isOperationalError(error: unknown): boolean {
+  return error instanceof VcError && !(error instanceof InputError) && !(error instanceof VerificationError);
+}
+
+/** Library errors and the contract's refusals become refusals; operational errors are thrown. */
+function refusalOf(error: unknown, prefix: string): Refusal {
+  if (error instanceof Refusal) return error;
+  if (isOperationalError(error)) throw error;
+  return new Refusal(`${prefix}${describeError(error)}`);
+}
+
+/**
+ * The State contract as the js-sdk's verifier reads it, plus the genesis rule the contract leaves
+ * to its callers: a state it does not know stands when it is the identity's genesis state (its id
+ * derives from it) and the identity has published no state since (then the contract would know it).
+ */
+function genesisAwareStates(iden3: Iden3): IStateStorage {
+  const { core, sdk } = iden3.modules;
+  const inner = iden3.states;
+  return Object.assign(Object.create(inner) as IStateStorage, {
+    async getStateInfoByIdAndState(id: bigint, state: bigint): Promise<StateInfo> {
+      try {
+        return await inner.getStateInfoByIdAndState(id, state);
+      } catch (error) {
+        if (!/State does not exist/.test(describeError(error))) throw error;
+        const did = core.DID.parseFromId(core.Id.fromBigInt(id));
+        if (!sdk.isGenesisState(did, state)) throw new Refusal(`state ${state} of ${did.string()} is not on the State contract, and is not its genesis state`);
+        if ((await latestStateOnChain(inner, iden3.modules, did)) !== undefined) throw new Refusal(`the genesis state of ${did.string()} was replaced on the State contract`);
+        return { id, state, replacedByState: 0n, createdAtTimestamp: 0n, replacedAtTimestamp: 0n, createdAtBlock: 0n, replacedAtBlock: 0n };
+      }
+    },
+  });
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
+
+/** Checks that `text` is a compact JWZ with a zero-knowledge header; returns the trimmed token. InputError otherwise. */
+export function checkJwzShape(text: string, names: FieldNamer): string {
+  const where = names('jwz');
+  const token = text.trim();
+  if (Buffer.byteLength(token, 'utf8') > MAX_JWZ_BYTES) throw new TooLargeError(`${where}: the token is larger than ${MAX_JWZ_BYTES / 1024} KiB`, { field: 'jwz' });
+  if (token === '') throw new InputError(`${where}: empty; expected a JWZ token (header.payload.proof)`, { field: 'jwz' });
+  if (token.startsWith('{')) throw new InputError(`${where}: is JSON, not a JWZ token (three base64url parts header.payload.proof); a wallet's answer is the token it posts`, { field: 'jwz' });
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((part) => part === '' || !BASE64URL.test(part))) {
+    throw new InputError(`${where}: not a JWZ token: expected three base64url parts header.payload.proof, found ${parts.length} part${parts.length === 1 ? '' : 's'}`, { field: 'jwz' });
+  }
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8'));
+  } catch {
+    header = undefined;
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new InputError(`${where}: not a JWZ token: its header is not a JSON object`, { field: 'jwz' });
+  const { typ, alg, circuitId } = header as { typ?: unknown; alg?: unknown; circuitId?: unknown };
+  if (typ !== ZKP_MEDIA_TYPE) throw new InputError(`${where}: header typ is ${JSON.stringify(typ ?? null)}, expected ${ZKP_MEDIA_TYPE} (a JWZ)`, { field: 'jwz' });
+  if (typeof alg !== 'string' || typeof circuitId !== 'string') throw new InputError(`${where}: the JWZ header lacks alg or circuitId`, { field: 'jwz' });
+  return token;
+}
+
+/** The request as recorded by `vc verifier auth-request`; the file given must be that request. */
+function recordedRequest(ctx: Context, given: AuthRequestMessage, names: FieldNamer): AuthRequestMessage {
+  const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, given.id);
+  if (stored === undefined) {
+    throw new NotFoundError(`${names('request')}: request ${given.id} was not made by this wallet (vc verifier auth-request records the requests it makes)`, { field: 'request' });
+  }
+  if (JSON.stringify(canonical(stored.request)) !== JSON.stringify(canonical(given))) {
+    throw new ConflictError(`${names('request')}: differs from request ${given.id} as this wallet made it (the recorded one is what answers are checked against)`, { field: 'request' });
+  }
+  return stored.request;
+}
+
+/** A JSON value with its object keys sorted, for comparing documents. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => [key, canonical(item)]));
+  return value;
+}
+
+/** The circuit files of iden3comm verification (authV2, the off-chain V3 query circuit), built on first use. */
+async function verificationCircuitsDir(ctx: Context): Promise<string> {
+  const { AUTH_V2_CIRCUIT, V3_CIRCUIT, V3_SMALL_CIRCUIT } = await import('../../circuits/sources.js');
+  const { availableOnDemandCircuits, ensureCircuits } = await import('../../circuits/build.js');
+  const available = await availableOnDemandCircuits(ctx);
+  const extra: OnDemandCircuitId[] = [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, ...available.filter((id) => id === V3_CIRCUIT)];
+  const info = await ensureCircuits(ctx, { extra });
+  return info.dir;
+}
+
+/**
+ * `vc verifier verify --jwz FILE --request FILE` (and POST /callback): verified, or refused with
+ * the reason; the request's session keeps the outcome (GET /auth-requests/:id/status), wherever
+ * the token came from.
+ */
+export async function verifyAuthResponse(ctx: Context, input: { jwz: string; request: AuthRequestMessage }, names: FieldNamer): Promise<AuthVerifyResult> {
+  const token = checkJwzShape(input.jwz, names);
+  const request = recordedRequest(ctx, input.request, names);
+  const result = await verifyRecordedRequestAnswer(ctx, token, request, names);
+  recordSessionOutcome(ctx, request.id, result);
+  return result;
+}
+
+/** Verifies a token (of a checked shape) against a request the wallet recorded. */
+async function verifyRecordedRequestAnswer(ctx: Context, token: string, request: AuthRequestMessage, names: FieldNamer): Promise<AuthVerifyResult> {
+  const refused = (reason: string, from?: string): AuthVerifyResult => ({ verified: false, request: request.id, ...(from === undefined ? {} : { from }), reason });
+  const iden3 = await getIden3(ctx);
+  const { sdk } = iden3.modules;
+  const jwz = await import('@iden3/js-jwz');
+  let parsed: Awaited<ReturnType<typeof jwz.Token.parse>>;
+  let messageHash: Uint8Array;
+  try {
+    parsed = await jwz.Token.parse(token);
+    messageHash = await parsed.getMessageHash();
+  } catch (error) {
+    throw new InputError(`${names('jwz')}: not a JWZ token: ${describeError(error)}`, { field: 'jwz', cause: error });
+  }
+  // Replays are known by what the auth proof signs (the header and the message), not by the
+  // token's text: the same message with its proof re-encoded or re-randomised is the same answer.
+  const tokenKey = createHash('sha256').update(messageHash).digest('hex');
+  const seen = ctx.store.get<{ acceptedAt: string }>(ACCEPTED_TOKENS_NS, tokenKey);
+  if (seen !== undefined) return refused(`replayed: this token was accepted already, at ${seen.acceptedAt}`);
+  const now = ctx.now();
+  if (request.expires_time !== undefined && request.expires_time * 1000 < now.getTime()) {
+    return refused(`request ${request.id} expired at ${new Date(request.expires_time * 1000).toISOString()}`);
+  }
+  if (parsed.circuitId !== 'authV2' || parsed.alg !== 'groth16') {
+    return refused(`the token is proved with ${parsed.alg}:${parsed.circuitId}; the request accepts groth16:authV2 only`);
+  }
+  const circuitsDir = await verificationCircuitsDir(ctx);
+  const verificationKey = await readFile(path.join(circuitsDir, 'authV2', 'verification_key.json'));
+
+  // The auth proof's GIST root, judged on vc's chain: current, or replaced within the window.
+  const checkGistRoot = async (circuitId: string, signals: string[]): Promise<boolean> => {
+    if (circuitId !== 'authV2') throw new Refusal(`unexpected auth circuit ${circuitId}`);
+    const auth = new sdk.AuthV2PubSignals().pubSignalsUnmarshal(new TextEncoder().encode(JSON.stringify(signals)));
+    let info;
+    try {
+      info = await iden3.states.getGISTRootInfo(auth.GISTRoot.bigInt(), auth.userID.bigInt());
+    } catch (error) {
+      throw refusalOf(error, `the auth proof's GIST root ${auth.GISTRoot.bigInt()} is not one of the State contract's: `);
+    }
+    if (info.root !== auth.GISTRoot.bigInt()) throw new Refusal(`the State contract knows no GIST root ${auth.GISTRoot.bigInt()} (it answered for ${info.root})`);
+    if (info.replacedByRoot !== 0n) {
+      const replacedMs = Number(info.replacedAtTimestamp) * 1000;
+      if (now.getTime() - replacedMs > AUTH_GIST_WINDOW_MS) {
+        throw new Refusal(`the auth proof's GIST root was replaced on the State contract at ${new Date(replacedMs).toISOString()}, more than ${AUTH_GIST_WINDOW_MS / 60000} minutes ago`);
+      }
+    }
+    return true;
+  };
+  const authAlg = new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, 'authV2');
+  const packer = new sdk.ZKPPacker(new Map(), new Map([[authAlg.toString(), { key: new Uint8Array(verificationKey), verificationFn: new sdk.VerificationHandlerFunc(checkGistRoot) }]]), {
+    acceptedStateTransitionDelay: AUTH_GIST_WINDOW_MS,
+  });
+  // The proof first, for a reason of its own (the packer below checks it again, then the sender and the GIST root).
+  let proofVerifies: boolean;
+  try {
+    proofVerifies = await parsed.verify(new Uint8Array(verificationKey));
+  } catch (error) {
+    if (isOperationalError(error)) throw error;
+    proofVerifies = false;
+  }
+  if (!proofVerifies) return refused('the auth proof (authV2) does not verify against the token');
+  let message: { type?: string; thid?: string; from?: string; to?: string; body?: { scope?: Array<{ id: number | string; circuitId: string; pub_signals: string[] }> } };
+  try {
+    message = (await packer.unpack(new TextEncoder().encode(token))) as typeof message;
+  } catch (error) {
+    const reason = describeError(error);
+    if (error instanceof Refusal) return refused(error.message);
+    if (isOperationalError(error)) throw error;
+    if (reason === 'message proof is invalid') return refused('the auth proof (authV2) does not verify against the token');
+    if (reason === 'sender of message is not used for jwz token creation') return refused("the message's sender (from) is not the identity whose auth proof signs the token");
+    return refused(`the token does not unpack: ${reason}`);
+  }
+  const from = typeof message.from === 'string' ? message.from : undefined;
+  if (message.type !== AUTH_RESPONSE_TYPE) return refused(`the token carries a ${String(message.type)} message, not an authorization response`, from);
+  if (message.thid !== request.thid) return refused(`the token answers request ${String(message.thid)}, not ${request.thid}`, from);
+
+  const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, new sdk.FSCircuitStorage({ dirname: circuitsDir }), genesisAwareStates(iden3), {
+    documentLoader: iden3.documents.loader() as never,
+  });
+  const handler = new sdk.AuthHandler(new sdk.PackageManager(), proofService);
+  try {
+    await handler.handleAuthorizationResponse(message as never, request as never, { acceptedStateTransitionDelay: PROOF_STATE_WINDOW_MS, acceptedProofGenerationDelay: PROOF_STATE_WINDOW_MS });
+  } catch (error) {
+    return refused(refusalOf(error, 'a scope proof is refused: ').message, from);
+  }
+
+  const proofs = request.body.scope.map((scope): VerifiedScopeProof => {
+    const answer = message.body!.scope!.find((item) => String(item.id) === String(scope.id))!;
+    const small = /-16-16-64$/.test(answer.circuitId);
+    const signals = new sdk.AtomicQueryV3PubSignals(small ? { mtLevel: 16, mtLevelClaim: 16 } : undefined).pubSignalsUnmarshal(new TextEncoder().encode(JSON.stringify(answer.pub_signals)));
+    const query = scope.query as { type: string; credentialSubject: Record<string, Record<string, unknown>> };
+    const [field, condition] = Object.entries(query.credentialSubject)[0]!;
+    const { op } = conditionOperator(condition);
+    return {
+      id: scope.id,
+      circuitId: answer.circuitId,
+      issuer: iden3.modules.core.DID.parseFromId(signals.issuerID).string(),
+      type: query.type,
+      field,
+      operator: op,
+      ...(op === '$sd' ? { disclosed: signals.operatorOutput.toString() } : {}),
+    };
+  });
+  const acceptedAt = ctx.now().toISOString();
+  const firstTime = ctx.store.transaction(() => {
+    const again = ctx.store.get<{ acceptedAt: string }>(ACCEPTED_TOKENS_NS, tokenKey);
+    if (again !== undefined) return again;
+    ctx.store.put(ACCEPTED_TOKENS_NS, tokenKey, { request: request.id, from, acceptedAt });
+    return undefined;
+  });
+  if (firstTime !== undefined) return refused(`replayed: this token was accepted already, at ${firstTime.acceptedAt}`, from);
+  const disclosed = Object.fromEntries(proofs.filter((proof) => proof.disclosed !== undefined).map((proof) => [proof.field, proof.disclosed!]));
+  return { verified: true, request: request.id, ...(from === undefined ? {} : { from }), proofs, ...(Object.keys(disclosed).length === 0 ? {} : { disclosed }) };
+}
+
+/** Store namespace of the sessions' outcomes (`vc serve --role verifier`), by request id. */
+export const AUTH_SESSIONS_NS = 'iden3comm.authSessions';
+
+/** A session's outcome: what GET /auth-requests/:id/status tells. */
+export interface AuthSessionStatus {
+  id: string;
+  status: 'pending' | 'verified' | 'refused';
+  from?: string;
+  disclosed?: Record<string, string>;
+  reason?: string;
+  updatedAt?: string;
+}
+
+/** The request of a session, as the wallet made it (GET /auth-requests/:id, what a request_uri names). */
+export function authRequestOfSession(ctx: Context, id: string, names: FieldNamer): AuthRequestMessage {
+  const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, id);
+  if (stored === undefined) throw new NotFoundError(`${names('id')}: no authorization request ${id} (POST /auth-requests makes one)`, { field: 'id' });
+  return stored.request;
+}
+
+/** POST /callback?sessionId=: the wallet's token for the session's request, verified as `vc verifier verify --jwz` does. */
+export async function answerAuthSession(ctx: Context, input: { sessionId: string; jwz: string }, names: FieldNamer): Promise<AuthVerifyResult> {
+  const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, input.sessionId);
+  if (stored === undefined) throw new NotFoundError(`${names('sessionId')}: no session ${input.sessionId} (POST /auth-requests makes one; its id is the session id)`, { field: 'sessionId' });
+  return verifyAuthResponse(ctx, { jwz: input.jwz, request: stored.request }, names);
+}
+
+/** Keeps a session's outcome: a verified session stays verified (a later refused token, a replay of the same one included, does not undo it). */
+function recordSessionOutcome(ctx: Context, id: string, result: AuthVerifyResult): void {
+  ctx.store.transaction(() => {
+    const before = ctx.store.get<AuthSessionStatus>(AUTH_SESSIONS_NS, id);
+    if (before?.status === 'verified') return;
+    const from = result.from === undefined ? {} : { from: result.from };
+    const status: AuthSessionStatus = result.verified
+      ? { id, status: 'verified', ...from, ...(result.disclosed === undefined ? {} : { disclosed: result.disclosed }), updatedAt: ctx.now().toISOString() }
+      : { id, status: 'refused', ...from, reason: result.reason ?? 'not verified', updatedAt: ctx.now().toISOString() };
+    ctx.store.put(AUTH_SESSIONS_NS, id, status);
+  });
+}
+
+/** GET /auth-requests/:id/status: pending, verified (sender and disclosed values) or refused (the reason). */
+export function authSessionStatus(ctx: Context, id: string, names: FieldNamer): AuthSessionStatus {
+  authRequestOfSession(ctx, id, names);
+  return ctx.store.get<AuthSessionStatus>(AUTH_SESSIONS_NS, id) ?? { id, status: 'pending' };
+}

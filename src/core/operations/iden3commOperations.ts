@@ -1,0 +1,119 @@
+/**
+ * iden3comm (issue 28), the verifier's side off chain: authorization requests for Privado ID /
+ * js-sdk wallets, and the verification of the JWZ token a wallet answers with.
+ */
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+import { V3_QUERY_OPERATORS, requestOptionsSchema } from '../pbq/pbqSchemas.js';
+
+/** An authorization request message (checked loosely here; the wallet's record of it is what counts). */
+const authRequestMessageSchema = z.looseObject({
+  id: z.string().min(1).max(256),
+  thid: z.string().min(1).max(256),
+  from: z.string().min(1).max(512),
+  typ: z.string().max(256).optional(),
+  type: z.literal('https://iden3-communication.io/authorization/1.0/request', { error: 'expected an authorization/1.0/request message (vc verifier auth-request)' }),
+  body: z.looseObject({ scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string() })).max(16) }),
+  created_time: z.number().optional(),
+  expires_time: z.number().optional(),
+});
+
+export const iden3commAuthRequest = defineOperation({
+  name: 'pbq.authRequest',
+  summary: "make an iden3comm authorization request (authorization/1.0/request, one credentialAtomicQueryV3 proof request) from the wallet's verifier DID, for Privado ID / js-sdk wallets, and record it",
+  input: z.strictObject({
+    type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
+    context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled or registered one)'),
+    field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
+    op: requestOptionsSchema.shape.op.describe(`operator: ${V3_QUERY_OPERATORS.join(' ')} (default $lt; $sd discloses the value)`),
+    value: requestOptionsSchema.shape.value.describe('value: as vc verifier request takes it (default 20010101 for birthDate; none for $sd)'),
+    allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
+    proofType: requestOptionsSchema.shape.proofType.describe('the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
+    reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
+    callback: z.string().min(1).max(2048).describe('where the wallet posts its JWZ answer (an http(s) URL, given sessionId=<request id> when it names none; default: none, the answer is verified with vc verifier verify --jwz)').optional(),
+    expires: z.number().int().describe('seconds until the request expires (default 3600, at most 30 days)').optional(),
+    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
+    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { createAuthRequest } = await import('../iden3comm/authRequest.js');
+    return createAuthRequest(ctx, input, call.names);
+  },
+});
+
+export const iden3commVerify = defineOperation({
+  name: 'pbq.authVerify',
+  summary: 'verify an iden3comm authorization response (the JWZ token a wallet answered a vc auth request with), off chain: verified with the sender and disclosed values, or refused with the reason',
+  input: z.strictObject({
+    jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (a file holding it on the command line)'),
+    request: authRequestMessageSchema.describe('the request it answers (vc verifier auth-request)'),
+  }),
+  result: z.object({
+    verified: z.boolean(),
+    request: z.string(),
+    from: z.string().optional(),
+    reason: z.string().optional(),
+    proofs: z
+      .array(z.object({ id: z.number(), circuitId: z.string(), issuer: z.string(), type: z.string(), field: z.string(), operator: z.string(), disclosed: z.string().optional() }))
+      .optional(),
+    disclosed: z.record(z.string(), z.string()).optional(),
+  }),
+  // Records the token as used (replays are refused).
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { verifyAuthResponse } = await import('../iden3comm/authVerify.js');
+    return verifyAuthResponse(ctx, { jwz: input.jwz, request: input.request as never }, call.names);
+  },
+  failure: (result) => (result.verified ? undefined : `refused: ${result.reason ?? 'not verified'}`),
+});
+
+
+const sessionIdSchema = z.string().min(1).max(256);
+const sessionStatusSchema = z.object({
+  id: z.string(),
+  status: z.enum(['pending', 'verified', 'refused']),
+  from: z.string().optional(),
+  disclosed: z.record(z.string(), z.string()).optional(),
+  reason: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+
+export const iden3commSessionRequest = defineOperation({
+  name: 'pbq.authSession',
+  summary: 'the authorization request of a session, as made (what an iden3comm://?request_uri= link names)',
+  input: z.strictObject({ id: sessionIdSchema.describe('the request id (= session id)') }),
+  result: authRequestMessageSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { authRequestOfSession } = await import('../iden3comm/authVerify.js');
+    return authRequestOfSession(ctx, input.id, call.names);
+  },
+});
+
+export const iden3commCallback = defineOperation({
+  name: 'pbq.authCallback',
+  summary: "a wallet's answer to a session's authorization request: the JWZ token, verified off chain and kept as the session's outcome",
+  input: z.strictObject({
+    sessionId: sessionIdSchema.describe('the session (the request id)'),
+    jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (the body, text/plain or application/iden3-zkp-json)'),
+  }),
+  result: iden3commVerify.result!,
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { answerAuthSession } = await import('../iden3comm/authVerify.js');
+    return answerAuthSession(ctx, input, call.names);
+  },
+});
+
+export const iden3commSessionStatus = defineOperation({
+  name: 'pbq.authStatus',
+  summary: "a session's outcome: pending, verified (the sender and the disclosed values) or refused (the reason)",
+  input: z.strictObject({ id: sessionIdSchema.describe('the request id (= session id)') }),
+  result: sessionStatusSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { authSessionStatus } = await import('../iden3comm/authVerify.js');
+    return authSessionStatus(ctx, input.id, call.names);
+  },
+});

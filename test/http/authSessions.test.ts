@@ -1,0 +1,94 @@
+/**
+ * The iden3comm session routes of `vc serve --role verifier` (issue 28) and their bad input, with
+ * no chain and no proof: a request made, read back as a wallet's request_uri reads it, its status
+ * pending; a callback for an unknown session, of the wrong media type, without a session, with a
+ * body that is no JWZ, a huge token or a body over the limit: each a 4xx with the JSON error body,
+ * never a 500 or a hang. (A wallet's real answer: test/e2e/iden3commVerifier.test.ts.)
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVcServe, tempDir, type VcServer } from '../helpers.js';
+
+const tmp = tempDir('vc-auth-sessions-');
+let server: VcServer;
+let base: string;
+
+beforeAll(async () => {
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_BODY_LIMIT: String(512 * 1024) } });
+  base = server.urls.verifier!;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  tmp.cleanup();
+});
+
+type Json = Record<string, unknown>;
+const post = async (url: string, body: string, contentType: string): Promise<{ status: number; body: Json }> => {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+  return { status: response.status, body: (await response.json()) as Json };
+};
+const get = async (url: string): Promise<{ status: number; body: Json }> => {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Json };
+};
+const errorOf = (answer: { body: Json }): { code: string; message: string } => answer.body.error as { code: string; message: string };
+const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+const ZKP_HEADER = { alg: 'groth16', circuitId: 'authV2', crit: ['circuitId'], typ: 'application/iden3-zkp-json' };
+
+describe('iden3comm sessions', () => {
+  let id: string;
+
+  it('makes a request, gives it back by its id, and says pending until a token verifies', async () => {
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', reason: 'age check', callback: `${base}/callback`, expires: 600 }), 'application/json');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({ type: 'https://iden3-communication.io/authorization/1.0/request', body: { reason: 'age check', scope: [{ circuitId: 'credentialAtomicQueryV3' }] } });
+    id = String(made.body.id);
+    expect(made.body.thid).toBe(id);
+    // The callback names the session: the request's id.
+    expect((made.body.body as Json).callbackUrl).toBe(`${base}/callback?sessionId=${id}`);
+    expect(await get(`${base}/auth-requests/${id}`)).toEqual({ status: 200, body: made.body });
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+    // The CLI's display flags are not the route's.
+    expect((await post(`${base}/auth-requests`, JSON.stringify({ qr: true }), 'application/json')).status).toBe(400);
+  });
+
+  it('answers bad input with a 4xx and the JSON error body', async () => {
+    const token = `${b64(ZKP_HEADER)}.${b64({ id: '1' })}.${b64({ proof: {}, pub_signals: [] })}`;
+    const unknownSession = await post(`${base}/callback?sessionId=nope`, token, 'text/plain');
+    expect(unknownSession.status).toBe(404);
+    expect(errorOf(unknownSession)).toMatchObject({ code: 'not_found', message: 'query string: field sessionId: no session nope (POST /auth-requests makes one; its id is the session id)' });
+    expect((await get(`${base}/auth-requests/nope`)).status).toBe(404);
+    expect((await get(`${base}/auth-requests/nope/status`)).status).toBe(404);
+
+    const noSession = await post(`${base}/callback`, token, 'text/plain');
+    expect(noSession.status).toBe(400);
+    expect(errorOf(noSession).message).toMatch(/sessionId/);
+
+    // A JSON body, or a form, is not a token: 415; and a token is not accepted where JSON is.
+    expect((await post(`${base}/callback?sessionId=${id}`, JSON.stringify({ token }), 'application/json')).status).toBe(415);
+    expect((await post(`${base}/callback?sessionId=${id}`, `token=${token}`, 'application/x-www-form-urlencoded')).status).toBe(415);
+    const tokenElsewhere = await post(`${base}/auth-requests`, token, 'text/plain');
+    expect(tokenElsewhere.status).toBe(415);
+    expect(errorOf(tokenElsewhere).code).toBe('unsupported_media_type');
+
+    const notJwz = await post(`${base}/callback?sessionId=${id}`, 'hello', 'text/plain');
+    expect(notJwz.status).toBe(400);
+    expect(errorOf(notJwz).message).toBe('request body: not a JWZ token: expected three base64url parts header.payload.proof, found 1 part');
+    const wrongTyp = await post(`${base}/callback?sessionId=${id}`, `${b64({ alg: 'ES256K', typ: 'application/iden3comm-signed-json' })}.${b64({})}.${b64('x')}`, 'application/iden3-zkp-json');
+    expect(wrongTyp.status).toBe(400);
+    expect(errorOf(wrongTyp).message).toMatch(/header typ is "application\/iden3comm-signed-json", expected application\/iden3-zkp-json/);
+    const empty = await post(`${base}/callback?sessionId=${id}`, '', 'text/plain');
+    expect(empty.status).toBe(400);
+
+    const huge = await post(`${base}/callback?sessionId=${id}`, `${b64(ZKP_HEADER)}.${'A'.repeat(300 * 1024)}.${b64({})}`, 'text/plain');
+    expect(huge.status).toBe(413);
+    expect(errorOf(huge)).toMatchObject({ code: 'payload_too_large', message: 'request body: the token is larger than 256 KiB' });
+    const overLimit = await post(`${base}/callback?sessionId=${id}`, 'A'.repeat(600 * 1024), 'text/plain');
+    expect(overLimit.status).toBe(413);
+
+    // Nothing of it changed the session.
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+    expect(server.stderr()).not.toMatch(/\s500\s/);
+  });
+});
