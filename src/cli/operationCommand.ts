@@ -550,7 +550,7 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
       // Its flags are not mandatory to commander (another operation may be chosen): said here as commander would.
       const missing = flagsByOperation.get(operation)!.find((info) => info.required && info.defaultValue === undefined && !given(info.flag));
       if (missing !== undefined) {
-        const others = operation === command.operation ? ` (or ${alternatives.map((candidate) => `--${flagOf(command, candidate.field)}`).join(', ')} for the other use)` : '';
+        const others = operation === command.operation ? ` (or ${alternatives.map((candidate) => `--${flagOf(command, candidate.field)}`).join(' or ')} for ${alternatives.length === 1 ? 'the other use' : 'the other uses'})` : '';
         throw new InputError(`required option '--${missing.flag} ${placeholder(missing)}' not specified${others}`, { field: missing.field });
       }
     }

@@ -60,7 +60,7 @@ describe('mistakes: one line naming the flag or the file, exit 2', () => {
     expect(jsonError(both.stderr)).toMatchObject({ field: '--credential', message: '--credential does not apply to --vp' });
     const nothing = runVc(['verifier', 'verify'], { home });
     expect(nothing.status).toBe(2);
-    expect(nothing.stderr).toMatch(/required option '--credential <file>' not specified \(or --vp for the other use\)/);
+    expect(nothing.stderr).toMatch(/required option '--credential <file>' not specified \(or --vp or --jwz for the other uses\)/);
     const noDomain = await runVcInProcess(['--json', 'verifier', 'verify', '--vp', file('x.json'), '--challenge', 'c'], { home });
     expect(noDomain.status).toBe(2);
     expect(jsonError(noDomain.stderr)).toMatchObject({ field: '--domain', message: "required option '--domain <domain>' not specified" });
