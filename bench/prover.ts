@@ -1,6 +1,8 @@
 /**
- * The Groth16 proof alone, from a witness file, on the project circuits (stateTransition and
- * credentialAtomicQueryMTPV2OnChain, witnesses of bench/inputs/<id>.json): vc's native prover
+ * The Groth16 proof alone, from a witness file, on the project circuits (stateTransition,
+ * credentialAtomicQueryMTPV2OnChain and credentialAtomicQueryV3OnChain-16-16-64-16-32, the V3 size
+ * vc proves with; witnesses of bench/inputs/<id>.json, the V3 one captured from a signature proof
+ * of `vc holder prove-submit` on a throwaway home): vc's native prover
  * (native/groth16, a fresh process per proof as vc runs it) against snarkjs in process
  * (`snarkjs.groth16.prove`, curve warm, as vc ran it before) and the stock snarkjs CLI
  * (`node node_modules/snarkjs/cli.js groth16 prove`, a fresh process per proof), on the same zkey
@@ -20,7 +22,7 @@ import { ensureCircuits, type CircuitFiles } from '../src/circuits/build.js';
 import { releaseBn128 } from '../src/circuits/curve.js';
 import { chooseProver } from '../src/circuits/nativeProver.js';
 import { snarkjsPackageDir } from '../src/circuits/solidity.js';
-import { projectRoot } from '../src/circuits/sources.js';
+import { V3_ON_CHAIN_SMALL_CIRCUIT, projectRoot } from '../src/circuits/sources.js';
 import { parseConfig } from '../src/config/parse.js';
 import { Context } from '../src/context.js';
 import { median, round, runIfMain } from './stats.js';
@@ -154,9 +156,9 @@ export async function runProverBench(options: { runs?: number } = {}): Promise<P
   const snarkjs = (await import(moduleName)) as Snarkjs;
   try {
     const choice = await chooseProver({ ...process.env, VC_PROVER: 'native' });
-    const info = await ensureCircuits(ctx);
+    const info = await ensureCircuits(ctx, { extra: [V3_ON_CHAIN_SMALL_CIRCUIT] });
     const circuits: ProverBenchCircuit[] = [];
-    for (const id of ['stateTransition', 'credentialAtomicQueryMTPV2OnChain']) {
+    for (const id of ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', V3_ON_CHAIN_SMALL_CIRCUIT]) {
       circuits.push(await benchCircuit(snarkjs, choice.binary!, info.circuits.find((c) => c.id === id)!, runs, work));
     }
     return {

@@ -49,7 +49,7 @@ const BENCHES: BenchEntry[] = [
   { name: 'circuits', description: 'circuit build and proving', run: (m) => entry(m, 'runCircuitsBench')({}) },
   {
     name: 'prover',
-    description: 'the Groth16 proof alone: vc\'s native prover vs snarkjs in process and the snarkjs CLI, stateTransition and MTPV2OnChain',
+    description: 'the Groth16 proof alone: vc\'s native prover vs snarkjs in process and the snarkjs CLI, stateTransition, MTPV2OnChain and V3OnChain (16-16-64-16-32)',
     run: (m) => entry(m, 'runProverBench')({}),
     unacceptable: (result) => {
       const report = result as { acceptance: { met: boolean; targetRatioToCli: number }; circuits: Array<{ circuitId: string; ratios: { nativeToSnarkjsCli: number } }> };
