@@ -12,7 +12,7 @@ import * as bbs from '@digitalbazaar/bbs-signatures';
 import { bls12_381 } from '@noble/curves/bls12-381';
 import { expand_message_xmd } from '@noble/curves/abstract/hash-to-curve';
 import { sha256 } from '@noble/hashes/sha256';
-import { bbsGeneratorCacheStats, installBbsGeneratorCache } from '../../../../src/sd/suites/bbs2023/bbsGeneratorCache.js';
+import { GENERATOR_TABLE_LIMIT, bbsGeneratorCacheStats, installBbsGeneratorCache } from '../../../../src/sd/suites/bbs2023/bbsGeneratorCache.js';
 import { ROOT } from '../../../helpers.js';
 
 type Json = Record<string, unknown>;
@@ -59,6 +59,9 @@ describe('the BBS generator cache', () => {
     expect(middle.hits + middle.misses - before.hits - before.misses).toBe(want.length);
     expect(after.hits - middle.hits).toBe(want.length);
     expect(after.misses).toBe(middle.misses);
+    // Each cached generator has its window table (for the first GENERATOR_TABLE_LIMIT).
+    expect(after.tables).toBe(Math.min(after.size, GENERATOR_TABLE_LIMIT));
+    expect(after.tables).toBeGreaterThanOrEqual(want.length);
   });
 
   it("Digital Bazaar's library, used directly, reaches the cache and reproduces the draft's ten-message signature", async () => {
