@@ -18,12 +18,14 @@
  * security level), so a cached point is the point @noble/curves would compute. Points of
  * @noble/curves are immutable (every operation returns a new point), so sharing one is safe.
  *
- * A cached generator also gets a window table for @noble/curves' scalar multiplication (its
- * `precompute`, built at the point's first multiplication): a BBS operation multiplies each
- * generator by a scalar (B = P1 + Q_1 * domain + H_1 * m_1 + ..., and the proof's commitments),
- * and a multiplication with a 4-bit window table is several times cheaper than one without. Same
- * results (the table holds multiples of the point), about 100 KB a generator, for the first
- * GENERATOR_TABLE_LIMIT generators only.
+ * A generator asked for a third time also gets a window table for @noble/curves' scalar
+ * multiplication (its `precompute`, built at the point's next multiplication): a BBS operation
+ * multiplies each generator by a scalar (B = P1 + Q_1 * domain + H_1 * m_1 + ..., and the proof's
+ * commitments); with a 4-bit window table a multiplication costs about a seventh of one without,
+ * and building the table about two. Hence the third time: a process that does one or two BBS
+ * operations (a `vc` command; verifying a base proof is a derivation and its verification) builds
+ * none, one that does more (vc serve, its workers, a holder's wallet) gains from its fourth on. Same results (the table holds multiples of the point), about
+ * 100 KB a generator, for the first GENERATOR_TABLE_LIMIT generators only.
  *
  * If @noble/curves ever freezes its objects or bbs-signatures gets a copy of its own, the wrapper
  * is not installed or not reached: operations stay correct, only slower, and
@@ -45,6 +47,8 @@ export const GENERATOR_CACHE_LIMIT = 4096;
 export const GENERATOR_TABLE_LIMIT = 128;
 /** Window size of the tables: 2^(4-1) * 65 points each (about 100 KB). */
 const TABLE_WINDOW = 4;
+/** A generator gets its table when asked for this many times (see above). */
+const TABLE_AT_USE = 3;
 
 const INSTALLED = Symbol.for('vc.bbsGeneratorCache');
 
@@ -53,8 +57,10 @@ interface CacheState {
   /** Per hash function (an object, so a WeakMap), then per "expand|k|DST|message" in hex. */
   points: WeakMap<object, Map<string, ReturnType<HashToCurve>>>;
   size: number;
-  /** Points given a window table. */
+  /** Points given a window table (at their TABLE_AT_USE-th request). */
   tables: number;
+  /** How many times each cached point was asked for. */
+  uses: WeakMap<object, number>;
   hits: number;
   misses: number;
 }
@@ -84,7 +90,7 @@ export async function installBbsGeneratorCache(): Promise<boolean> {
     return true;
   }
   const original = g1.hashToCurve;
-  const cache: CacheState = { original, points: new WeakMap(), size: 0, tables: 0, hits: 0, misses: 0 };
+  const cache: CacheState = { original, points: new WeakMap(), size: 0, tables: 0, uses: new WeakMap(), hits: 0, misses: 0 };
   const cached: HashToCurve = function cachedHashToCurve(this: unknown, msg, options) {
     const opts = options as (HashToCurveOptions & { hash?: unknown; k?: unknown; expand?: unknown }) | undefined;
     const hash = opts?.hash;
@@ -96,6 +102,13 @@ export async function installBbsGeneratorCache(): Promise<boolean> {
     const hit = byHash?.get(key);
     if (hit !== undefined) {
       cache.hits += 1;
+      const uses = (cache.uses.get(hit) ?? 1) + 1;
+      cache.uses.set(hit, uses);
+      if (uses === TABLE_AT_USE && cache.tables < GENERATOR_TABLE_LIMIT) {
+        const precompute = (hit as { precompute?: (windowSize: number, isLazy: boolean) => unknown }).precompute;
+        if (typeof precompute === 'function') precompute.call(hit, TABLE_WINDOW, true);
+        cache.tables += 1;
+      }
       return hit;
     }
     cache.misses += 1;
@@ -104,11 +117,6 @@ export async function installBbsGeneratorCache(): Promise<boolean> {
       if (byHash === undefined) cache.points.set(hash, (byHash = new Map()));
       byHash.set(key, point);
       cache.size += 1;
-      const precompute = (point as { precompute?: (windowSize: number, isLazy: boolean) => unknown }).precompute;
-      if (cache.tables < GENERATOR_TABLE_LIMIT && typeof precompute === 'function') {
-        precompute.call(point, TABLE_WINDOW, true);
-        cache.tables += 1;
-      }
     }
     return point;
   };

@@ -52,16 +52,17 @@ describe('the BBS generator cache', () => {
     const first = generators(want.length);
     const middle = bbsGeneratorCacheStats();
     const second = generators(want.length);
+    generators(want.length);
     const after = bbsGeneratorCacheStats();
     expect(first).toEqual(want);
     expect(second).toEqual(want);
-    // Whatever earlier files of this worker cached, the second pass is all hits.
+    // Whatever earlier files of this worker cached, the second and third passes are all hits.
     expect(middle.hits + middle.misses - before.hits - before.misses).toBe(want.length);
-    expect(after.hits - middle.hits).toBe(want.length);
+    expect(after.hits - middle.hits).toBe(2 * want.length);
     expect(after.misses).toBe(middle.misses);
-    // Each cached generator has its window table (for the first GENERATOR_TABLE_LIMIT).
-    expect(after.tables).toBe(Math.min(after.size, GENERATOR_TABLE_LIMIT));
+    // A generator asked for a third time has its window table (the first GENERATOR_TABLE_LIMIT of them).
     expect(after.tables).toBeGreaterThanOrEqual(want.length);
+    expect(after.tables).toBeLessThanOrEqual(Math.min(after.size, GENERATOR_TABLE_LIMIT));
   });
 
   it("Digital Bazaar's library, used directly, reaches the cache and reproduces the draft's ten-message signature", async () => {
