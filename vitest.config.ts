@@ -32,10 +32,14 @@ const INTEGRATION = [
  * in the process (a loaded library, a cache, a changed global) is seen by the next, so a unit test
  * restores what it changes (process.env, timers, globals), as they do. The few files whose subject
  * is a fresh process's own state (library.test.ts: the randomness MATTR's WebAssembly draws while it
- * loads, in this process) are UNIT_ISOLATED, run as before in a process each by the project
+ * loads, in this process; config.test.ts: the iden3 library's chain table before vc extends it) are UNIT_ISOLATED, run as before in a process each by the project
  * `unit-isolated`; `npm run test:unit` runs both (`--project 'unit*'`).
  */
-const UNIT_ISOLATED = ['test/sd/library.test.ts'];
+const UNIT_ISOLATED = [
+  'test/sd/library.test.ts',
+  // Checks @iden3/js-iden3-core's own chain table, which vc adds its development chains to once a file has used them.
+  'test/config/config.test.ts',
+]
 
 export default defineConfig({
   test: {
