@@ -25,6 +25,22 @@ const INTEGRATION = [
   'test/errors.redaction.test.ts',
 ];
 
+/**
+ * The unit project runs its files without isolation (`isolate: false`): each of the 2 workers is
+ * one process that runs file after file, so a file does not pay for a fresh process, its imports
+ * and a cold JIT again (in-process BBS+ files: a quarter of their CPU time). What a file leaves
+ * in the process (a loaded library, a cache, a changed global) is seen by the next, so a unit test
+ * restores what it changes (process.env, timers, globals), as they do. The few files whose subject
+ * is a fresh process's own state (library.test.ts: the randomness MATTR's WebAssembly draws while it
+ * loads, in this process; config.test.ts: the iden3 library's chain table before vc extends it) are UNIT_ISOLATED, run as before in a process each by the project
+ * `unit-isolated`; `npm run test:unit` runs both (`--project 'unit*'`).
+ */
+const UNIT_ISOLATED = [
+  'test/sd/library.test.ts',
+  // Checks @iden3/js-iden3-core's own chain table, which vc adds its development chains to once a file has used them.
+  'test/config/config.test.ts',
+]
+
 export default defineConfig({
   test: {
     // Tests start real nodes, servers and provers: generous limits, and no more workers than cores.
@@ -36,7 +52,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...INTEGRATION, ...CIRCUITS_V3], globalSetup: ['test/setup/build.ts'] },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...INTEGRATION, ...CIRCUITS_V3, ...UNIT_ISOLATED], isolate: false, globalSetup: ['test/setup/build.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'unit-isolated', include: UNIT_ISOLATED, globalSetup: ['test/setup/build.ts'] },
       },
       {
         extends: true,

@@ -88,6 +88,6 @@ if (built.code !== 0) {
 }
 
 const vitestStarted = performance.now();
-const { code, output } = await run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration']);
+const { code, output } = await run(bin('vitest'), ['run', '--project', 'unit*', '--project', 'integration']);
 process.stderr.write(`${output}[test] vitest: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
 process.exit(code);

@@ -15,7 +15,7 @@ import { parseConfig } from '../../../src/config/parse.js';
 import { Context } from '../../../src/context.js';
 import { deriveSelectiveDisclosure, verifySelectiveDisclosure } from '../../../src/core/sd/index.js';
 import { issueBbs2023SelectiveDisclosureCredential } from '../../../src/core/sd/sdIssuance.js';
-import { changeCredentialStatus, findStatusListByUrl, readStatusListCredential, statusListIdAt } from '../../../src/core/status/issuerStatusLists.js';
+import { assignCredentialStatus, changeCredentialStatus, findStatusListByUrl, readStatusListCredential, statusListIdAt } from '../../../src/core/status/issuerStatusLists.js';
 import { addDocument } from '../../../src/core/documentPins.js';
 import { bbs2023StatusListSigner } from '../../../src/core/status/statusListSuites.js';
 import { STATUS_ENTRIES_NAMESPACE, STATUS_LISTS_NAMESPACE, type StoredStatusEntry, type StoredStatusList } from '../../../src/core/status/statusRecords.js';
@@ -80,13 +80,26 @@ function spearman(a: number[], b: number[]): number {
 }
 
 describe('the indexes of issued credentials', () => {
+  // 50 indexes in one list: 5 from issued (signed) credentials, 45 from the assignment the issuance
+  // makes (assignCredentialStatus with the issuer's bbs-2023 list signer, the same call, the same
+  // list), which draws the index without signing a credential around it: the statistics need 50
+  // draws, the signing path needs a few.
   it('are distinct, in one list of 131,072 entries, and not in the order of issuance (50 credentials)', async () => {
+    const issuedEntries: Entry[] = [];
+    for (let i = 0; i < 5; i++) issuedEntries.push(...entries(await issue(['revocation'], `did:example:holder-${i}`)));
+    const signer = await bbs2023StatusListSigner(issuer);
+    const assignedEntries: Entry[] = [];
+    for (let i = 5; i < 50; i++) {
+      const { credentialStatus } = await assignCredentialStatus(issuer, { purposes: ['revocation'], signer });
+      assignedEntries.push(...(Array.isArray(credentialStatus) ? credentialStatus : [credentialStatus]));
+    }
+    expect(issuedEntries).toHaveLength(5);
+    expect(assignedEntries).toHaveLength(45);
     const indexes: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const [entry] = entries(await issue(['revocation'], `did:example:holder-${i}`));
+    for (const entry of [...issuedEntries, ...assignedEntries]) {
       expect(entry).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListCredential: `${ISSUER_URL}/status-lists/revocation-1` });
-      expect(entry!.id).toBe(`${entry!.statusListCredential}#${entry!.statusListIndex}`);
-      indexes.push(Number(entry!.statusListIndex));
+      expect(entry.id).toBe(`${entry.statusListCredential}#${entry.statusListIndex}`);
+      indexes.push(Number(entry.statusListIndex));
     }
     expect(new Set(indexes).size).toBe(50);
     for (const index of indexes) expect(index >= 0 && index < MIN_STATUS_LIST_LENGTH).toBe(true);

@@ -3,7 +3,7 @@
  * so the pool runs dist/ even when the tests run the TypeScript sources: build first), wrapper
  * worker scripts that add a test behaviour in front of the real worker, and a fixed credential.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../../helpers.js';
@@ -23,6 +23,8 @@ export const cleanupScripts = scripts.cleanup;
 
 function script(name: string, source: string): URL {
   const file = path.join(scripts.dir, name);
+  // The unit files share one process (isolate: false) and this module: another file's afterAll may have removed the folder.
+  mkdirSync(scripts.dir, { recursive: true, mode: 0o700 });
   writeFileSync(file, source);
   return pathToFileURL(file);
 }

@@ -23,8 +23,11 @@ import { shortId } from '../../didKey.js';
 import type { DocumentLoader } from '../../documentLoader.js';
 import { DescribedProofError, type JsonLdDocument, type ProofCheckResult } from '../../proofOutcome.js';
 import { checkBbs2023ProofPayload } from './bbs2023ProofValue.js';
+import { installBbsGeneratorCache } from './bbsGeneratorCache.js';
 
 const libraries = async () => ({
+  // Before the first BBS operation: the generators each operation needs, computed once.
+  generatorCache: await installBbsGeneratorCache(),
   multikey: await import('@digitalbazaar/bls12-381-multikey'),
   cryptosuite: await import('@digitalbazaar/bbs-2023-cryptosuite'),
   dataIntegrity: await import('@digitalbazaar/data-integrity'),
