@@ -9,9 +9,11 @@ import { defineConfig } from 'vitest/config';
  */
 /**
  * The V3-generation circuits (authV2/authV3, credentialAtomicQueryV3, V3OnChain) against the
- * official vectors (test/circom/vectors): vc does not build or use these circuits yet, and their
- * files compile and check hundreds of witnesses of 50-110k-constraint circuits (tens of minutes on
- * 2 cores), so they are their own project, run by `npm run test:circuits`, outside `npm test` for now.
+ * official vectors (test/circom/vectors): their files check hundreds of witnesses of
+ * 50-110k-constraint circuits, at the official sizes too (tens of minutes on 2 cores), so they are
+ * their own project, run by `npm run test:circuits`, outside `npm test`; the sizes vc proves with in
+ * `npm test` (V3OnChain-16-16-64-16-32, credentialAtomicQueryV3-16-16-64, authV2) are exercised by
+ * the e2e tests with real proofs.
  */
 const CIRCUITS_V3 = ['test/circom/authV3.test.ts', 'test/circom/credentialAtomicQueryV3.test.ts', 'test/circom/credentialAtomicQueryV3OnChain.test.ts'];
 
