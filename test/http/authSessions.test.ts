@@ -92,3 +92,36 @@ describe('iden3comm sessions', () => {
     expect(server.stderr()).not.toMatch(/\s500\s/);
   });
 });
+
+describe('iden3comm sessions: an anonymous post backed by no auth proof', () => {
+  // attack-s35: POST /callback is open (no VC_API_TOKEN). A token that parses as a JWZ but that no
+  // identity's auth proof backs says nothing about the session's holder: it must not turn the
+  // session the verifier's page polls from pending to refused (anyone who saw the QR code could
+  // otherwise make every pending session read "refused" before the real wallet answers).
+  it('leaves a pending session pending after a token with another auth circuit or a proof that does not verify', async () => {
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', callback: `${base}/callback`, expires: 600 }), 'application/json');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = String(made.body.id);
+    const payload = b64({ id: 'x', thid: id, type: 'https://iden3-communication.io/authorization/1.0/response', from: 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn', to: made.body.from, body: { scope: [] } });
+    const otherCircuit = `${b64({ ...ZKP_HEADER, circuitId: 'authV3' })}.${payload}.${b64({ proof: { pi_a: [], pi_b: [], pi_c: [], protocol: 'groth16' }, pub_signals: [] })}`;
+    const answered = await post(`${base}/callback?sessionId=${id}`, otherCircuit, 'text/plain');
+    expect(answered.status).toBeGreaterThanOrEqual(400);
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+  });
+});
+
+describe('iden3comm sessions: an authV2 token whose proof does not verify', () => {
+  it('is refused (422, never a 500) and leaves a pending session pending', async () => {
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', callback: `${base}/callback`, expires: 600 }), 'application/json');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = String(made.body.id);
+    const payload = b64({ id: 'y', thid: id, type: 'https://iden3-communication.io/authorization/1.0/response', from: 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn', to: made.body.from, body: { scope: [] } });
+    const g1 = ['1', '2', '1'];
+    const g2 = [['1', '0'], ['2', '0'], ['1', '0']];
+    const forged = `${b64(ZKP_HEADER)}.${payload}.${b64({ proof: { pi_a: g1, pi_b: g2, pi_c: g1, protocol: 'groth16', curve: 'bn128' }, pub_signals: ['1', '2', '3'] })}`;
+    const answered = await post(`${base}/callback?sessionId=${id}`, forged, 'text/plain');
+    expect(answered.status, JSON.stringify(answered.body)).toBe(422);
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+    expect(server.stderr()).not.toMatch(/\s500\s/);
+  }, 300_000);
+});
