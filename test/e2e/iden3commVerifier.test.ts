@@ -57,6 +57,8 @@ let request: Json & { id: string; thid: string; from: string; expires_time: numb
 let token: string;
 let holder: DID;
 let issuerService: VcServer | undefined;
+/** The js-sdk wallet's answer to a request (a fresh JWZ). */
+let answer: (message: Json) => Promise<string>;
 
 beforeAll(async () => {
   const vcHolder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
@@ -101,6 +103,7 @@ beforeAll(async () => {
     new Map(),
   );
   packageManager.registerPackers([zkpPacker, new PlainPacker()]);
+  answer = async (message) => (await new AuthHandler(packageManager, proofService).handleAuthorizationRequest(holder, new TextEncoder().encode(JSON.stringify(message)))).token;
   const answered = await new AuthHandler(packageManager, proofService).handleAuthorizationRequest(holder, new TextEncoder().encode(JSON.stringify(request)));
   token = answered.token;
   await issuerService.stop();
@@ -212,5 +215,30 @@ describe('vc verifier verify --jwz: the answer of a js-sdk wallet', () => {
     } finally {
       await verifierService.stop();
     }
+  }, LONG);
+});
+
+describe('vc verifier verify --jwz killed before its result reached the verifier (attack-s35)', () => {
+  // The operations' rule (src/core/operation.ts, delivered): a crash before the result reaches its
+  // caller leaves it kept, and the re-run gets the result again. verify --jwz records the token as
+  // accepted before printing; killed at output:pending, the re-run is refused as a replay (exit 1)
+  // and the holder's disclosed birthday is lost to the CLI user (only GET /auth-requests/:id/status
+  // of a served verifier still has it).
+  it('the re-run of the same command gives the verification again, not "replayed"', async () => {
+    // The wallet reads the issuer's reverse hash service again while it proves: on the port its credential names.
+    const statusUrl = String(((JSON.parse(readFileSync(file('credential.json'), 'utf8')) as { credential: { credentialStatus: { id: string } } }).credential.credentialStatus.id));
+    issuerService = await startVcServe(home, ['--role', 'issuer'], { env, port: Number(new URL(statusUrl).port) });
+    ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$sd', '-o', file('crash-request.json')]));
+    const second = await answer(JSON.parse(readFileSync(file('crash-request.json'), 'utf8')) as Json);
+    await issuerService.stop();
+    issuerService = undefined;
+    writeFileSync(file('crash.jwz'), second);
+    const args = ['--json', 'verifier', 'verify', '--jwz', file('crash.jwz'), '--request', file('crash-request.json')];
+    const killed = runVc(args, { home, env: { ...env, VC_CRASH_AT: 'output:pending' } });
+    expect(killed.status).not.toBe(0);
+    expect(killed.stdout).toBe('');
+    const rerun = runVc(args, { home, env });
+    expect(rerun.status, rerun.stdout + rerun.stderr).toBe(0);
+    expect(rerun.json<Json>()).toMatchObject({ verified: true, from: holder.string(), disclosed: { birthday: String(BIRTHDAY) } });
   }, LONG);
 });
