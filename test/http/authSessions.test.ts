@@ -125,3 +125,15 @@ describe('iden3comm sessions: an authV2 token whose proof does not verify', () =
     expect(server.stderr()).not.toMatch(/\s500\s/);
   }, 300_000);
 });
+
+describe('iden3comm sessions: a JWZ header without crit (attack-s35)', () => {
+  it('is a 400 that says what the header lacks, not a JavaScript TypeError', async () => {
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ callback: `${base}/callback` }), 'application/json');
+    const id = String(made.body.id);
+    const noCrit = `${b64({ alg: 'groth16', circuitId: 'authV2', typ: 'application/iden3-zkp-json' })}.${b64({})}.${b64({})}`;
+    const answered = await post(`${base}/callback?sessionId=${id}`, noCrit, 'text/plain');
+    expect(answered.status).toBe(400);
+    expect(errorOf(answered).message).not.toMatch(/Cannot read properties|undefined/);
+    expect(errorOf(answered).message).toMatch(/crit/);
+  });
+});
