@@ -95,3 +95,16 @@ describe('vc verifier auth-request: bad options', () => {
     expect(await refused(['--field', 'shoeSize', '--value', '42'])).toMatch(/^--field: PassportCredential has no field shoeSize/);
   });
 });
+
+describe('vc verifier auth-request --qr for a request too large for a QR code (attack-s35)', () => {
+  // Every value is within the declared limits (callback 2048, reason 500), but the universal link
+  // is over a QR code's capacity: the qrcode library throws, vc exits 70 with its stack trace, and
+  // the request it recorded is printed nowhere. Expected: exit 2 naming --qr (and what to do),
+  // or the JSON still written with the QR left out.
+  it('is no internal error with a stack trace', async () => {
+    const callback = `https://verifier.example/callback?state=${'a'.repeat(1500)}`;
+    const run = await vc(['verifier', 'auth-request', '--qr', '--op', '$sd', '--callback', callback, '--reason', 'r'.repeat(400)]);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.status, run.stderr).not.toBe(70);
+  });
+});
