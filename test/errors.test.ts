@@ -18,6 +18,14 @@ describe('errors', () => {
     expect(redactUrls('no url here')).toBe('no url here');
   });
 
+  // attack-s35: `vc chain env` leaves RPC_URL out when its redacted form hides something ('/…');
+  // a password without a user name, or a key in the fragment, is dropped silently instead, so
+  // `vc chain env` hands out RPC_URL=http://host:port as if it were the configured URL.
+  it('redactUrls marks a URL whose password (without a user name) or fragment it dropped', () => {
+    expect(redactUrls('http://:s3cret@127.0.0.1:8545')).toBe('http://127.0.0.1:8545/…');
+    expect(redactUrls('https://rpc.example/#key=s3cret')).toBe('https://rpc.example/…');
+  });
+
   it('walkErrorCauses follows cause, error, errors[0], details.cause and arrays; VcError.walk is the same walk', () => {
     const ours = new InputError('ours');
     const chain = new Error('outer', { cause: { error: [new AggregateError([{ details: { cause: ours } }], 'agg')] } });
