@@ -230,7 +230,7 @@ export function redactUrls(text: string, publicUrls: readonly string[] = []): st
     if (publicUrls.includes(match.slice(0, match.length - trailing.length))) return match;
     try {
       const url = new URL(match.slice(0, match.length - trailing.length));
-      const hidden = url.pathname.length > 1 || url.search !== '' || url.username !== '' ? '/…' : '';
+      const hidden = url.pathname.length > 1 || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '' ? '/…' : '';
       return `${url.protocol}//${url.host}${hidden}${trailing}`;
     } catch {
       return `(url)${trailing}`;

@@ -507,7 +507,15 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
       const lines: string[] = [];
       if (input.qr === true) {
         const { default: QRCode } = await import('qrcode');
-        lines.push((await QRCode.toString(links.universalLink, { type: 'terminal', small: true })).trimEnd());
+        try {
+          lines.push((await QRCode.toString(links.universalLink, { type: 'terminal', small: true })).trimEnd());
+        } catch {
+          // Over a QR code's capacity (about 2,900 bytes at the lowest error correction): the request
+          // is made and recorded all the same; say so instead of failing.
+          lines.push(
+            `(no QR code: the universal link is ${links.universalLink.length} characters, more than a QR code holds; shorten --callback or --reason, or serve the request (vc serve --role verifier) and link it by iden3comm://?request_uri=)`,
+          );
+        }
       }
       if (input.link === true || input.qr === true) lines.push(links.universalLink);
       if (input.link === true) lines.push(links.deepLink);

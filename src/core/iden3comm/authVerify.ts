@@ -32,6 +32,21 @@ export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
 /** Store namespace of the answers accepted, by the SHA-256 of the message hash their auth proof signs. */
 export const ACCEPTED_TOKENS_NS = 'iden3comm.acceptedTokens';
 
+/**
+ * An accepted answer. `undelivered`: the result of `vc verifier verify --jwz`, kept until it reached
+ * its caller (-o written, or stdout): a re-run of that command after a crash before its output gets
+ * it again; once delivered, the same token is a replay.
+ */
+interface AcceptedToken {
+  request: string;
+  from?: string;
+  acceptedAt: string;
+  undelivered?: AuthVerifyResult;
+}
+
+/** How an answer was given: by `vc verifier verify --jwz` (its result is kept until delivered) or posted to a session's callback. */
+type AnswerChannel = 'command' | 'callback';
+
 const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
 const AUTH_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
 
@@ -118,9 +133,13 @@ export function checkJwzShape(text: string, names: FieldNamer): string {
     header = undefined;
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new InputError(`${where}: not a JWZ token: its header is not a JSON object`, { field: 'jwz' });
-  const { typ, alg, circuitId } = header as { typ?: unknown; alg?: unknown; circuitId?: unknown };
+  const { typ, alg, circuitId, crit } = header as { typ?: unknown; alg?: unknown; circuitId?: unknown; crit?: unknown };
   if (typ !== ZKP_MEDIA_TYPE) throw new InputError(`${where}: header typ is ${JSON.stringify(typ ?? null)}, expected ${ZKP_MEDIA_TYPE} (a JWZ)`, { field: 'jwz' });
   if (typeof alg !== 'string' || typeof circuitId !== 'string') throw new InputError(`${where}: the JWZ header lacks alg or circuitId`, { field: 'jwz' });
+  // js-jwz reads crit as the list of header members the proof covers (circuitId among them).
+  if (!Array.isArray(crit) || !crit.every((member) => typeof member === 'string') || !crit.includes('circuitId')) {
+    throw new InputError(`${where}: the JWZ header's crit must be a list of header member names including circuitId`, { field: 'jwz' });
+  }
   return token;
 }
 
@@ -158,16 +177,40 @@ async function verificationCircuitsDir(ctx: Context): Promise<string> {
  * the reason; the request's session keeps the outcome (GET /auth-requests/:id/status), wherever
  * the token came from.
  */
-export async function verifyAuthResponse(ctx: Context, input: { jwz: string; request: AuthRequestMessage }, names: FieldNamer): Promise<AuthVerifyResult> {
+export async function verifyAuthResponse(ctx: Context, input: { jwz: string; request: AuthRequestMessage }, names: FieldNamer, channel: AnswerChannel = 'command'): Promise<AuthVerifyResult> {
   const token = checkJwzShape(input.jwz, names);
   const request = recordedRequest(ctx, input.request, names);
-  const result = await verifyRecordedRequestAnswer(ctx, token, request, names);
-  recordSessionOutcome(ctx, request.id, result);
+  const result = await verifyRecordedRequestAnswer(ctx, token, request, names, channel);
+  // Only an answer whose auth proof verified speaks for the session: a token anyone can post (the
+  // callback is open) that no identity's proof backs must not turn a pending session refused.
+  if (result.verified || result.from !== undefined) recordSessionOutcome(ctx, request.id, result);
   return result;
 }
 
+/** The key an answer is known by: what its auth proof signs (the header and the message), not the token's text. */
+async function answerKey(token: string): Promise<string | undefined> {
+  try {
+    const jwz = await import('@iden3/js-jwz');
+    return createHash('sha256').update(await (await jwz.Token.parse(token)).getMessageHash()).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `vc verifier verify --jwz` delivered its result: the same token is a replay from now on. */
+export async function authVerifyDelivered(ctx: Context, jwzText: string): Promise<void> {
+  const key = await answerKey(jwzText.trim());
+  if (key === undefined) return;
+  ctx.store.transaction(() => {
+    const record = ctx.store.get<AcceptedToken>(ACCEPTED_TOKENS_NS, key);
+    if (record?.undelivered === undefined) return;
+    const { undelivered: _kept, ...rest } = record;
+    ctx.store.put<AcceptedToken>(ACCEPTED_TOKENS_NS, key, rest);
+  });
+}
+
 /** Verifies a token (of a checked shape) against a request the wallet recorded. */
-async function verifyRecordedRequestAnswer(ctx: Context, token: string, request: AuthRequestMessage, names: FieldNamer): Promise<AuthVerifyResult> {
+async function verifyRecordedRequestAnswer(ctx: Context, token: string, request: AuthRequestMessage, names: FieldNamer, channel: AnswerChannel): Promise<AuthVerifyResult> {
   const refused = (reason: string, from?: string): AuthVerifyResult => ({ verified: false, request: request.id, ...(from === undefined ? {} : { from }), reason });
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
@@ -183,7 +226,9 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   // Replays are known by what the auth proof signs (the header and the message), not by the
   // token's text: the same message with its proof re-encoded or re-randomised is the same answer.
   const tokenKey = createHash('sha256').update(messageHash).digest('hex');
-  const seen = ctx.store.get<{ acceptedAt: string }>(ACCEPTED_TOKENS_NS, tokenKey);
+  const seen = ctx.store.get<AcceptedToken>(ACCEPTED_TOKENS_NS, tokenKey);
+  // The command's own result, not delivered (killed before its output): given again.
+  if (seen?.undelivered !== undefined && channel === 'command' && seen.request === request.id) return seen.undelivered;
   if (seen !== undefined) return refused(`replayed: this token was accepted already, at ${seen.acceptedAt}`);
   const now = ctx.now();
   if (request.expires_time !== undefined && request.expires_time * 1000 < now.getTime()) {
@@ -270,15 +315,16 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
     };
   });
   const acceptedAt = ctx.now().toISOString();
+  const disclosed = Object.fromEntries(proofs.filter((proof) => proof.disclosed !== undefined).map((proof) => [proof.field, proof.disclosed!]));
+  const result: AuthVerifyResult = { verified: true, request: request.id, ...(from === undefined ? {} : { from }), proofs, ...(Object.keys(disclosed).length === 0 ? {} : { disclosed }) };
   const firstTime = ctx.store.transaction(() => {
-    const again = ctx.store.get<{ acceptedAt: string }>(ACCEPTED_TOKENS_NS, tokenKey);
+    const again = ctx.store.get<AcceptedToken>(ACCEPTED_TOKENS_NS, tokenKey);
     if (again !== undefined) return again;
-    ctx.store.put(ACCEPTED_TOKENS_NS, tokenKey, { request: request.id, from, acceptedAt });
+    ctx.store.put<AcceptedToken>(ACCEPTED_TOKENS_NS, tokenKey, { request: request.id, ...(from === undefined ? {} : { from }), acceptedAt, ...(channel === 'command' ? { undelivered: result } : {}) });
     return undefined;
   });
   if (firstTime !== undefined) return refused(`replayed: this token was accepted already, at ${firstTime.acceptedAt}`, from);
-  const disclosed = Object.fromEntries(proofs.filter((proof) => proof.disclosed !== undefined).map((proof) => [proof.field, proof.disclosed!]));
-  return { verified: true, request: request.id, ...(from === undefined ? {} : { from }), proofs, ...(Object.keys(disclosed).length === 0 ? {} : { disclosed }) };
+  return result;
 }
 
 /** Store namespace of the sessions' outcomes (`vc serve --role verifier`), by request id. */
@@ -305,7 +351,7 @@ export function authRequestOfSession(ctx: Context, id: string, names: FieldNamer
 export async function answerAuthSession(ctx: Context, input: { sessionId: string; jwz: string }, names: FieldNamer): Promise<AuthVerifyResult> {
   const stored = ctx.store.get<StoredAuthRequest>(AUTH_REQUESTS_NS, input.sessionId);
   if (stored === undefined) throw new NotFoundError(`${names('sessionId')}: no session ${input.sessionId} (POST /auth-requests makes one; its id is the session id)`, { field: 'sessionId' });
-  return verifyAuthResponse(ctx, { jwz: input.jwz, request: stored.request }, names);
+  return verifyAuthResponse(ctx, { jwz: input.jwz, request: stored.request }, names, 'callback');
 }
 
 /** Keeps a session's outcome: a verified session stays verified (a later refused token, a replay of the same one included, does not undo it). */

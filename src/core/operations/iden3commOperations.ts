@@ -59,11 +59,17 @@ export const iden3commVerify = defineOperation({
       .optional(),
     disclosed: z.record(z.string(), z.string()).optional(),
   }),
-  // Records the token as used (replays are refused).
-  mutates: true,
+  // Records the token as used (replays are refused), in store transactions only: a server need not
+  // hold the exclusive turn through the chain reads and the circuits' first build.
+  mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const { verifyAuthResponse } = await import('../iden3comm/authVerify.js');
     return verifyAuthResponse(ctx, { jwz: input.jwz, request: input.request as never }, call.names);
+  },
+  // Printed or written: the same token is a replay from now on (until then a re-run gets this result again).
+  delivered: async (ctx, input) => {
+    const { authVerifyDelivered } = await import('../iden3comm/authVerify.js');
+    await authVerifyDelivered(ctx, input.jwz);
   },
   failure: (result) => (result.verified ? undefined : `refused: ${result.reason ?? 'not verified'}`),
 });
@@ -99,7 +105,9 @@ export const iden3commCallback = defineOperation({
     jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the JWZ token (the body, text/plain or application/iden3-zkp-json)'),
   }),
   result: iden3commVerify.result!,
-  mutates: true,
+  // Store transactions only (the accepted token, the session's outcome): callbacks are served as
+  // they come, never waiting behind another request's exclusive turn, nor holding it.
+  mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const { answerAuthSession } = await import('../iden3comm/authVerify.js');
     return answerAuthSession(ctx, input, call.names);

@@ -101,10 +101,20 @@ describe('vc verifier auth-request --qr for a request too large for a QR code (a
   // is over a QR code's capacity: the qrcode library throws, vc exits 70 with its stack trace, and
   // the request it recorded is printed nowhere. Expected: exit 2 naming --qr (and what to do),
   // or the JSON still written with the QR left out.
-  it('is no internal error with a stack trace', async () => {
+  it('makes and prints the request, saying why there is no QR code, with no stack trace', async () => {
     const callback = `https://verifier.example/callback?state=${'a'.repeat(1500)}`;
-    const run = await vc(['verifier', 'auth-request', '--qr', '--op', '$sd', '--callback', callback, '--reason', 'r'.repeat(400)]);
-    expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(run.status, run.stderr).not.toBe(70);
+    const args = ['verifier', 'auth-request', '--qr', '--op', '$sd', '--callback', callback, '--reason', 'r'.repeat(400)];
+    const json = await vc(args);
+    expect(json.stderr).not.toMatch(/\n\s+at /);
+    expect(json.status, json.stderr).toBe(0);
+    expect(json.json<{ type: string }>().type).toBe('https://iden3-communication.io/authorization/1.0/request');
+    // In text, with -o: the request in the file, the notice and the link on stdout.
+    const out = path.join(home, 'big-request.json');
+    const text = await runVcInProcess([...args, '-o', out], { home });
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stderr).not.toMatch(/\n\s+at /);
+    expect(text.stdout).toMatch(/^\(no QR code: the universal link is \d+ characters, more than a QR code holds; /);
+    expect(text.stdout).toMatch(/\nhttps:\/\/wallet\.privado\.id\/#i_m=\S+\n$/);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { body: { reason: string } }).body.reason).toBe('r'.repeat(400));
   });
 });
