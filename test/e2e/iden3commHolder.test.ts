@@ -1,0 +1,134 @@
+/**
+ * Issue 28, "an independent verifier accepts vc's answers", off chain: @iden3/js-iden3-auth 1.14
+ * (used directly, never through vc: its createAuthorizationRequest, its Verifier on vc's circuit
+ * files and its EthStateResolver on the embedded chain's State contract) asks for a
+ * credentialAtomicQueryV3 proof disclosing the birthday of a KYCAgeCredential; `vc holder respond`
+ * answers it from the holder's store (a credential vc issued with a signature proof, no state
+ * transition), given the request as an iden3comm://?i_m= link; js-iden3-auth's fullVerify accepts
+ * the token, query proof included, and refuses it with one byte of its proof or of its payload
+ * changed. Then vc's own verifier: `vc holder respond --post` reads the request of a session of
+ * `vc serve --role verifier` through its request_uri and posts the token to its callback; the
+ * session turns verified, and the same token given to `vc verifier verify --jwz` is a replay.
+ * Two answers in all (each an authV2 and a V3 proof).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { auth, resolver } from '@iden3/js-iden3-auth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, registerNetworkOf } from './support/jsSdkIssuer.js';
+
+type Json = Record<string, unknown>;
+const LONG = 900_000;
+const BIRTHDAY = 19960424;
+
+const tmp = tempDir('vc-iden3comm-holder-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+const file = (name: string): string => path.join(tmp.dir, name);
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
+const ok = (run: VcRun): VcRun => {
+  expect(run.status, run.stderr).toBe(0);
+  return run;
+};
+
+let holder: string;
+let request: ReturnType<typeof auth.createAuthorizationRequest>;
+let token: string;
+let answer: Json & { scope: Array<{ id: number; circuitId: string; credential: string }> };
+let verifier: auth.Verifier;
+let credentialId: string;
+let verifierService: VcServer | undefined;
+
+beforeAll(async () => {
+  holder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  const chain = ok(await vc(['chain', 'up'])).json<{ rpcUrl: string; chainId: number; contracts: { state: string } }>();
+  ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+  ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+  const network = registerNetworkOf(holder, chain.chainId);
+  // js-iden3-auth is loaded as CommonJS, and so is its js-iden3-core: a module instance of its own,
+  // whose registry of DID networks must learn the local chain's too.
+  const cjsCore = createRequire(import.meta.url)('@iden3/js-iden3-core') as typeof import('@iden3/js-iden3-core');
+  cjsCore.registerDidMethodNetwork({ method: network.method, blockchain: network.blockchain, network: network.networkId, networkFlag: cjsCore.Id.fromString(holder.split(':')[4]!).type()[1]!, chainId: chain.chainId });
+  const circuits = ok(await vc(['circuits', 'build', '--circuit', 'authV2,credentialAtomicQueryV3-16-16-64'])).json<{ dir: string }>();
+
+  // vc issues to its own holder (kept in the holder's store): a signature proof, no state transition.
+  writeFileSync(file('subject.json'), JSON.stringify({ birthday: BIRTHDAY, documentType: 2 }));
+  const issued = ok(await vc(['issuer', 'issue', '--holder', holder, '--type', 'KYCAgeCredential', '--context-file', CONTEXT_FILE, '--schema', SCHEMA_FILE, '--subject', file('subject.json'), '--proof', 'sig']));
+  credentialId = issued.json<{ credential: { id: string } }>().credential.id;
+
+  // js-iden3-auth's side: its request (from vc's verifier DID, a DID the chain's network knows), its verifier.
+  const verifierDid = ok(await vc(['verifier', 'auth-request'])).json<{ from: string }>().from;
+  request = auth.createAuthorizationRequest('age check', verifierDid, 'http://127.0.0.1:9/unused-callback', {
+    scope: [{ id: 28, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: {} } } }],
+    accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+    expires_time: new Date(Date.now() + 3600_000),
+  });
+  verifier = await auth.Verifier.newVerifier({
+    stateResolver: { [`${network.blockchain}:${network.networkId}`]: new resolver.EthStateResolver(chain.rpcUrl, chain.contracts.state) },
+    circuitsDir: circuits.dir,
+    documentLoader: documentLoader as never,
+  });
+
+  // vc's holder answers it, the request given as a deep link.
+  const link = `iden3comm://?i_m=${Buffer.from(JSON.stringify(request)).toString('base64')}`;
+  answer = ok(await vc(['holder', 'respond', '--request', link])).json();
+  token = String(answer.token);
+}, LONG);
+
+afterAll(async () => {
+  await verifierService?.stop();
+  runVc(['chain', 'down'], { home, env });
+  tmp.cleanup();
+});
+
+describe('vc holder respond, verified by @iden3/js-iden3-auth', () => {
+  it('answers with the held credential, proved with the small V3 circuit', () => {
+    expect(answer).toMatchObject({ request: request.id, thid: request.thid, from: holder, to: request.from, scope: [{ id: 28, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: credentialId }] });
+    expect(token.split('.')).toHaveLength(3);
+  });
+
+  it("is accepted by js-iden3-auth's fullVerify: the auth proof, the sender, the query proof, the states", async () => {
+    const response = await verifier.fullVerify(token, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 });
+    expect(response).toMatchObject({ type: 'https://iden3-communication.io/authorization/1.0/response', from: holder, to: request.from, thid: request.thid });
+    const [proof] = response.body.scope;
+    expect(proof).toMatchObject({ id: 28, circuitId: 'credentialAtomicQueryV3-16-16-64' });
+    // The birthday is disclosed ($sd): the operatorOutput signal (6th of the V3 signals).
+    expect(proof!.pub_signals[5]).toBe(String(BIRTHDAY));
+  }, LONG);
+
+  it('is refused by js-iden3-auth with one byte of its proof or of its payload changed', async () => {
+    const [header, payload, proof] = token.split('.') as [string, string, string];
+    const proofText = Buffer.from(proof, 'base64url').toString('utf8');
+    const at = proofText.indexOf('"pi_a":["') + 12;
+    const changedProof = proofText.slice(0, at) + (proofText[at] === '1' ? '2' : '1') + proofText.slice(at + 1);
+    await expect(verifier.fullVerify(`${header}.${payload}.${Buffer.from(changedProof).toString('base64url')}`, request)).rejects.toThrow('bad point: equation left != right');
+
+    const payloadText = Buffer.from(payload, 'base64url').toString('utf8');
+    // One digit of the query proof's disclosed birthday, inside the signed payload.
+    const changedPayload = payloadText.replace(`"${BIRTHDAY}"`, `"${BIRTHDAY + 1}"`);
+    expect(changedPayload).not.toBe(payloadText);
+    await expect(verifier.fullVerify(`${header}.${Buffer.from(changedPayload).toString('base64url')}.${proof}`, request)).rejects.toThrow('challenge is not equal to message hash');
+  }, LONG);
+});
+
+describe("vc holder respond --post to vc's own verifier", () => {
+  it("reads a session's request through its request_uri, posts to its callback: the session is verified; vc verifier verify --jwz then sees a replay", async () => {
+    verifierService = await startVcServe(home, ['--role', 'verifier'], { env });
+    const base = verifierService.urls.verifier!;
+    ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$lt', '--value', '20000101', '--callback', `${base}/callback`, '-o', file('session.json')]));
+    const made = JSON.parse(readFileSync(file('session.json'), 'utf8')) as { id: string };
+    const posted = await vc(['holder', 'respond', '--request', `iden3comm://?request_uri=${base}/auth-requests/${made.id}`, '--post', '-o', file('posted.json')]);
+    expect(posted.status, posted.stderr).toBe(0);
+    const result = JSON.parse(readFileSync(file('posted.json'), 'utf8')) as { token: string; posted: { status: number; body: Json } };
+    expect(result.posted).toMatchObject({ status: 200, body: { verified: true, request: made.id, from: holder } });
+    const status = (await (await fetch(`${base}/auth-requests/${made.id}/status`)).json()) as Json;
+    expect(status).toMatchObject({ id: made.id, status: 'verified', from: holder });
+
+    writeFileSync(file('posted.jwz'), result.token);
+    const again = await vc(['verifier', 'verify', '--jwz', file('posted.jwz'), '--request', file('session.json')]);
+    expect(again.status, again.stderr).toBe(1);
+    expect(again.json<Json>()).toMatchObject({ verified: false, reason: expect.stringMatching(/^replayed: /) });
+  }, LONG);
+});
