@@ -76,19 +76,19 @@ type Scope = { id: number; circuitId: string; query: Record<string, unknown>; pa
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Refuses a URL vc may not reach: not http(s), off this machine without allowRemote, or plain http off this machine. */
-function checkReachable(url: string, allowRemote: boolean, what: string): URL {
+function checkReachable(url: string, allowRemote: boolean, what: string, field: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new InputError(`${what}: ${JSON.stringify(url.slice(0, 200))} is not a URL`);
+    throw new InputError(`${what}: ${JSON.stringify(url.slice(0, 200))} is not a URL`, { field });
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InputError(`${what}: expected an http(s) URL, got ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InputError(`${what}: expected an http(s) URL, got ${parsed.protocol}`, { field });
   if (isLoopbackUrl(url)) return parsed;
   if (!allowRemote) {
-    throw new InputError(`${what}: ${parsed.host} is not this machine; vc reaches no other host unless you say so (--allow-remote, https only)`);
+    throw new InputError(`${what}: ${parsed.host} is not this machine; vc reaches no other host unless you say so (--allow-remote, https only)`, { field });
   }
-  if (parsed.protocol !== 'https:') throw new InputError(`${what}: ${parsed.host} is not this machine, and vc reaches other hosts over https only`);
+  if (parsed.protocol !== 'https:') throw new InputError(`${what}: ${parsed.host} is not this machine, and vc reaches other hosts over https only`, { field });
   return parsed;
 }
 
@@ -108,13 +108,13 @@ function linkParameter(part: string, name: string): string | undefined {
 
 /** The JSON text of a base64 (or base64url) `i_m` parameter. */
 function decodeInlineMessage(encoded: string, where: string): string {
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(encoded) || encoded === '') throw new InputError(`${where}: its i_m parameter is not base64`);
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(encoded) || encoded === '') throw new InputError(`${where}: its i_m parameter is not base64`, { field: 'request' });
   return Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 /** GETs a request from a URL (the network rule, limits, no redirect). */
 async function fetchRequest(url: string, allowRemote: boolean, where: string): Promise<string> {
-  checkReachable(url, allowRemote, `${where} (request_uri ${url.slice(0, 200)})`);
+  checkReachable(url, allowRemote, `${where} (request_uri ${url.slice(0, 200)})`, 'request');
   const { status, text } = await boundedFetch(url, { headers: { accept: 'application/json' } }, { timeoutMs: REQUEST_FETCH_TIMEOUT_MS, maxBytes: MAX_AUTH_REQUEST_BYTES }, (detail, cause) =>
     new NetworkError(`${where}: fetching ${url}: ${detail}`, cause === undefined ? {} : { cause }),
   );
@@ -125,8 +125,8 @@ async function fetchRequest(url: string, allowRemote: boolean, where: string): P
 /** The request's text, whatever form it was given in: JSON, a link carrying it, or a URL serving it. */
 async function requestText(given: string, allowRemote: boolean, where: string): Promise<string> {
   const text = given.trim();
-  if (Buffer.byteLength(text, 'utf8') > MAX_AUTH_REQUEST_BYTES) throw new TooLargeError(`${where}: larger than ${MAX_AUTH_REQUEST_BYTES / 1024} KiB; an authorization request is a few KB`);
-  if (text.startsWith('{')) return text;
+  if (Buffer.byteLength(text, 'utf8') > MAX_AUTH_REQUEST_BYTES) throw new TooLargeError(`${where}: larger than ${MAX_AUTH_REQUEST_BYTES / 1024} KiB; an authorization request is a few KB`, { field: 'request' });
+  if (text.startsWith('{') || text.startsWith('[')) return text;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)?.[1]?.toLowerCase();
   if (scheme === 'iden3comm' || scheme === 'http' || scheme === 'https') {
     const hash = text.indexOf('#');
@@ -139,39 +139,44 @@ async function requestText(given: string, allowRemote: boolean, where: string): 
       const uri = linkParameter(part, 'request_uri');
       if (uri !== undefined) return fetchRequest(uri, allowRemote, where);
     }
-    if (scheme === 'iden3comm') throw new InputError(`${where}: the iden3comm link carries neither i_m (the message) nor request_uri (where it is)`);
+    if (scheme === 'iden3comm') throw new InputError(`${where}: the iden3comm link carries neither i_m (the message) nor request_uri (where it is)`, { field: 'request' });
     return fetchRequest(text, allowRemote, where);
   }
-  throw new InputError(`${where}: expected an authorization request (JSON), an iden3comm:// link, a universal link (https://...#i_m=) or its http(s) URL`);
+  throw new InputError(`${where}: expected an authorization request (JSON), an iden3comm:// link, a universal link (with #i_m= or #request_uri=) or the http(s) URL serving it`, { field: 'request' });
 }
 
 /** Checks the message is an authorization request vc can read (one line naming what is wrong). */
 function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest {
-  if (!isObject(value)) throw new InputError(`${where}: expected a JSON object (an iden3comm message)`);
+  if (!isObject(value)) throw new InputError(`${where}: expected a JSON object (an iden3comm message)`, { field: 'request' });
   const type = value.type;
   if (type !== AUTH_REQUEST_TYPE) {
-    throw new InputError(`${where}: ${typeof type === 'string' ? `is a ${type.slice(0, 200)} message` : 'has no message type'}, not an authorization request (${AUTH_REQUEST_TYPE})`);
+    // Message types are the protocol's public names: shown whole.
+    const shown = typeof type === 'string' ? type.slice(0, 200) : undefined;
+    throw new InputError(`${where}: ${shown !== undefined ? `is a ${shown} message` : 'has no message type'}, not an authorization request (${AUTH_REQUEST_TYPE})`, {
+      field: 'request',
+      publicUrls: [AUTH_REQUEST_TYPE, ...(shown !== undefined && shown.startsWith('https://iden3-communication.io/') ? [shown] : [])],
+    });
   }
   for (const field of ['id', 'from'] as const) {
-    if (typeof value[field] !== 'string' || value[field] === '' || value[field].length > 512) throw new InputError(`${where}: field ${field}: expected a non-empty string`);
+    if (typeof value[field] !== 'string' || value[field] === '' || value[field].length > 512) throw new InputError(`${where}: field ${field}: expected a non-empty string`, { field: 'request' });
   }
-  if (value.thid !== undefined && (typeof value.thid !== 'string' || value.thid.length > 512)) throw new InputError(`${where}: field thid: expected a string`);
-  if (value.to !== undefined && typeof value.to !== 'string') throw new InputError(`${where}: field to: expected a DID`);
-  if (value.expires_time !== undefined && typeof value.expires_time !== 'number') throw new InputError(`${where}: field expires_time: expected seconds since 1970`);
+  if (value.thid !== undefined && (typeof value.thid !== 'string' || value.thid.length > 512)) throw new InputError(`${where}: field thid: expected a string`, { field: 'request' });
+  if (value.to !== undefined && typeof value.to !== 'string') throw new InputError(`${where}: field to: expected a DID`, { field: 'request' });
+  if (value.expires_time !== undefined && typeof value.expires_time !== 'number') throw new InputError(`${where}: field expires_time: expected seconds since 1970`, { field: 'request' });
   const body = value.body;
-  if (!isObject(body)) throw new InputError(`${where}: field body: expected an object`);
-  if (body.callbackUrl !== undefined && typeof body.callbackUrl !== 'string') throw new InputError(`${where}: field body.callbackUrl: expected a URL`);
-  if (body.message !== undefined && typeof body.message !== 'string') throw new InputError(`${where}: field body.message: expected a string`);
-  if (body.accept !== undefined && !(Array.isArray(body.accept) && body.accept.every((item) => typeof item === 'string'))) throw new InputError(`${where}: field body.accept: expected a list of accept profiles`);
+  if (!isObject(body)) throw new InputError(`${where}: field body: expected an object`, { field: 'request' });
+  if (body.callbackUrl !== undefined && typeof body.callbackUrl !== 'string') throw new InputError(`${where}: field body.callbackUrl: expected a URL`, { field: 'request' });
+  if (body.message !== undefined && typeof body.message !== 'string') throw new InputError(`${where}: field body.message: expected a string`, { field: 'request' });
+  if (body.accept !== undefined && !(Array.isArray(body.accept) && body.accept.every((item) => typeof item === 'string'))) throw new InputError(`${where}: field body.accept: expected a list of accept profiles`, { field: 'request' });
   const scope = body.scope ?? [];
-  if (!Array.isArray(scope)) throw new InputError(`${where}: field body.scope: expected a list of proof requests`);
-  if (scope.length > MAX_SCOPE_ITEMS) throw new InputError(`${where}: field body.scope: ${scope.length} proof requests, vc answers at most ${MAX_SCOPE_ITEMS}`);
+  if (!Array.isArray(scope)) throw new InputError(`${where}: field body.scope: expected a list of proof requests`, { field: 'request' });
+  if (scope.length > MAX_SCOPE_ITEMS) throw new InputError(`${where}: field body.scope: ${scope.length} proof requests, vc answers at most ${MAX_SCOPE_ITEMS}`, { field: 'request' });
   scope.forEach((item: unknown, index) => {
     const at = `${where}: field body.scope[${index}]`;
-    if (!isObject(item)) throw new InputError(`${at}: expected a proof request object`);
-    if (typeof item.id !== 'number' || !Number.isSafeInteger(item.id) || item.id <= 0) throw new InputError(`${at}.id: expected a positive safe integer (the proof's challenge)`);
-    if (typeof item.circuitId !== 'string') throw new InputError(`${at}.circuitId: expected a circuit id`);
-    if (!isObject(item.query)) throw new InputError(`${at}.query: expected an object`);
+    if (!isObject(item)) throw new InputError(`${at}: expected a proof request object`, { field: 'request' });
+    if (typeof item.id !== 'number' || !Number.isSafeInteger(item.id) || item.id <= 0) throw new InputError(`${at}.id: expected a positive safe integer (the proof's challenge)`, { field: 'request' });
+    if (typeof item.circuitId !== 'string') throw new InputError(`${at}.circuitId: expected a circuit id`, { field: 'request' });
+    if (!isObject(item.query)) throw new InputError(`${at}.query: expected an object`, { field: 'request' });
   });
   return { ...(value as unknown as ReceivedAuthRequest), body: { ...(body as unknown as AuthRequestMessage['body']), scope: scope as Scope[] } };
 }
@@ -185,12 +190,12 @@ export async function readAuthRequest(ctx: Context, given: RespondInput['request
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`);
+      throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`, { field: 'request' });
     }
   }
   const request = checkRequestMessage(value, where);
   if (request.expires_time !== undefined && request.expires_time * 1000 <= ctx.now().getTime()) {
-    throw new InputError(`${where}: the request expired at ${new Date(request.expires_time * 1000).toISOString()}`);
+    throw new InputError(`${where}: the request expired at ${new Date(request.expires_time * 1000).toISOString()}`, { field: 'request' });
   }
   return request;
 }
@@ -214,7 +219,7 @@ async function checkAcceptProfile(ctx: Context, request: ReceivedAuthRequest, wh
       (parsed.alg === undefined || parsed.alg.map(String).includes('groth16'))
     );
   });
-  if (!fits) throw new UnprocessableError(`${where}: the request accepts ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc answers only ${AUTH_ACCEPT_PROFILE}`);
+  if (!fits) throw new UnprocessableError(`${where}: the request accepts ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc answers only ${AUTH_ACCEPT_PROFILE}`, { field: 'request' });
 }
 
 /** A scope item in words, for messages: `scope 123 (KYCAgeCredential birthday $sd)`. */
@@ -237,14 +242,14 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
   const request = { id: scope.id, circuitId: AUTH_SCOPE_CIRCUIT, query: scope.query, ...(scope.params === undefined ? {} : { params: scope.params }) } as unknown as CredentialRequest;
   const query = request.query as Partial<CredentialRequest['query']>;
   if (typeof query.type !== 'string' || typeof query.context !== 'string' || !Array.isArray(query.allowedIssuers) || !isObject(query.credentialSubject)) {
-    throw new InputError(`${names('request')}: ${scopeLabel(scope)}: its query needs type, context, allowedIssuers and credentialSubject`);
+    throw new InputError(`${names('request')}: ${scopeLabel(scope)}: its query needs type, context, allowedIssuers and credentialSubject`, { field: 'request' });
   }
-  if ((scope.query as { groupId?: unknown }).groupId !== undefined) throw new UnprocessableError(`${names('request')}: ${scopeLabel(scope)}: linked queries (groupId) are not answered by vc`);
+  if ((scope.query as { groupId?: unknown }).groupId !== undefined) throw new UnprocessableError(`${names('request')}: ${scopeLabel(scope)}: linked queries (groupId) are not answered by vc`, { field: 'request' });
   for (const condition of Object.values(query.credentialSubject)) {
     try {
       conditionOperator(condition);
     } catch (error) {
-      throw new InputError(`${names('request')}: ${scopeLabel(scope)}: ${describeError(error)}`);
+      throw new InputError(`${names('request')}: ${scopeLabel(scope)}: ${describeError(error)}`, { field: 'request' });
     }
   }
   // How selection and the checks name what they look at: the flags of this command.
@@ -287,13 +292,13 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   const callback = request.body.callbackUrl ?? '';
   if (input.post === true) {
     if (callback === '') throw new InputError(`${names('post')}: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier`, { field: 'post' });
-    checkReachable(callback, allowRemote, `${names('post')} (the request's callbackUrl)`);
+    checkReachable(callback, allowRemote, `${names('post')} (the request's callbackUrl)`, 'post');
   }
   await checkAcceptProfile(ctx, request, where);
   const scopes = request.body.scope as Scope[];
   for (const scope of scopes) {
     if (scope.circuitId !== AUTH_SCOPE_CIRCUIT) {
-      throw new UnprocessableError(`${where}: ${scopeLabel(scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; vc answers ${AUTH_SCOPE_CIRCUIT} proof requests only`);
+      throw new UnprocessableError(`${where}: ${scopeLabel(scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; vc answers ${AUTH_SCOPE_CIRCUIT} proof requests only`, { field: 'request' });
     }
   }
   const iden3 = await getIden3(ctx);
@@ -302,14 +307,14 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   try {
     verifier = core.DID.parse(request.from);
   } catch (error) {
-    throw new InputError(`${where}: field from: ${JSON.stringify(request.from.slice(0, 200))} is not a DID vc can read (${describeError(error)})`);
+    throw new InputError(`${where}: field from: ${JSON.stringify(request.from.slice(0, 200))} is not a DID vc can read (${describeError(error)})`, { field: 'request' });
   }
 
   // Every credential first (the refusals come before any proof), then one holder for them all.
   const chosen = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
   const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
-  if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer is signed by one identity`);
+  if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer is signed by one identity`, { field: 'request' });
   let holder = subjects[0];
   if (holder === undefined) {
     const { ensureRoleIdentity } = await import('../pbq/identities.js');
@@ -317,7 +322,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   }
   requireWalletIdentity(ctx, holder, 'the credential subject');
   if (request.to !== undefined && request.to !== holder) {
-    throw new UnprocessableError(`${where}: the request is addressed to ${request.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`);
+    throw new UnprocessableError(`${where}: the request is addressed to ${request.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
   }
   const holderDid = core.DID.parse(holder);
 
