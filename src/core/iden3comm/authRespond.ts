@@ -226,7 +226,7 @@ async function checkAcceptProfile(ctx: Context, request: ReceivedAuthRequest, wh
 function scopeLabel(scope: Scope): string {
   const query = scope.query as { type?: unknown; credentialSubject?: unknown };
   const subject = isObject(query.credentialSubject) ? Object.entries(query.credentialSubject)[0] : undefined;
-  const condition = subject === undefined ? '' : ` ${subject[0]} ${isObject(subject[1]) ? (Object.keys(subject[1])[0] ?? '$exists') : ''}`;
+  const condition = subject === undefined ? '' : ` ${subject[0]} ${isObject(subject[1]) ? (Object.keys(subject[1])[0] ?? '$sd') : ''}`;
   return `scope ${scope.id} (${String(query.type ?? 'no type')}${condition.trimEnd()})`;
 }
 
