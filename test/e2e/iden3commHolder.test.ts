@@ -94,6 +94,22 @@ describe('vc holder respond --post, to a session of vc serve --role verifier', (
   }, LONG);
 });
 
+describe('vc holder respond: a request js-iden3-auth made, which no held credential satisfies', () => {
+  it('is refused before any proof, naming the scope and why', async () => {
+    const unsatisfiable = auth.createAuthorizationRequest('age check', request.from, '', {
+      scope: [{ id: 77, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: { $lt: 19900101 } } } }],
+      accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+    });
+    const link = `iden3comm://?i_m=${Buffer.from(JSON.stringify(unsatisfiable)).toString('base64')}`;
+    const run = await vc(['holder', 'respond', '--request', link]);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr) as Json).toMatchObject({
+      error: { message: `scope 77 (KYCAgeCredential birthday $lt): no held credential satisfies it: the credential does not satisfy the query: credentialSubject.birthday = ${BIRTHDAY} is not $lt 19900101` },
+    });
+  });
+});
+
 describe('the same answer, verified by @iden3/js-iden3-auth', () => {
   it("the request is the message js-iden3-auth's createAuthorizationRequest makes for the same verifier, scope, callback and expiry", () => {
     const made = auth.createAuthorizationRequest('age check', request.from, request.body.callbackUrl, {

@@ -261,11 +261,29 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
     credential = parseInput(pbqCredentialSchema, input.credential, names('credential'));
     id = credential.id;
   } else {
+    const { sdk } = (await getIden3(ctx)).modules;
+    // Among the held credentials of the item's type, context and issuers, the newest whose values satisfy its query.
+    const satisfies = (candidate: Record<string, unknown>): boolean => {
+      try {
+        checkCredentialAgainstRequest(sdk.W3CCredential.fromJSON(candidate as never), request);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     try {
-      credential = selectHeldIden3Credential(ctx, { credentialId: input.credentialId, request, names: scopeNames });
+      credential = selectHeldIden3Credential(ctx, { credentialId: input.credentialId, request, names: scopeNames, satisfies: input.credentialId === undefined ? satisfies : undefined });
     } catch (error) {
       if (error instanceof NotFoundError && input.credentialId === undefined) {
-        throw new NotFoundError(`${scopeLabel(scope)}: no held credential satisfies it: ${error.message.replace(/^[^:]*: missing, and /, '')}`, { field: 'credential', cause: error });
+        // None satisfies it: the newest that would, but for its values, says why.
+        let why = error.message.replace(/^[^:]*: missing, and /, '');
+        try {
+          const newest = selectHeldIden3Credential(ctx, { request, names: scopeNames });
+          checkCredentialAgainstRequest(sdk.W3CCredential.fromJSON(newest as never), request);
+        } catch (reason) {
+          if (!(reason instanceof NotFoundError)) why = describeError(reason);
+        }
+        throw new NotFoundError(`${scopeLabel(scope)}: no held credential satisfies it: ${why}`, { field: 'credential', cause: error });
       }
       throw aboutScope(error, scope);
     }
