@@ -148,8 +148,12 @@ export const iden3commRespond = defineOperation({
   failure: (result) => {
     const posted = result.posted;
     if (posted === undefined || (posted.status >= 200 && posted.status < 300)) return undefined;
+    // The verifier's reason: a refusal's (vc's callback: {verified: false, reason}), an error body's ({error: {message}} or {error}), or the body itself.
     const body = posted.body as { reason?: unknown; error?: unknown; message?: unknown } | string | null;
-    const reason = typeof body === 'string' ? body : body === null ? '' : String(body.reason ?? body.error ?? body.message ?? JSON.stringify(body));
+    const error = typeof body === 'object' && body !== null ? body.error : undefined;
+    const errorMessage = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error;
+    const found = typeof body === 'string' ? body : body === null ? '' : [body.reason, errorMessage, body.message].find((item) => typeof item === 'string');
+    const reason = typeof found === 'string' ? found : JSON.stringify(body);
     return `the verifier at ${posted.url} answered ${posted.status}${reason === '' ? '' : `: ${reason.split('\n')[0]!.slice(0, 300)}`}`;
   },
 });

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
 
 const tmp = tempDir('vc-iden3comm-respond-');
@@ -156,5 +157,21 @@ describe('vc holder respond: a request it will not answer', () => {
     expect(message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): no held credential satisfies it: the holder has no iden3 KYCAgeCredential credential with the context https:\/\/example\.org\/… and a proof the request can use/);
     expect((await refused(['--request', requestFile(request()), '--id', 'urn:uuid:00000000-0000-4000-8000-000000000000'])).message).toMatch(/urn:uuid:00000000-0000-4000-8000-000000000000/);
     expect(hits).toBe(0);
+  });
+});
+
+describe("vc holder respond --post: the verifier's answer", () => {
+  it('is a failure (exit 1) in one line with the status and the reason when not 2xx, and none when 2xx', () => {
+    const result = { token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [] };
+    const url = 'http://127.0.0.1:4000/callback?sessionId=r1';
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 200, body: { verified: true } } })).toBeUndefined();
+    expect(iden3commRespond.failure!(result)).toBeUndefined();
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 422, body: { verified: false, reason: 'replayed: this token was accepted already' } } })).toBe(
+      `the verifier at ${url} answered 422: replayed: this token was accepted already`,
+    );
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 404, body: { error: { code: 'not_found', message: 'no session' } } } })).toBe(`the verifier at ${url} answered 404: no session`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 400, body: { detail: 1 } } })).toBe(`the verifier at ${url} answered 400: {"detail":1}`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 500, body: 'line one\nline two' } })).toBe(`the verifier at ${url} answered 500: line one`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 502, body: null } })).toBe(`the verifier at ${url} answered 502`);
   });
 });
