@@ -104,7 +104,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   'issuer did': { description: "the issuer's iden3 DID" },
   holder: {
     description: 'hold credentials: create the holder DID, prove a query on chain, disclose selected fields, present credentials',
-    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json',
+    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json\n  $ vc holder respond --request \'iden3comm://?request_uri=http://127.0.0.1:4000/auth-requests/ID\' --post',
   },
   'holder did': { description: "the holder's iden3 DID" },
   'holder credentials': {
