@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
-import { InputError, NetworkError, NotFoundError, TooLargeError, UnprocessableError, VcError, describeError, isVcError, walkErrorCauses } from '../../errors.js';
+import { DataModelError, InputError, NetworkError, NotFoundError, TooLargeError, UnprocessableError, VcError, describeError, isVcError, walkErrorCauses } from '../../errors.js';
 import { boundedFetch } from '../../boundedFetch.js';
 import { isLoopbackUrl } from '../../status/statusListFetch.js';
 import { getIden3, getIden3Prover } from '../../iden3/wallet.js';
@@ -233,8 +233,12 @@ function scopeLabel(scope: Scope): string {
 /** An error about one scope item: the same class, its message prefixed with the item. */
 function aboutScope(error: unknown, scope: Scope): unknown {
   if (!(error instanceof VcError)) return error;
+  const message = `${scopeLabel(scope)}: ${error.message}`;
+  const options = { ...(error.field === undefined ? {} : { field: error.field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
+  // A data model error names its check too (DataModelError(message, check, options)).
+  if (error instanceof DataModelError) return new DataModelError(message, error.check, options);
   const Constructor = error.constructor as new (message: string, options: { field?: string; cause?: unknown }) => VcError;
-  return new Constructor(`${scopeLabel(scope)}: ${error.message}`, { ...(error.field === undefined ? {} : { field: error.field }), cause: error });
+  return new Constructor(message, options);
 }
 
 /** The credential a scope item is proved with: the one given, or the newest held one that satisfies it. */
