@@ -104,7 +104,7 @@ export const GROUPS: Readonly<Record<string, { description: string; help?: strin
   'issuer did': { description: "the issuer's iden3 DID" },
   holder: {
     description: 'hold credentials: create the holder DID, prove a query on chain, disclose selected fields, present credentials',
-    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json',
+    help: 'Examples:\n  $ vc holder did create\n  $ vc holder prove-submit --credential passport.json --request request.json\n  $ vc holder disclose --type PassportCredential --keys id,name,nationality --nonce $(vc verifier nonce --json | jq -r .nonce) -o disclosed.json\n  $ vc holder present --credential disclosed.json --challenge C --domain verifier.example -o vp.json\n  $ vc holder respond --request \'iden3comm://?request_uri=http://127.0.0.1:4000/auth-requests/ID\' --post',
   },
   'holder did': { description: "the holder's iden3 DID" },
   'holder credentials': {
@@ -343,6 +343,41 @@ session get a nullifier from its proofs; the identity's keys prove for it.`,
 iden3 credential of the request's type, context and allowed issuers (a note says so when several).
 The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
+  },
+  {
+    path: 'holder respond',
+    operation: iden3comm.iden3commRespond,
+    flags: { request: 'request <file|url|link>', credentialId: 'id <id>' },
+    linkOrFile: ['request'],
+    unwrap: { credential: 'credential' },
+    text: (result: { token: string }) => result.token,
+    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number } }>(
+      (result) =>
+        `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
+        (result.posted === undefined ? '' : `; posted to ${result.posted.url}: the verifier answered ${result.posted.status}`),
+    ),
+    help: `Examples:
+  $ vc holder respond --request req.json -o answer.jwz
+  $ vc holder respond --request 'iden3comm://?i_m=eyJpZCI6...' --post
+  $ vc holder respond --request 'iden3comm://?request_uri=http://127.0.0.1:4000/auth-requests/ID' --post
+  $ vc holder respond --request 'https://wallet.privado.id/#i_m=eyJpZCI6...' --id urn:uuid:6f1c... -o answer.jwz
+
+Answers an iden3comm authorization/1.0/request as a Privado ID wallet does: for each scope item
+(credentialAtomicQueryV3 proof requests; vc answers no other circuit) the newest held iden3
+credential of its type, context and allowed issuers that satisfies the query is proved (or the one
+given with --credential / --id, for every item), with the item's id as the proof's challenge; the
+answer (authorization/1.0/response, from the credentials' subject DID) is packed as a JWZ whose auth
+proof is authV2 (Groth16), which the request's accept profiles must allow. The token goes to stdout
+or -o FILE (the result as JSON with --json); --post sends it to the request's callbackUrl and
+reports the verifier's answer (exit 1 when it refuses).
+
+--request takes a file holding the request's JSON, an iden3comm://?i_m= or ?request_uri= link, a
+universal link (https://wallet.privado.id/#i_m=...) or a URL serving the request. vc reaches only
+this machine (127.0.0.1, localhost, ::1) for a request_uri, a URL or --post, unless --allow-remote
+is given, and then over https only; each exchange has a time and size limit and follows no
+redirect. An expired request, one that is not an authorization request, a scope item no held
+credential satisfies, a circuit other than credentialAtomicQueryV3 or accept profiles without authV2
+are refused before any proof (exit 2).`,
   },
   {
     path: 'holder disclose',

@@ -56,6 +56,11 @@ export interface CliCommand {
   fileLists?: readonly string[];
   /** Text fields whose flag names a file holding the text (a JWZ token), read whole (at most 16 MiB). */
   textFiles?: readonly string[];
+  /**
+   * Text fields given as a link or URL (`scheme://...`, passed as typed) or else as a file holding
+   * the text, read whole like textFiles (`vc holder respond --request FILE|URL|iden3comm-link`).
+   */
+  linkOrFile?: readonly string[];
   /** The result as JSON Lines (one compact value per line, also with --json) when this returns a list. */
   lines?: (result: never) => unknown[] | undefined;
   /** The command's description when it is not the operation's summary. */
@@ -324,7 +329,8 @@ function inputFrom(
       });
       continue;
     }
-    if (info.kind === 'text' && command.textFiles?.includes(info.field) === true) {
+    const link = info.kind === 'text' && command.linkOrFile?.includes(info.field) === true && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(String(value));
+    if (info.kind === 'text' && !link && (command.textFiles?.includes(info.field) === true || command.linkOrFile?.includes(info.field) === true)) {
       const file = String(value);
       files.set(info.field, file);
       try {

@@ -236,6 +236,18 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'pbq.authSession': { input: { id: AUTH_REQUEST.id }, result: AUTH_REQUEST },
   'pbq.authCallback': { input: { sessionId: AUTH_REQUEST.id, jwz: JWZ_EXAMPLE }, result: AUTH_VERIFIED },
+  'pbq.authRespond': {
+    input: { request: `iden3comm://?request_uri=http://127.0.0.1:4000/auth-requests/${AUTH_REQUEST.id}`, post: true },
+    result: {
+      token: JWZ_EXAMPLE,
+      request: AUTH_REQUEST.id,
+      thid: AUTH_REQUEST.thid,
+      from: HOLDER_DID,
+      to: AUTH_REQUEST.from,
+      scope: [{ id: AUTH_REQUEST.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: 'urn:uuid:4c6a2f3e-6f0a-4d2b-9b1e-2f1d3c4b5a69' }],
+      posted: { url: AUTH_REQUEST.body.callbackUrl, status: 200, body: AUTH_VERIFIED },
+    },
+  },
   'pbq.authStatus': {
     input: { id: AUTH_REQUEST.id },
     result: { id: AUTH_REQUEST.id, status: 'verified', from: HOLDER_DID, disclosed: { birthDate: '19900101' }, updatedAt: '2025-01-01T00:00:05.000Z' },

@@ -32,6 +32,15 @@ export const ROUTES: readonly HttpRoute[] = [
   // Holder.
   route('holder', 'POST', '/did', pbq.pbqHolderDid),
   route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit, { idempotent: true }),
+  // iden3comm: the answer to an authorization request (a request_uri and --post reach this machine only: no allowRemote over HTTP).
+  route('holder', 'POST', '/auth-responses', iden3comm.iden3commRespond, {
+    omit: ['allowRemote'],
+    status: (result) => {
+      const posted = (result as { posted?: { status: number } }).posted;
+      return posted === undefined || (posted.status >= 200 && posted.status < 300) ? 200 : 502;
+    },
+    negativeStatus: 502,
+  }),
   route('holder', 'POST', '/generate-selective-disclosure-vc', sd.sdDisclose, { omit: ['credential'], pooled: true }),
   route('holder', 'POST', '/sd-credentials', sd.sdImport, { pooled: true }),
   route('holder', 'POST', '/credentials/derive', vcapi.vcapiDerive, { status: 201, pooled: true }),

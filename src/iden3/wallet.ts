@@ -102,15 +102,18 @@ async function createIden3(ctx: Context): Promise<Iden3> {
 /**
  * Which circuits a flow proves with: 'mtp' the default set (credentialAtomicQueryMTPV2OnChain and
  * stateTransition), 'v3' the same plus the V3 on-chain query circuit (its 16-16-64-16-32 size,
- * built on first use, and the full size when it is built already).
+ * built on first use, and the full size when it is built already), 'iden3comm' the same default
+ * set plus the off-chain ones of iden3comm answers (authV2, credentialAtomicQueryV3-16-16-64, and
+ * the full credentialAtomicQueryV3 when it is built already); no contract verifies those.
  */
-export type CircuitFamily = 'mtp' | 'v3';
+export type CircuitFamily = 'mtp' | 'v3' | 'iden3comm';
 
 /** The on-demand circuits of a family. */
 async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array<import('../circuits/sources.js').OnDemandCircuitId>> {
   if (family === 'mtp') return [];
-  const { V3_ON_CHAIN_SMALL_CIRCUIT } = await import('../circuits/sources.js');
+  const { V3_ON_CHAIN_SMALL_CIRCUIT, AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT } = await import('../circuits/sources.js');
   const { availableOnDemandCircuits } = await import('../circuits/build.js');
+  if (family === 'iden3comm') return [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx)).filter((id) => id === V3_CIRCUIT)];
   return [...new Set<import('../circuits/sources.js').OnDemandCircuitId>([V3_ON_CHAIN_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx))])];
 }
 
@@ -124,6 +127,8 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
   const { ensureCircuits, loadVerifierArtifact } = await import('../circuits/build.js');
   const options = { extra: await extraCircuits(ctx, family) };
   const info = await ensureCircuits(ctx, options);
+  // iden3comm's proofs are verified off chain: no verifier contract to align.
+  if (family === 'iden3comm') return info.dir;
   if (ctx.config.chain.rpcUrl === undefined && info.development) {
     const { DEV_VERIFIERS_NS, VERIFIER_CIRCUITS } = await import('../chain/verifiers.js');
     const { deployContracts } = await import('../chain/deployment/deployContracts.js');
@@ -154,8 +159,8 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
   return info.dir;
 }
 
-const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = { mtp: CIRCUITS_DIR_KEY, v3: new ServiceKey<string>('iden3.circuitsDir.v3') };
-const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = { mtp: PROVER_KEY, v3: new ServiceKey<Iden3Prover>('iden3.prover.v3') };
+const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = { mtp: CIRCUITS_DIR_KEY, v3: new ServiceKey<string>('iden3.circuitsDir.v3'), iden3comm: new ServiceKey<string>('iden3.circuitsDir.iden3comm') };
+const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = { mtp: PROVER_KEY, v3: new ServiceKey<Iden3Prover>('iden3.prover.v3'), iden3comm: new ServiceKey<Iden3Prover>('iden3.prover.iden3comm') };
 
 /**
  * The circuit directory, with the embedded chain's verifiers aligned to it (once per Context).

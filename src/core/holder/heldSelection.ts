@@ -25,7 +25,16 @@ function usableProofTypes(request: CredentialRequest): string[] {
  * the request can use (a signature-only credential serves V3 requests only) and, for a request
  * with a nullifier session, is issued to a profile DID (only those give a nullifier).
  */
-export function selectHeldIden3Credential(ctx: Context, options: { credentialId?: string | undefined; request: CredentialRequest; names: FieldNamer }): PbqCredentialInput {
+export function selectHeldIden3Credential(
+  ctx: Context,
+  options: {
+    credentialId?: string | undefined;
+    request: CredentialRequest;
+    names: FieldNamer;
+    /** Without an id: also only credentials this accepts (`vc holder respond`: those that satisfy the query). */
+    satisfies?: ((credential: Record<string, unknown>) => boolean) | undefined;
+  },
+): PbqCredentialInput {
   const { names, request } = options;
   let record: HeldCredentialRecord | undefined;
   if (options.credentialId !== undefined) {
@@ -52,7 +61,8 @@ export function selectHeldIden3Credential(ctx: Context, options: { credentialId?
             contexts.includes(context) &&
             (allowedIssuers.includes('*') || allowedIssuers.includes(candidate.issuer)) &&
             proofTypes.some((proofType) => typeof proofType === 'string' && usable.includes(proofType)) &&
-            (!needsProfile || isProfile((candidate.credential.credentialSubject as { id?: unknown } | undefined)?.id))
+            (!needsProfile || isProfile((candidate.credential.credentialSubject as { id?: unknown } | undefined)?.id)) &&
+            (options.satisfies === undefined || options.satisfies(candidate.credential))
           );
         },
       },

@@ -125,3 +125,43 @@ export const iden3commSessionStatus = defineOperation({
     return authSessionStatus(ctx, input.id, call.names);
   },
 });
+
+export const iden3commRespond = defineOperation({
+  name: 'pbq.authRespond',
+  summary:
+    "answer an iden3comm authorization request as a wallet: prove each scope item (credentialAtomicQueryV3) with a held credential, pack the answer as a JWZ (authV2), and write it or post it to the request's callback",
+  input: z.strictObject({
+    request: z
+      .union([z.string().min(1, 'empty; expected an authorization request'), z.record(z.string(), z.unknown())])
+      .describe('the authorization request: a file holding it, an iden3comm:// link (i_m= or request_uri=), a universal link (https://...#i_m=) or the URL serving it'),
+    credential: z.record(z.string(), z.unknown()).describe('the iden3 credential to prove every scope item with (default: for each, the newest held one that satisfies it)').optional(),
+    credentialId: z.string().min(1).max(200).describe('a held credential (its id in the store) to prove every scope item with').optional(),
+    post: z.boolean().describe("post the token to the request's callbackUrl and report the verifier's answer").optional(),
+    allowRemote: z.boolean().describe('let the request_uri and the callback be on another host than this machine (https only); without it, only 127.0.0.1, localhost and ::1').optional(),
+  }),
+  result: z.object({
+    token: z.string().describe('the JWZ token: the authorization/1.0/response, its auth proof authV2'),
+    request: z.string(),
+    thid: z.string(),
+    from: z.string().describe('the holder DID that answered'),
+    to: z.string().describe('the verifier DID (the request\'s from)'),
+    scope: z.array(z.object({ id: z.number(), circuitId: z.string(), credential: z.string() })),
+    posted: z.object({ url: z.string(), status: z.number(), body: z.unknown() }).optional(),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { respondToAuthRequest } = await import('../iden3comm/authRespond.js');
+    return respondToAuthRequest(ctx, input, call.names);
+  },
+  failure: (result) => {
+    const posted = result.posted;
+    if (posted === undefined || (posted.status >= 200 && posted.status < 300)) return undefined;
+    // The verifier's reason: a refusal's (vc's callback: {verified: false, reason}), an error body's ({error: {message}} or {error}), or the body itself.
+    const body = posted.body as { reason?: unknown; error?: unknown; message?: unknown } | string | null;
+    const error = typeof body === 'object' && body !== null ? body.error : undefined;
+    const errorMessage = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error;
+    const found = typeof body === 'string' ? body : body === null ? '' : [body.reason, errorMessage, body.message].find((item) => typeof item === 'string');
+    const reason = typeof found === 'string' ? found : JSON.stringify(body);
+    return `the verifier at ${posted.url} answered ${posted.status}${reason === '' ? '' : `: ${reason.split('\n')[0]!.slice(0, 300)}`}`;
+  },
+});

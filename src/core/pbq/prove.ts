@@ -5,19 +5,19 @@
  * address), submits it to the UniversalVerifier with embedded auth, waits for the receipt, and
  * reports the mapping `{ "<requestId>": true }` read back from the contract.
  */
-import type { W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
+import type { RevocationStatus, W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
 import { ETH_IDENTITY_METHOD } from '../../chain/deployment/recipe.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
-import { getIden3, getIden3Prover, proofCircuitsDir } from '../../iden3/wallet.js';
+import { getIden3, getIden3Prover, proofCircuitsDir, type Iden3 } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { ethereumAddressOfDid, requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
-import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
@@ -86,8 +86,8 @@ function compare(op: string, actual: unknown, expected: unknown): boolean {
   }
 }
 
-/** Refuses early, with the reason, a credential that does not fit the request. */
-function checkCredentialAgainstRequest(credential: W3CCredential, request: CredentialRequest): void {
+/** Refuses early, with the reason, a credential that does not fit the request (its type, context, issuer and query). */
+export function checkCredentialAgainstRequest(credential: W3CCredential, request: CredentialRequest): void {
   if (!credential.type.includes(request.query.type)) {
     throw new UnprocessableError(`the credential is a ${credential.type.join('/')}, the request asks for a ${request.query.type}`, { field: 'credentialRequest.query.type' });
   }
@@ -161,6 +161,28 @@ function vcErrorBehind(error: unknown): VcError | undefined {
   return walkErrorCauses(error, isVcError) as VcError | undefined;
 }
 
+/**
+ * The revocation status of a credential as its status says (the RHS, the chain's tree store, the
+ * issuer's agent); a status vc refuses to resolve is about the input, an unreachable service a
+ * network failure, anything else a VerificationError.
+ */
+export async function credentialRevocationStatus(ctx: Context, credential: W3CCredential, names: FieldNamer | undefined): Promise<RevocationStatus> {
+  const iden3 = await getIden3(ctx);
+  try {
+    return await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
+  } catch (error) {
+    // A status vc refuses to resolve (another chain's, a contract that is not the chain's
+    // IdentityTreeStore) is about the input, named as such.
+    if (error instanceof UnprocessableError) {
+      const field = 'verifiableCredential.credentialStatus';
+      throw new UnprocessableError(`${(names ?? plainFieldNames)(field)}: ${error.message}`, { field, cause: error });
+    }
+    // An unreachable chain or reverse hash service is a network failure (exit 4), not a verdict.
+    if (isVcError(error) && !(error instanceof VerificationError)) throw error;
+    throw new VerificationError(`cannot resolve the revocation status of the credential: ${describeError(error)}`, { field: 'verifiableCredential.credentialStatus', cause: error });
+  }
+}
+
 /** Generates the on-chain query proof for `sender` (the address that will submit it). */
 export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
   await checkProofInputs(ctx, options);
@@ -217,20 +239,7 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     }
   }
 
-  let revocation;
-  try {
-    revocation = await iden3.credentialWallet.getRevocationStatusFromCredential(credential);
-  } catch (error) {
-    // A status vc refuses to resolve (another chain's, a contract that is not the chain's
-    // IdentityTreeStore) is about the input, named as such.
-    if (error instanceof UnprocessableError) {
-      const field = 'verifiableCredential.credentialStatus';
-      throw new UnprocessableError(`${(options.names ?? plainFieldNames)(field)}: ${error.message}`, { field, cause: error });
-    }
-    // An unreachable chain or reverse hash service is a network failure (exit 4), not a verdict.
-    if (isVcError(error) && !(error instanceof VerificationError)) throw error;
-    throw new VerificationError(`cannot resolve the revocation status of the credential: ${describeError(error)}`, { field: 'verifiableCredential.credentialStatus', cause: error });
-  }
+  const revocation = await credentialRevocationStatus(ctx, credential, options.names);
   if (options.precheck !== false && revocation.mtp.existence) {
     throw new VerificationError(`the credential is revoked (revocation nonce ${credential.credentialStatus.revocationNonce} is in the issuer's revocation tree)`, {
       field: 'verifiableCredential.credentialStatus',
@@ -263,30 +272,39 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     return { response, timing: prover.timingOf(before) };
   } catch (error) {
     step.fail();
-    const ours = vcErrorBehind(error);
-    if (ours !== undefined) throw ours;
-    const message = describeError(error);
-    if (message === sdk.VerifiableConstants.ERRORS.PROOF_SERVICE_CREDENTIAL_IS_EXPIRED) {
-      // The js-sdk reads the system clock, which may be past the context's clock checked above.
-      throw new VerificationError(`${(options.names ?? plainFieldNames)('verifiableCredential.expirationDate')}: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
-    }
-    // JSON-LD processing of the credential (merklization) refusing its content is about the input.
-    const name = (error as { name?: unknown }).name;
-    if ((typeof name === 'string' && name.startsWith('jsonld.')) || /Safe mode validation error|multiple parents found/i.test(message)) {
-      throw new UnprocessableError(`${(options.names ?? plainFieldNames)('verifiableCredential')}: the credential is not valid JSON-LD under its contexts (${message.split('\n')[0]!.slice(0, 160)}); ids must be absolute IRIs and each node may appear once`, {
-        field: 'verifiableCredential',
-        cause: error,
-      });
-    }
-    if (/circuit files of .* are incomplete|no such file/i.test(message) && v3) {
-      // The js-sdk chose the full-size circuit (a tree deeper than the 16-16-64-16-32 size holds).
-      throw new UnprocessableError(`the credential's trees need the full-size V3 circuit: build it with \`vc circuits build --circuit credentialAtomicQueryV3OnChain\` (${message})`, { cause: error });
-    }
-    if (/assert|constraint|witness/i.test(message)) {
-      throw new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });
-    }
-    throw error;
+    throw proofFailure(sdk, error, credential, options.names, v3 ? V3_ON_CHAIN_REQUEST_CIRCUIT : undefined);
   }
+}
+
+/**
+ * What a failure of the js-sdk's proof generation means for the user: vc's own error behind it,
+ * an expired credential, JSON-LD the credential's contexts refuse, missing circuit files, the
+ * circuit refusing the inputs; otherwise the error itself.
+ */
+export function proofFailure(sdk: Iden3['modules']['sdk'], error: unknown, credential: W3CCredential, names: FieldNamer | undefined, fullCircuit: string | undefined): unknown {
+  const ours = vcErrorBehind(error);
+  if (ours !== undefined) return ours;
+  const message = describeError(error);
+  if (message === sdk.VerifiableConstants.ERRORS.PROOF_SERVICE_CREDENTIAL_IS_EXPIRED) {
+    // The js-sdk reads the system clock, which may be past the context's clock checked above.
+    return new VerificationError(`${(names ?? plainFieldNames)('verifiableCredential.expirationDate')}: the credential expired at ${String(credential.expirationDate)}`, { field: 'verifiableCredential.expirationDate', cause: error });
+  }
+  // JSON-LD processing of the credential (merklization) refusing its content is about the input.
+  const name = (error as { name?: unknown }).name;
+  if ((typeof name === 'string' && name.startsWith('jsonld.')) || /Safe mode validation error|multiple parents found/i.test(message)) {
+    return new UnprocessableError(`${(names ?? plainFieldNames)('verifiableCredential')}: the credential is not valid JSON-LD under its contexts (${message.split('\n')[0]!.slice(0, 160)}); ids must be absolute IRIs and each node may appear once`, {
+      field: 'verifiableCredential',
+      cause: error,
+    });
+  }
+  if (/circuit files of .* are incomplete|no such file/i.test(message) && fullCircuit !== undefined) {
+    // The js-sdk chose the full-size circuit (a tree deeper than the small size holds).
+    return new UnprocessableError(`the credential's trees need the full-size V3 circuit: build it with \`vc circuits build --circuit ${fullCircuit}\` (${message})`, { cause: error });
+  }
+  if (/assert|constraint|witness/i.test(message)) {
+    return new VerificationError(`the circuit refused the inputs: the credential does not satisfy the query, or it is revoked (${message})`, { cause: error });
+  }
+  return error;
 }
 
 /**

@@ -1,0 +1,177 @@
+/**
+ * Bad input of `vc holder respond` (issue 28): no chain, no proof. Each is refused before any proof
+ * or network exchange with one line naming the flag (and file) and what was expected, exit 2, and
+ * nothing on stdout; the answers themselves are tested in test/e2e/iden3commHolder.
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
+import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
+
+const tmp = tempDir('vc-iden3comm-respond-');
+const home = path.join(tmp.dir, 'home');
+const file = (name: string): string => path.join(tmp.dir, name);
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home });
+const REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
+
+let verifierDid: string;
+/** A well-formed request (from a DID of this wallet's network), which each case spoils in one way. */
+const request = (change: (message: Record<string, unknown> & { body: Record<string, unknown> }) => void = () => undefined): Record<string, unknown> => {
+  const message = {
+    id: '6d1b1f4e-8a55-4d39-9a39-3f4b7f1f6a01',
+    thid: '6d1b1f4e-8a55-4d39-9a39-3f4b7f1f6a01',
+    typ: 'application/iden3comm-plain-json',
+    type: REQUEST_TYPE,
+    from: verifierDid,
+    body: {
+      callbackUrl: '',
+      reason: 'age check',
+      accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+      scope: [{ id: 7, circuitId: 'credentialAtomicQueryV3', query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: 'https://example.org/kyc.jsonld', credentialSubject: { birthday: { $lt: 20000101 } } } }],
+    },
+  };
+  change(message);
+  return message;
+};
+
+/** `vc holder respond` with these arguments: exit 2, nothing on stdout, one JSON error line; its message and field. */
+async function refused(args: string[]): Promise<{ message: string; field?: string }> {
+  const run = await vc(['holder', 'respond', ...args]);
+  expect(run.status, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  return jsonError(run.stderr) as { message: string; field?: string };
+}
+
+/** A request file with this content. */
+function requestFile(content: unknown): string {
+  const name = file(`request-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(name, typeof content === 'string' ? content : JSON.stringify(content));
+  return name;
+}
+
+let server: Server;
+let hits = 0;
+let base: string;
+
+beforeAll(async () => {
+  const made = await vc(['verifier', 'auth-request']);
+  expect(made.status, made.stderr).toBe(0);
+  verifierDid = made.json<{ from: string }>().from;
+  // A loopback verifier: it serves an expired request and a redirect, and counts the posts to its callback (none should come).
+  server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/expired') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request((message) => (message.expires_time = 1_700_000_000))));
+    if (req.method === 'GET' && req.url === '/moved') return void res.writeHead(302, { location: '/expired' }).end();
+    hits += 1;
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  tmp.cleanup();
+});
+
+describe('vc holder respond: a request it cannot read', () => {
+  it('refuses malformed JSON, a message of another type, a JSON array, and a huge file, naming --request and the file', async () => {
+    const malformed = requestFile('{"id": "x",');
+    const bad = await refused(['--request', malformed]);
+    expect(bad.message).toMatch(new RegExp(`^--request ${malformed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not JSON: `));
+    expect(bad.field).toBe('--request');
+
+    const offer = requestFile(request((message) => (message.type = 'https://iden3-communication.io/credentials/1.0/offer')));
+    expect((await refused(['--request', offer])).message).toMatch(
+      /: is a https:\/\/iden3-communication\.io\/credentials\/1\.0\/offer message, not an authorization request \(https:\/\/iden3-communication\.io\/authorization\/1\.0\/request\)$/,
+    );
+    expect((await refused(['--request', requestFile([request()])])).message).toMatch(/: expected a JSON object \(an iden3comm message\)$/);
+    const huge = requestFile(request((message) => (message.body.reason = 'x'.repeat(100 * 1024))));
+    expect((await refused(['--request', huge])).message).toMatch(/: larger than 64 KiB; an authorization request is a few KB$/);
+    expect((await refused(['--request', requestFile(request((message) => (message.body.scope = [{ id: -1, circuitId: 'credentialAtomicQueryV3', query: {} }])))])).message).toMatch(
+      /: field body\.scope\[0\]\.id: expected a positive safe integer \(the proof's challenge\)$/,
+    );
+    expect((await refused(['--request', file('missing.json')])).message).toBe(`--request: cannot read ${file('missing.json')}: no such file`);
+  });
+
+  it('refuses a link that is not iden3comm, an iden3comm link without a message, an i_m that is not base64, and one carrying another message', async () => {
+    expect((await refused(['--request', 'ftp://verifier.example/request'])).message).toMatch(
+      /^--request: expected an authorization request \(JSON\), an iden3comm:\/\/ link, a universal link \(with #i_m= or #request_uri=\) or the http\(s\) URL serving it$/,
+    );
+    expect((await refused(['--request', 'iden3comm://?foo=bar'])).message).toBe('--request: the iden3comm link carries neither i_m (the message) nor request_uri (where it is)');
+    expect((await refused(['--request', 'iden3comm://?i_m=not*base64'])).message).toBe('--request: its i_m parameter is not base64');
+    const other = Buffer.from(JSON.stringify({ ...request(), type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-request' })).toString('base64');
+    expect((await refused(['--request', `https://wallet.privado.id/#i_m=${other}`])).message).toMatch(/: is a https:\/\/iden3-communication\.io\/proofs\/1\.0\/contract-invoke-request message, not an authorization request/);
+  });
+
+  it('reaches no other host without --allow-remote, and none over plain http with it', async () => {
+    expect((await refused(['--request', 'iden3comm://?request_uri=https://verifier.example/requests/1'])).message).toBe(
+      // The URL shows its origin only (vc's rule for URLs in messages: a path may carry a secret).
+      '--request (request_uri https://verifier.example/…): verifier.example is not this machine; vc reaches no other host unless you say so (--allow-remote, https only)',
+    );
+    expect((await refused(['--request', 'http://verifier.example/requests/1', '--allow-remote'])).message).toBe(
+      '--request (request_uri http://verifier.example/…): verifier.example is not this machine, and vc reaches other hosts over https only',
+    );
+  });
+});
+
+describe('vc holder respond: a request it will not answer', () => {
+  it('refuses an expired request, naming when it expired, from a file or a request_uri on this machine; follows no redirect', async () => {
+    const expired = requestFile(request((message) => (message.expires_time = 1_700_000_000)));
+    expect((await refused(['--request', expired])).message).toMatch(/: the request expired at 2023-11-14T22:13:20\.000Z$/);
+    expect((await refused(['--request', `iden3comm://?request_uri=${base}/expired`])).message).toBe('--request: the request expired at 2023-11-14T22:13:20.000Z');
+    const moved = await vc(['holder', 'respond', '--request', `${base}/moved`]);
+    expect(moved.status, moved.stderr).toBe(4);
+    expect(moved.stderr.trim().split('\n')).toHaveLength(1);
+    expect(jsonError(moved.stderr).message).toMatch(/^--request: fetching http:\/\/127\.0\.0\.1:\d+\/…: fetch failed \(unexpected redirect\)$/);
+    expect(moved.stdout).toBe('');
+  });
+
+  it('refuses --post when the request names no callback, and a callback off this machine, before proving anything', async () => {
+    const post = await refused(['--request', requestFile(request()), '--post']);
+    expect(post).toMatchObject({ message: "--post: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier", field: '--post' });
+    const remote = requestFile(request((message) => (message.body.callbackUrl = 'https://verifier.example/callback?sessionId=1')));
+    // A scope no credential satisfies, with a callback on this machine: refused, nothing posted.
+    const local = requestFile(request((message) => (message.body.callbackUrl = `${base}/callback?sessionId=1`)));
+    expect((await refused(['--request', local, '--post'])).message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): no held credential satisfies it: /);
+    expect((await refused(['--request', remote, '--post'])).message).toBe(
+      "--post (the request's callbackUrl): verifier.example is not this machine; vc reaches no other host unless you say so (--allow-remote, https only)",
+    );
+    expect(hits).toBe(0);
+  });
+
+  it('refuses a circuit vc does not answer, and accept profiles without authV2, naming what vc answers', async () => {
+    const mtp = requestFile(request((message) => ((message.body.scope as Array<Record<string, unknown>>)[0]!.circuitId = 'credentialAtomicQueryMTPV2')));
+    expect((await refused(['--request', mtp])).message).toMatch(/: scope 7 \(KYCAgeCredential birthday \$lt\) asks for a credentialAtomicQueryMTPV2 proof; vc answers credentialAtomicQueryV3 proof requests only$/);
+    const authV3 = requestFile(request((message) => (message.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16'])));
+    expect((await refused(['--request', authV3])).message).toMatch(
+      /: the request accepts iden3comm\/v1;env=application\/iden3-zkp-json;circuitId=authV3;alg=groth16; vc answers only iden3comm\/v1;env=application\/iden3-zkp-json;circuitId=authV2;alg=groth16$/,
+    );
+  });
+
+  it('refuses a scope no held credential satisfies, naming the scope and why', async () => {
+    const message = (await refused(['--request', requestFile(request())])).message;
+    expect(message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): no held credential satisfies it: the holder has no iden3 KYCAgeCredential credential with the context https:\/\/example\.org\/… and a proof the request can use/);
+    expect((await refused(['--request', requestFile(request()), '--id', 'urn:uuid:00000000-0000-4000-8000-000000000000'])).message).toMatch(/urn:uuid:00000000-0000-4000-8000-000000000000/);
+    expect(hits).toBe(0);
+  });
+});
+
+describe("vc holder respond --post: the verifier's answer", () => {
+  it('is a failure (exit 1) in one line with the status and the reason when not 2xx, and none when 2xx', () => {
+    const result = { token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [] };
+    const url = 'http://127.0.0.1:4000/callback?sessionId=r1';
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 200, body: { verified: true } } })).toBeUndefined();
+    expect(iden3commRespond.failure!(result)).toBeUndefined();
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 422, body: { verified: false, reason: 'replayed: this token was accepted already' } } })).toBe(
+      `the verifier at ${url} answered 422: replayed: this token was accepted already`,
+    );
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 404, body: { error: { code: 'not_found', message: 'no session' } } } })).toBe(`the verifier at ${url} answered 404: no session`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 400, body: { detail: 1 } } })).toBe(`the verifier at ${url} answered 400: {"detail":1}`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 500, body: 'line one\nline two' } })).toBe(`the verifier at ${url} answered 500: line one`);
+    expect(iden3commRespond.failure!({ ...result, posted: { url, status: 502, body: null } })).toBe(`the verifier at ${url} answered 502`);
+  });
+});

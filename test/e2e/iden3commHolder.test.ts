@@ -1,0 +1,149 @@
+/**
+ * Issue 28, "an independent verifier accepts vc's answers", off chain, with one answer (an authV2
+ * and a V3 proof) for everything: `vc serve --role verifier` makes a session whose request asks for
+ * a credentialAtomicQueryV3 proof disclosing the birthday of a KYCAgeCredential (the very message
+ * @iden3/js-iden3-auth 1.14's createAuthorizationRequest makes for the same verifier, scope,
+ * callback and expiry); `vc holder respond` reads it through its request_uri, answers it from the
+ * holder's store (a credential vc issued with a signature proof, no state transition) and posts the
+ * token to the session's callback: the session turns verified. @iden3/js-iden3-auth, used directly
+ * (its Verifier on vc's circuit files, its EthStateResolver on the embedded chain's State
+ * contract), accepts the same token with fullVerify, query proof included, and refuses it with one
+ * byte of its proof or of its payload changed; `vc verifier verify --jwz` sees it as a replay.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { auth, resolver } from '@iden3/js-iden3-auth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, registerNetworkOf } from './support/jsSdkIssuer.js';
+
+type Json = Record<string, unknown>;
+const LONG = 900_000;
+const BIRTHDAY = 19960424;
+
+const tmp = tempDir('vc-iden3comm-holder-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+const file = (name: string): string => path.join(tmp.dir, name);
+const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
+const ok = (run: VcRun): VcRun => {
+  expect(run.status, run.stderr).toBe(0);
+  return run;
+};
+
+let holder: string;
+let request: ReturnType<typeof auth.createAuthorizationRequest> & { expires_time: number; created_time: number };
+let token: string;
+let answer: Json & { posted: { status: number; body: Json }; scope: Array<{ id: number; circuitId: string; credential: string }> };
+let verifier: auth.Verifier;
+let credentialId: string;
+let verifierService: VcServer | undefined;
+let base: string;
+
+beforeAll(async () => {
+  holder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
+  const chain = ok(await vc(['chain', 'up'])).json<{ rpcUrl: string; chainId: number; contracts: { state: string } }>();
+  ok(await vc(['documents', 'add', CONTEXT_URL, CONTEXT_FILE]));
+  ok(await vc(['documents', 'add', SCHEMA_URL, SCHEMA_FILE]));
+  const network = registerNetworkOf(holder, chain.chainId);
+  // js-iden3-auth is loaded as CommonJS, and so is its js-iden3-core: a module instance of its own,
+  // whose registry of DID networks must learn the local chain's too.
+  const cjsCore = createRequire(import.meta.url)('@iden3/js-iden3-core') as typeof import('@iden3/js-iden3-core');
+  cjsCore.registerDidMethodNetwork({ method: network.method, blockchain: network.blockchain, network: network.networkId, networkFlag: cjsCore.Id.fromString(holder.split(':')[4]!).type()[1]!, chainId: chain.chainId });
+  const circuits = ok(await vc(['circuits', 'build', '--circuit', 'authV2,credentialAtomicQueryV3-16-16-64'])).json<{ dir: string }>();
+
+  // vc issues to its own holder (kept in the holder's store): a signature proof, no state transition.
+  writeFileSync(file('subject.json'), JSON.stringify({ birthday: BIRTHDAY, documentType: 2 }));
+  const issued = ok(await vc(['issuer', 'issue', '--holder', holder, '--type', 'KYCAgeCredential', '--context-file', CONTEXT_FILE, '--schema', SCHEMA_FILE, '--subject', file('subject.json'), '--proof', 'sig']));
+  credentialId = issued.json<{ credential: { id: string } }>().credential.id;
+
+  // The verifier's session, and vc's holder answering it through its request_uri, posting to its callback.
+  verifierService = await startVcServe(home, ['--role', 'verifier'], { env });
+  base = verifierService.urls.verifier!;
+  ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$sd', '--reason', 'age check', '--callback', `${base}/callback`, '-o', file('request.json')]));
+  request = JSON.parse(readFileSync(file('request.json'), 'utf8')) as typeof request;
+  ok(await vc(['holder', 'respond', '--request', `iden3comm://?request_uri=${base}/auth-requests/${request.id}`, '--post', '-o', file('answer.json')]));
+  answer = JSON.parse(readFileSync(file('answer.json'), 'utf8')) as typeof answer;
+  token = String(answer.token);
+
+  verifier = await auth.Verifier.newVerifier({
+    stateResolver: { [`${network.blockchain}:${network.networkId}`]: new resolver.EthStateResolver(chain.rpcUrl, chain.contracts.state) },
+    circuitsDir: circuits.dir,
+    documentLoader: documentLoader as never,
+  });
+}, LONG);
+
+afterAll(async () => {
+  await verifierService?.stop();
+  runVc(['chain', 'down'], { home, env });
+  tmp.cleanup();
+});
+
+describe('vc holder respond --post, to a session of vc serve --role verifier', () => {
+  it("answers the session's request with the held credential, proved with the small V3 circuit; the session is verified", async () => {
+    expect(answer).toMatchObject({ request: request.id, thid: request.thid, from: holder, to: request.from, scope: [{ id: request.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: credentialId }] });
+    expect(answer.posted).toMatchObject({ status: 200, body: { verified: true, request: request.id, from: holder, disclosed: { birthday: String(BIRTHDAY) } } });
+    const status = (await (await fetch(`${base}/auth-requests/${request.id}/status`)).json()) as Json;
+    expect(status).toMatchObject({ id: request.id, status: 'verified', from: holder, disclosed: { birthday: String(BIRTHDAY) } });
+    // vc verifier verify --jwz: the same token was accepted once already.
+    writeFileSync(file('answer.jwz'), token);
+    const again = await vc(['verifier', 'verify', '--jwz', file('answer.jwz'), '--request', file('request.json')]);
+    expect(again.status, again.stderr).toBe(1);
+    expect(again.json<Json>()).toMatchObject({ verified: false, reason: expect.stringMatching(/^replayed: /) });
+  }, LONG);
+});
+
+describe('vc holder respond: a request js-iden3-auth made, which no held credential satisfies', () => {
+  it('is refused before any proof, naming the scope and why', async () => {
+    const unsatisfiable = auth.createAuthorizationRequest('age check', request.from, '', {
+      scope: [{ id: 77, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: { $lt: 19900101 } } } }],
+      accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+    });
+    const link = `iden3comm://?i_m=${Buffer.from(JSON.stringify(unsatisfiable)).toString('base64')}`;
+    const run = await vc(['holder', 'respond', '--request', link]);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr) as Json).toMatchObject({
+      error: { message: `scope 77 (KYCAgeCredential birthday $lt): no held credential satisfies it: the credential does not satisfy the query: credentialSubject.birthday = ${BIRTHDAY} is not $lt 19900101` },
+    });
+  });
+});
+
+describe('the same answer, verified by @iden3/js-iden3-auth', () => {
+  it("the request is the message js-iden3-auth's createAuthorizationRequest makes for the same verifier, scope, callback and expiry", () => {
+    const made = auth.createAuthorizationRequest('age check', request.from, request.body.callbackUrl, {
+      scope: request.body.scope,
+      accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
+      expires_time: new Date(request.expires_time * 1000),
+    });
+    // Only the fresh uuid and the creation time differ, and the js-sdk 1.45 (vc's) writes an empty
+    // message (body.message "") where js-iden3-auth writes none: the same to verifiers (both read "").
+    expect(made.body.message).toBeUndefined();
+    expect(request.body.message).toBe('');
+    expect(request).toEqual(JSON.parse(JSON.stringify({ ...made, body: { ...made.body, message: '' }, id: request.id, thid: request.thid, created_time: request.created_time })));
+  });
+
+  it("is accepted by js-iden3-auth's fullVerify: the auth proof, the sender, the query proof, the states", async () => {
+    const response = await verifier.fullVerify(token, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 });
+    expect(response).toMatchObject({ type: 'https://iden3-communication.io/authorization/1.0/response', from: holder, to: request.from, thid: request.thid });
+    const [proof] = response.body.scope;
+    expect(proof).toMatchObject({ id: request.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64' });
+    // The birthday is disclosed ($sd): the operatorOutput signal (6th of the V3 signals).
+    expect(proof!.pub_signals[5]).toBe(String(BIRTHDAY));
+  }, LONG);
+
+  it('is refused by js-iden3-auth with one byte of its proof or of its payload changed', async () => {
+    const [header, payload, proof] = token.split('.') as [string, string, string];
+    const proofText = Buffer.from(proof, 'base64url').toString('utf8');
+    const at = proofText.indexOf('"pi_a":["') + 12;
+    const changedProof = proofText.slice(0, at) + (proofText[at] === '1' ? '2' : '1') + proofText.slice(at + 1);
+    await expect(verifier.fullVerify(`${header}.${payload}.${Buffer.from(changedProof).toString('base64url')}`, request)).rejects.toThrow('bad point: equation left != right');
+
+    const payloadText = Buffer.from(payload, 'base64url').toString('utf8');
+    // One digit of the query proof's disclosed birthday, inside the signed payload.
+    const changedPayload = payloadText.replace(`"${BIRTHDAY}"`, `"${BIRTHDAY + 1}"`);
+    expect(changedPayload).not.toBe(payloadText);
+    await expect(verifier.fullVerify(`${header}.${Buffer.from(changedPayload).toString('base64url')}.${proof}`, request)).rejects.toThrow('challenge is not equal to message hash');
+  }, LONG);
+});
