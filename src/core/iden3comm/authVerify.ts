@@ -11,22 +11,19 @@
  * input that is no JWZ at all is an InputError.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Context } from '../../context.js';
 import type { IStateStorage, StateInfo } from '@0xpolygonid/js-sdk';
-import { ConflictError, InputError, NotFoundError, TooLargeError, VcError, VerificationError, describeError } from '../../errors.js';
+import { ConflictError, InputError, NotFoundError, TooLargeError, describeError } from '../../errors.js';
 import { latestStateOnChain } from '../../iden3/chainState.js';
 import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { FieldNamer } from '../validate.js';
 import type { OnDemandCircuitId } from '../../circuits/sources.js';
 import { conditionOperator } from '../pbq/pbqSchemas.js';
+import { Refusal, authV2VerificationKey, parseJwz, refusalOf, unpackAuthV2Jwz } from './authJwz.js';
 import { AUTH_REQUESTS_NS, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
 
 /** The largest token read: an answer with one V3 proof is about 10 KB. */
 export const MAX_JWZ_BYTES = 256 * 1024;
-/** How long after the State contract replaced a GIST root an auth proof naming it is still accepted (the js-sdk's default). */
-export const AUTH_GIST_WINDOW_MS = 5 * 60 * 1000;
 /** How long after an issuer's state was replaced a proof naming it is still accepted, and how old a proof may be (the js-sdk's defaults). */
 export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
 /** Store namespace of the answers accepted, by the SHA-256 of the message hash their auth proof signs. */
@@ -73,21 +70,6 @@ export interface AuthVerifyResult {
   proofs?: VerifiedScopeProof[];
   /** The disclosed values by field ($sd queries). */
   disclosed?: Record<string, string>;
-}
-
-/** A refusal: an answer that is a JWZ but does not verify. */
-class Refusal extends Error {}
-
-/** True for vc's errors that are no verdict on the token (the chain unreachable, the configuration, the store): they stay errors. */
-function isOperationalError(error: unknown): boolean {
-  return error instanceof VcError && !(error instanceof InputError) && !(error instanceof VerificationError);
-}
-
-/** Library errors and the contract's refusals become refusals; operational errors are thrown. */
-function refusalOf(error: unknown, prefix: string): Refusal {
-  if (error instanceof Refusal) return error;
-  if (isOperationalError(error)) throw error;
-  return new Refusal(`${prefix}${describeError(error)}`);
 }
 
 /**
@@ -214,18 +196,10 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   const refused = (reason: string, from?: string): AuthVerifyResult => ({ verified: false, request: request.id, ...(from === undefined ? {} : { from }), reason });
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
-  const jwz = await import('@iden3/js-jwz');
-  let parsed: Awaited<ReturnType<typeof jwz.Token.parse>>;
-  let messageHash: Uint8Array;
-  try {
-    parsed = await jwz.Token.parse(token);
-    messageHash = await parsed.getMessageHash();
-  } catch (error) {
-    throw new InputError(`${names('jwz')}: not a JWZ token: ${describeError(error)}`, { field: 'jwz', cause: error });
-  }
+  const parsed = await parseJwz(token, names);
   // Replays are known by what the auth proof signs (the header and the message), not by the
   // token's text: the same message with its proof re-encoded or re-randomised is the same answer.
-  const tokenKey = createHash('sha256').update(messageHash).digest('hex');
+  const tokenKey = createHash('sha256').update(parsed.messageHash).digest('hex');
   const seen = ctx.store.get<AcceptedToken>(ACCEPTED_TOKENS_NS, tokenKey);
   // The command's own result, not delivered (killed before its output): given again.
   if (seen?.undelivered !== undefined && channel === 'command' && seen.request === request.id) return seen.undelivered;
@@ -238,51 +212,9 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
     return refused(`the token is proved with ${parsed.alg}:${parsed.circuitId}; the request accepts groth16:authV2 only`);
   }
   const circuitsDir = await verificationCircuitsDir(ctx);
-  const verificationKey = await readFile(path.join(circuitsDir, 'authV2', 'verification_key.json'));
-
-  // The auth proof's GIST root, judged on vc's chain: current, or replaced within the window.
-  const checkGistRoot = async (circuitId: string, signals: string[]): Promise<boolean> => {
-    if (circuitId !== 'authV2') throw new Refusal(`unexpected auth circuit ${circuitId}`);
-    const auth = new sdk.AuthV2PubSignals().pubSignalsUnmarshal(new TextEncoder().encode(JSON.stringify(signals)));
-    let info;
-    try {
-      info = await iden3.states.getGISTRootInfo(auth.GISTRoot.bigInt(), auth.userID.bigInt());
-    } catch (error) {
-      throw refusalOf(error, `the auth proof's GIST root ${auth.GISTRoot.bigInt()} is not one of the State contract's: `);
-    }
-    if (info.root !== auth.GISTRoot.bigInt()) throw new Refusal(`the State contract knows no GIST root ${auth.GISTRoot.bigInt()} (it answered for ${info.root})`);
-    if (info.replacedByRoot !== 0n) {
-      const replacedMs = Number(info.replacedAtTimestamp) * 1000;
-      if (now.getTime() - replacedMs > AUTH_GIST_WINDOW_MS) {
-        throw new Refusal(`the auth proof's GIST root was replaced on the State contract at ${new Date(replacedMs).toISOString()}, more than ${AUTH_GIST_WINDOW_MS / 60000} minutes ago`);
-      }
-    }
-    return true;
-  };
-  const authAlg = new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, 'authV2');
-  const packer = new sdk.ZKPPacker(new Map(), new Map([[authAlg.toString(), { key: new Uint8Array(verificationKey), verificationFn: new sdk.VerificationHandlerFunc(checkGistRoot) }]]), {
-    acceptedStateTransitionDelay: AUTH_GIST_WINDOW_MS,
-  });
-  // The proof first, for a reason of its own (the packer below checks it again, then the sender and the GIST root).
-  let proofVerifies: boolean;
-  try {
-    proofVerifies = await parsed.verify(new Uint8Array(verificationKey));
-  } catch (error) {
-    if (isOperationalError(error)) throw error;
-    proofVerifies = false;
-  }
-  if (!proofVerifies) return refused('the auth proof (authV2) does not verify against the token');
-  let message: { type?: string; thid?: string; from?: string; to?: string; body?: { scope?: Array<{ id: number | string; circuitId: string; pub_signals: string[] }> } };
-  try {
-    message = (await packer.unpack(new TextEncoder().encode(token))) as typeof message;
-  } catch (error) {
-    const reason = describeError(error);
-    if (error instanceof Refusal) return refused(error.message);
-    if (isOperationalError(error)) throw error;
-    if (reason === 'message proof is invalid') return refused('the auth proof (authV2) does not verify against the token');
-    if (reason === 'sender of message is not used for jwz token creation') return refused("the message's sender (from) is not the identity whose auth proof signs the token");
-    return refused(`the token does not unpack: ${reason}`);
-  }
+  const unpacked = await unpackAuthV2Jwz(ctx, parsed, await authV2VerificationKey(ctx, circuitsDir));
+  if (!unpacked.ok) return refused(unpacked.reason);
+  const message = unpacked.message as { type?: string; thid?: string; from?: string; to?: string; body?: { scope?: Array<{ id: number | string; circuitId: string; pub_signals: string[] }> } };
   const from = typeof message.from === 'string' ? message.from : undefined;
   if (message.type !== AUTH_RESPONSE_TYPE) return refused(`the token carries a ${String(message.type)} message, not an authorization response`, from);
   if (message.thid !== request.thid) return refused(`the token answers request ${String(message.thid)}, not ${request.thid}`, from);
