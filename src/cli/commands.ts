@@ -49,6 +49,27 @@ function circuitsLine(info: CircuitsInfo): string {
 
 const short = (value: unknown): string => `${String(value).slice(0, 32)}...`;
 
+/** --qr and --link of a message (an authorization request, a credential offer): the QR code of its universal link, the links. */
+async function messageLinkLines(message: unknown, input: { qr?: unknown; link?: unknown }, shorten: string, otherwise: string): Promise<string | undefined> {
+  if (input.qr !== true && input.link !== true) return undefined;
+  const { messageLinks } = await import('../core/iden3comm/authRequest.js');
+  const links = messageLinks(message);
+  const lines: string[] = [];
+  if (input.qr === true) {
+    const { default: QRCode } = await import('qrcode');
+    try {
+      lines.push((await QRCode.toString(links.universalLink, { type: 'terminal', small: true })).trimEnd());
+    } catch {
+      // Over a QR code's capacity (about 2,900 bytes at the lowest error correction): the message
+      // is made (and recorded) all the same; say so instead of failing.
+      lines.push(`(no QR code: the universal link is ${links.universalLink.length} characters, more than a QR code holds; shorten ${shorten}, or ${otherwise})`);
+    }
+  }
+  if (input.link === true || input.qr === true) lines.push(links.universalLink);
+  if (input.link === true) lines.push(links.deepLink);
+  return lines.join('\n');
+}
+
 interface PsNode {
   home: string;
   chainId: number;
@@ -261,6 +282,28 @@ elsewhere re-imports the new copy (\`vc holder credentials import\`): the held o
   },
   { path: 'issuer credentials', operation: pbq.pbqIssued, help: 'Examples:\n  $ vc issuer credentials\n  $ vc issuer credentials --id urn:uuid:6f1c... -o passport.json' },
   {
+    path: 'issuer offer',
+    operation: iden3comm.iden3commOffer,
+    flags: { holder: 'holder <did>', id: 'id <id...>', url: 'url <url>' },
+    summary: summary<{ id: string; to: string; body: { credentials: unknown[]; url: string } }>(
+      (result) => `credential offer ${result.id} to ${short(result.to)}: ${result.body.credentials.length} credential${result.body.credentials.length === 1 ? '' : 's'}, fetched from ${result.body.url}`,
+    ),
+    display: async (result: { id: string }, input) => messageLinkLines(result, input, 'the agent URL (--url)', 'offer fewer credentials at a time'),
+    help: `Examples:
+  $ vc issuer offer --holder did:polygonid:... --id urn:uuid:6f1c... -o offer.json
+  $ vc issuer offer --holder did:polygonid:... --id urn:uuid:6f1c... --id urn:uuid:8a2d... --qr
+  $ vc holder fetch --offer offer.json     # the holder's side
+
+The offer (iden3comm credentials/1.0/offer, as the js-sdk's FetchHandler reads it) comes from this
+wallet's issuer DID to the holder and names credentials this issuer issued to that holder (vc issuer
+credentials lists them; another's credential, or one it did not issue, is refused). body.url is the
+issuer's agent, where the holder's wallet posts a fetch-request packed as a JWZ (authV2, the
+holder's proof) and gets the credential: default VC_ISSUER_URL (or the served issuer's URL) +
+/agent, so \`vc serve --role issuer\` must be running there. The JSON goes to stdout or -o FILE;
+--qr shows the universal link (https://wallet.privado.id/#i_m=<base64 of the offer>) as a QR code
+for a terminal, --link the universal link and the iden3comm://?i_m= deep link.`,
+  },
+  {
     path: 'issuer revoke',
     operation: pbq.pbqRevoke,
     label: 'iden3',
@@ -343,6 +386,29 @@ session get a nullifier from its proofs; the identity's keys prove for it.`,
 iden3 credential of the request's type, context and allowed issuers (a note says so when several).
 The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
+  },
+  {
+    path: 'holder fetch',
+    operation: iden3comm.iden3commHolderFetch,
+    flags: { offer: 'offer <file|link>' },
+    linkOrFile: ['offer'],
+    summary: summary<{ offer: string; issuer: string; stored: Array<{ id: string; alreadyHeld: boolean }> }>(
+      (result) => `fetched ${result.stored.length} credential${result.stored.length === 1 ? '' : 's'} of offer ${result.offer} from ${short(result.issuer)}: ${result.stored.map((item) => `${item.id}${item.alreadyHeld ? ' (already held)' : ''}`).join(', ')}`,
+    ),
+    help: `Examples:
+  $ vc holder fetch --offer offer.json
+  $ vc holder fetch --offer 'iden3comm://?i_m=eyJpZCI6...'
+  $ vc holder fetch --offer 'https://wallet.privado.id/#i_m=eyJpZCI6...' --allow-remote
+
+Fetches the credentials of an iden3comm credentials/1.0/offer (vc issuer offer's, or another
+issuer's) as a Privado ID wallet does: for each credential offered, a credentials/1.0/fetch-request
+from the offer's recipient (an identity of this wallet) is packed as a JWZ whose auth proof is
+authV2 and posted to the offer's body.url (the issuer's agent); the credential of its
+issuance-response is kept in the holder's store with the checks of vc holder credentials import
+(its proof, its status, its subject), all of them or none. vc reaches only this machine
+(127.0.0.1, localhost, ::1) unless --allow-remote is given, and then over https only; each exchange
+has a time and size limit and follows no redirect. Exit 2 for an offer that is not one, is not for
+this wallet or names an unreachable agent; exit 1 when the agent refuses.`,
   },
   {
     path: 'holder respond',
@@ -535,27 +601,7 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
     summary: summary<{ id: string; from: string; expires_time?: number }>(
       (result) => `authorization request ${result.id} from ${short(result.from)}${result.expires_time === undefined ? '' : `, expires ${new Date(result.expires_time * 1000).toISOString()}`}`,
     ),
-    display: async (result: { id: string }, input) => {
-      if (input.qr !== true && input.link !== true) return undefined;
-      const { messageLinks } = await import('../core/iden3comm/authRequest.js');
-      const links = messageLinks(result);
-      const lines: string[] = [];
-      if (input.qr === true) {
-        const { default: QRCode } = await import('qrcode');
-        try {
-          lines.push((await QRCode.toString(links.universalLink, { type: 'terminal', small: true })).trimEnd());
-        } catch {
-          // Over a QR code's capacity (about 2,900 bytes at the lowest error correction): the request
-          // is made and recorded all the same; say so instead of failing.
-          lines.push(
-            `(no QR code: the universal link is ${links.universalLink.length} characters, more than a QR code holds; shorten --callback or --reason, or serve the request (vc serve --role verifier) and link it by iden3comm://?request_uri=)`,
-          );
-        }
-      }
-      if (input.link === true || input.qr === true) lines.push(links.universalLink);
-      if (input.link === true) lines.push(links.deepLink);
-      return lines.join('\n');
-    },
+    display: async (result: { id: string }, input) => messageLinkLines(result, input, '--callback or --reason', 'serve the request (vc serve --role verifier) and link it by iden3comm://?request_uri='),
     help: `Examples:
   $ vc verifier auth-request --field birthDate --op '$lt' --value 20010101 -o req.json
   $ vc verifier auth-request --type KYCAgeCredential --context-url URL --field birthday --op '$sd' --qr -o req.json

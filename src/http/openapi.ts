@@ -208,6 +208,15 @@ export function buildOpenApiDocument(role: Role, routes: readonly HttpRoute[], o
       const required = route.bodyField !== undefined || (input.required ?? []).length > 0;
       const example = requestBodyExample(route);
       operation.requestBody = { required, content: { 'application/json': { schema: body, ...(example === undefined ? {} : { example }) } } };
+      if (route.textAlternative !== undefined) {
+        // Also a text body (a JWZ token), the input of another operation: its summary says what it does.
+        const { field, operation: other } = route.textAlternative;
+        const input = jsonSchema(other.input, 'input') as { properties?: Record<string, Json> };
+        const textExample = (OPERATION_EXAMPLES[other.name]?.input as Json | undefined)?.[field];
+        const text = { schema: { ...(input.properties?.[field] ?? { type: 'string' }), description: `${other.summary}` }, ...(textExample === undefined ? {} : { example: textExample }) };
+        (operation.requestBody as { content: Record<string, Json> }).content['application/iden3-zkp-json'] = text;
+        (operation.requestBody as { content: Record<string, Json> }).content['text/plain'] = text;
+      }
     }
     if (route.idempotent === true) {
       const header = {

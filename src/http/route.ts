@@ -30,6 +30,12 @@ export interface HttpRoute {
    */
   textBody?: string;
   /**
+   * A text body (text/plain or application/iden3-zkp-json: a JWZ token) is also taken, as the
+   * input field `field` of this other operation (the issuer's agent: plain JSON messages, or a
+   * fetch-request packed as a JWZ); a JSON body goes to the route's operation.
+   */
+  textAlternative?: { field: string; operation: AnyOperation };
+  /**
    * The operation runs BBS+ calls on the worker pool: while the pool's queue is full, a request
    * is refused with 503 before its body is read (refusing after parsing a large body would cost
    * the event loop as much as the request).
@@ -90,6 +96,7 @@ export function httpFieldName(route: HttpRoute, path: string): { where: string; 
     ? path.slice(route.bodyField.length).replace(/^\./, '')
     : path;
   if (route.textBody !== undefined && local === route.textBody) return { where: 'request body', field: undefined };
+  if (route.textAlternative !== undefined && local === route.textAlternative.field) return { where: 'request body', field: undefined };
   if (route.method === 'POST' && route.textBody === undefined) return { where: local === '' ? 'request body' : `request body: field ${local}`, field: local === '' ? undefined : local };
   // GET and DELETE: path parameters and the query string.
   const top = local.split(/[.[]/, 1)[0]!;

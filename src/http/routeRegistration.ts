@@ -81,7 +81,7 @@ export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes
       method: route.method,
       url: route.path,
       // Read by the body parsers (plugins/jsonBody.ts): a text body goes to this route only.
-      config: { textBody: route.textBody !== undefined },
+      config: { textBody: route.textBody !== undefined, textAlso: route.textAlternative !== undefined },
       // A full worker queue refuses the request before its body is read and parsed.
       ...(route.pooled === true
         ? {
@@ -98,15 +98,17 @@ export const routeRegistration = rootPlugin<RouteRegistrationOptions>('vc-routes
       handler: async (request, reply) => {
         setFieldRenderer(request, (field) => (field === undefined ? undefined : httpFieldName(route, field).field));
         // What the request may set is checked first (an omitted field is refused, not overridden).
-        const given = requestInput(route, request);
-        const input = { ...(parseInput(schema, given, names) as Record<string, unknown>), ...route.fixed };
+        const alternative = route.textAlternative !== undefined && typeof request.body === 'string' ? route.textAlternative : undefined;
+        const operation = alternative?.operation ?? route.operation;
+        const given = alternative === undefined ? requestInput(route, request) : { [alternative.field]: request.body };
+        const input = { ...(parseInput(alternative === undefined ? schema : alternative.operation.input, given, names) as Record<string, unknown>), ...route.fixed };
         const ticket = idempotencyTicket(route, request, given);
         const compute = async (): Promise<Answer> => {
-          const run = () => invokeOperation(ctx, route.operation, input, { names, ...(ticket === undefined ? {} : { idempotency: ticket }) });
+          const run = () => invokeOperation(ctx, operation, input, { names, ...(ticket === undefined ? {} : { idempotency: ticket }) });
           // Mutating operations run one at a time (the wallet, the signer's nonces and the prover
           // are shared, across roles too); a coalesced one takes that turn itself, for many calls,
           // and an atomic one (a single store write) needs none.
-          const result = route.operation.mutates === true ? await ctx.exclusive(run) : await run();
+          const result = operation.mutates === true ? await ctx.exclusive(run) : await run();
           return { status: typeof route.status === 'function' ? route.status(result) : (route.status ?? 200), body: result };
         };
         // With an Idempotency-Key, a retry waits for (or is given) the first answer, outside the exclusive turn.

@@ -28,7 +28,7 @@ export const ROUTES: readonly HttpRoute[] = [
   route('issuer', 'POST', '/node', pbq.rhsSaveNodes, { bodyField: 'nodes' }),
   route('issuer', 'GET', '/node/:hash', pbq.rhsReadNode),
   // The iden3comm agent (open without VC_API_TOKEN, as the reverse hash service's reads: holders ask it for statuses).
-  route('issuer', 'POST', '/agent', pbq.pbqAgent),
+  route('issuer', 'POST', '/agent', pbq.pbqAgent, { textAlternative: { field: 'jwz', operation: iden3comm.iden3commAgentFetch } }),
   // Holder.
   route('holder', 'POST', '/did', pbq.pbqHolderDid),
   route('holder', 'POST', '/generate-submit-proof', pbq.pbqProveSubmit, { idempotent: true }),

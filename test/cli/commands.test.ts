@@ -28,7 +28,7 @@ describe('the operation table', () => {
 
   it('reaches every operation from the command line or HTTP, and nothing else', () => {
     for (const operation of OPERATIONS) {
-      const reachable = commandOperations.includes(operation) || LOCAL_COMMANDS.some((local) => local.operation === operation) || ROUTES.some((route) => route.operation === operation);
+      const reachable = commandOperations.includes(operation) || LOCAL_COMMANDS.some((local) => local.operation === operation) || ROUTES.some((route) => route.operation === operation || route.textAlternative?.operation === operation);
       expect(reachable, `${operation.name} has no command and no route`).toBe(true);
     }
     for (const operation of [...commandOperations, ...ROUTES.map((route) => route.operation)]) expect(OPERATIONS).toContain(operation);

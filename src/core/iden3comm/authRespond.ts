@@ -76,7 +76,7 @@ type Scope = { id: number; circuitId: string; query: Record<string, unknown>; pa
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Refuses a URL vc may not reach: not http(s), off this machine without allowRemote, or plain http off this machine. */
-function checkReachable(url: string, allowRemote: boolean, what: string, field: string): URL {
+export function checkReachable(url: string, allowRemote: boolean, what: string, field: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -401,8 +401,8 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   return result;
 }
 
-/** Packs the response as a JWZ: the js-sdk's ZKPPacker proving authV2 with vc's circuit files, the auth inputs from its ProofService. */
-async function packAuthResponse(ctx: Context, response: Record<string, unknown>, holder: import('@iden3/js-iden3-core').DID): Promise<string> {
+/** Packs the response (or another iden3comm message from the holder, a fetch-request) as a JWZ: the js-sdk's ZKPPacker proving authV2 with vc's circuit files, the auth inputs from its ProofService. */
+export async function packAuthResponse(ctx: Context, response: Record<string, unknown>, holder: import('@iden3/js-iden3-core').DID): Promise<string> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
   const { proofService, circuitsDir } = await getIden3Prover(ctx, 'iden3comm');

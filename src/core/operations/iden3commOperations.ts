@@ -165,3 +165,62 @@ export const iden3commRespond = defineOperation({
     return `the verifier at ${posted.url} answered ${posted.status}${reason === '' ? '' : `: ${reason.split('\n')[0]!.slice(0, 300)}`}`;
   },
 });
+
+/** An iden3comm message as vc's agent answers it (the fields every message has; the body by type). */
+const agentAnswerSchema = z.looseObject({ id: z.string(), typ: z.string(), type: z.string(), thid: z.string(), from: z.string(), to: z.string().optional(), body: z.unknown() });
+
+export const iden3commOffer = defineOperation({
+  name: 'pbq.offer',
+  summary:
+    "make an iden3comm credential offer (credentials/1.0/offer) from the wallet's issuer DID to a holder, for credentials this issuer issued to that holder: a wallet fetches them from the issuer's agent (POST /agent) with a JWZ-authenticated fetch-request",
+  input: z.strictObject({
+    holder: z.string().min(1).max(512).describe("the holder's iden3 DID (the credentials' subject)"),
+    id: z.array(z.string().min(1).max(256)).min(1, 'give at least one credential id (vc issuer credentials lists them)').max(32).describe('the credentials offered (their ids, urn:uuid:...)'),
+    url: z.string().min(1).max(2048).describe("the issuer agent's URL the wallet posts its fetch-request to (default: VC_ISSUER_URL, or the served issuer's URL, + /agent)").optional(),
+    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
+    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+  }),
+  result: agentAnswerSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { createCredentialOffer } = await import('../iden3comm/credentialOffer.js');
+    return (await createCredentialOffer(ctx, input, call.names)) as unknown as z.output<typeof agentAnswerSchema>;
+  },
+});
+
+export const iden3commAgentFetch = defineOperation({
+  name: 'pbq.agentFetch',
+  summary:
+    "the issuer's iden3comm agent, given a JWZ (application/iden3-zkp-json): answers a credentials/1.0/fetch-request whose authV2 proof is the credential subject's with a plain credentials/1.0/issuance-response carrying the credential",
+  input: z.strictObject({
+    jwz: z.string().min(1, 'empty; expected a JWZ token (header.payload.proof)').describe('the fetch-request packed as a JWZ (authV2)'),
+  }),
+  result: agentAnswerSchema,
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { answerFetchRequest } = await import('../iden3comm/credentialFetch.js');
+    return answerFetchRequest(ctx, input.jwz, call.names);
+  },
+});
+
+export const iden3commHolderFetch = defineOperation({
+  name: 'pbq.holderFetch',
+  summary:
+    "fetch the credentials of an iden3comm credential offer as a wallet: for each, a credentials/1.0/fetch-request packed as a JWZ (authV2) is posted to the offer's agent URL, and the credential answered is kept in the holder's store (with the import checks)",
+  input: z.strictObject({
+    offer: z.string().min(1, 'empty; expected a credential offer').describe('the offer (credentials/1.0/offer): a file holding it, or an iden3comm://?i_m= or universal link (https://...#i_m=) carrying it'),
+    allowRemote: z.boolean().describe("let the offer's agent URL be on another host than this machine (https only); without it, only 127.0.0.1, localhost and ::1").optional(),
+  }),
+  result: z.object({
+    offer: z.string(),
+    issuer: z.string(),
+    holder: z.string(),
+    url: z.string(),
+    stored: z.array(z.looseObject({ id: z.string(), alreadyHeld: z.boolean() })),
+  }),
+  mutates: true,
+  run: async (ctx, input, call) => {
+    const { fetchOfferedCredentials } = await import('../iden3comm/holderFetch.js');
+    return fetchOfferedCredentials(ctx, input, call.names);
+  },
+});

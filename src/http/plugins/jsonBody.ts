@@ -16,8 +16,10 @@ export const jsonBody = rootPlugin<{ bodyLimit: number }>('vc-json-body', async 
   app.removeContentTypeParser('application/json');
   // A route whose body is text (a JWZ token a wallet posts) takes text/plain and application/iden3-zkp-json only.
   const takesText = (request: FastifyRequest): boolean => (request.routeOptions.config as { textBody?: boolean } | undefined)?.textBody === true;
+  // A route may take either (the issuer's agent: a plain JSON message, or a JWZ token).
+  const alsoText = (request: FastifyRequest): boolean => (request.routeOptions.config as { textAlso?: boolean } | undefined)?.textAlso === true;
   app.addContentTypeParser(['text/plain', 'application/iden3-zkp-json'], { parseAs: 'string', bodyLimit }, (request, body, done) => {
-    if (!takesText(request)) {
+    if (!takesText(request) && !alsoText(request)) {
       done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
       return;
     }
