@@ -248,6 +248,18 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       posted: { url: AUTH_REQUEST.body.callbackUrl, status: 200, body: AUTH_VERIFIED },
     },
   },
+  'pbq.agentFetch': {
+    input: { jwz: JWZ_EXAMPLE },
+    result: {
+      id: '5e2c7a90-3b1d-4f6e-a8c2-9d0b1e4f7a36',
+      typ: 'application/iden3comm-plain-json',
+      type: 'https://iden3-communication.io/credentials/1.0/issuance-response',
+      thid: '2b8f0c1d-6e4a-4b7f-9c3d-1a5e7f9b0d24',
+      from: ISSUER_DID,
+      to: HOLDER_DID,
+      body: { credential: PBQ_CREDENTIAL },
+    },
+  },
   'pbq.authStatus': {
     input: { id: AUTH_REQUEST.id },
     result: { id: AUTH_REQUEST.id, status: 'verified', from: HOLDER_DID, disclosed: { birthDate: '19900101' }, updatedAt: '2025-01-01T00:00:05.000Z' },

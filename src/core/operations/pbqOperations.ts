@@ -355,7 +355,7 @@ const plainMessageSchema = z.looseObject({
 export const pbqAgent = defineOperation({
   name: 'pbq.agent',
   summary:
-    "the issuer's iden3comm agent: answers a plain revocation/1.0/request-status message (a credential with an Iden3commRevocationStatusV1.0 status) with the issuer's roots and the nonce's Merkle proof at the state the chain holds",
+    "the issuer's iden3comm agent: answers a plain revocation/1.0/request-status message (a credential with an Iden3commRevocationStatusV1.0 status) with the issuer's roots and the nonce's Merkle proof at the state the chain holds; a JWZ body (application/iden3-zkp-json) is a credentials/1.0/fetch-request, answered with the credential (credentials/1.0/issuance-response)",
   input: plainMessageSchema,
   result: z.looseObject({ id: z.string(), typ: z.string(), type: z.string(), thid: z.string(), from: z.string(), body: z.unknown() }),
   mutates: false,
