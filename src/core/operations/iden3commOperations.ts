@@ -181,7 +181,8 @@ export const iden3commOffer = defineOperation({
     link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
   }),
   result: agentAnswerSchema,
-  mutates: false,
+  // The wallet's issuer identity is created on first use.
+  mutates: true,
   run: async (ctx, input, call) => {
     const { createCredentialOffer } = await import('../iden3comm/credentialOffer.js');
     return (await createCredentialOffer(ctx, input, call.names)) as unknown as z.output<typeof agentAnswerSchema>;
