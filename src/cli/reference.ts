@@ -32,6 +32,8 @@ export function renderOperationTable(): string {
     const http = roles.length === 3 && new Set(routes.map((route) => `${route.method} ${route.path}`)).size === routes.length / 3
       ? [...new Set(routes.map((route) => `every role: \`${route.method} ${route.path}\``))]
       : routes.map((route) => `${route.role}: \`${route.method} ${route.path}\``);
+    // A route whose text body (a JWZ token) goes to this operation.
+    for (const route of ROUTES.filter((candidate) => candidate.textAlternative?.operation === operation)) http.push(`${route.role}: \`${route.method} ${route.path}\` (a JWZ body)`);
     rows.push(`| \`${operation.name}\` | ${commands.join('<br>') || '—'} | ${http.join('<br>') || '—'} | ${operation.mutates === false ? 'no' : 'yes'} | ${cell(operation.summary)} |`);
   }
   for (const local of LOCAL_COMMANDS.filter((candidate) => candidate.operation === undefined)) {
