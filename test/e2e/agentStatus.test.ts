@@ -115,7 +115,7 @@ describe("vc's issuer agent, read by the js-sdk's AgentResolver", () => {
   it('refuses bad messages with a 4xx and a JSON error body, never a 500', async () => {
     const issuer = String(credential.issuer);
     const cases: Array<[unknown, number, RegExp]> = [
-      [requestStatus(issuer, status.revocationNonce, { type: 'https://iden3-communication.io/credentials/1.0/fetch-request' }), 422, /^type "https:\/\/iden3-communication.io\/credentials\/1.0\/fetch-request": vc's agent answers https:\/\/iden3-communication.io\/revocation\/1.0\/request-status only$/],
+      [requestStatus(issuer, status.revocationNonce, { type: 'https://iden3-communication.io/credentials/1.0/fetch-request' }), 422, /^type "https:\/\/iden3-communication.io\/credentials\/1.0\/fetch-request": vc's agent answers https:\/\/iden3-communication.io\/revocation\/1.0\/request-status only in a plain message \(a credentials\/1.0\/fetch-request comes as a JWZ, application\/iden3-zkp-json\)$/],
       [requestStatus(issuer, status.revocationNonce, { typ: 'application/iden3-zkp-json' }), 422, /^typ "application\/iden3-zkp-json": vc's agent reads plain messages/],
       [requestStatus(issuer, -1), 400, /^body.revocation_nonce: expected the credential's revocation nonce \(a whole number\), got -1$/],
       [requestStatus(issuer, '5'), 400, /^body.revocation_nonce: /],

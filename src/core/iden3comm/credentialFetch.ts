@@ -27,6 +27,10 @@ export async function answerFetchRequest(ctx: Context, jwzText: string, names: F
   const token = checkJwzShape(jwzText, names);
   const parsed = await parseJwz(token, names);
   const where = names('jwz');
+  // Before the circuit files are read (built on first use): a token of another proof is refused at once.
+  if (parsed.circuitId !== 'authV2' || parsed.alg !== 'groth16') {
+    throw new VerificationError(`${where}: refused: the token is proved with ${parsed.alg}:${parsed.circuitId}; vc's agent accepts groth16:authV2 only`, { field: 'jwz' });
+  }
   const unpacked = await unpackAuthV2Jwz(ctx, parsed, await authV2VerificationKey(ctx));
   if (!unpacked.ok) throw new VerificationError(`${where}: refused: ${unpacked.reason}`, { field: 'jwz' });
   const message = unpacked.message;

@@ -18,7 +18,8 @@ export async function answerAgentMessage(ctx: Context, message: PlainMessage): P
     throw new UnprocessableError(`typ ${JSON.stringify(message.typ)}: vc's agent reads plain messages (${PLAIN_MEDIA_TYPE}) only`, { field: 'typ' });
   }
   if (message.type !== REVOCATION_STATUS_REQUEST_TYPE) {
-    throw new UnprocessableError(`type ${JSON.stringify(message.type)}: vc's agent answers ${REVOCATION_STATUS_REQUEST_TYPE} only`, { field: 'type' });
+    // A fetch-request comes as a JWZ (the holder's auth proof): src/core/iden3comm/credentialFetch.ts.
+    throw new UnprocessableError(`type ${JSON.stringify(message.type)}: vc's agent answers ${REVOCATION_STATUS_REQUEST_TYPE} only in a plain message (a credentials/1.0/fetch-request comes as a JWZ, application/iden3-zkp-json)`, { field: 'type' });
   }
   const nonce = (message.body as { revocation_nonce?: unknown } | null | undefined)?.revocation_nonce;
   if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) {
