@@ -284,14 +284,14 @@ elsewhere re-imports the new copy (\`vc holder credentials import\`): the held o
   {
     path: 'issuer offer',
     operation: iden3comm.iden3commOffer,
-    flags: { holder: 'holder <did>', id: 'id <id...>', url: 'url <url>' },
+    flags: { holder: 'holder <did>', id: 'id <ids>', url: 'url <url>' },
     summary: summary<{ id: string; to: string; body: { credentials: unknown[]; url: string } }>(
       (result) => `credential offer ${result.id} to ${short(result.to)}: ${result.body.credentials.length} credential${result.body.credentials.length === 1 ? '' : 's'}, fetched from ${result.body.url}`,
     ),
     display: async (result: { id: string }, input) => messageLinkLines(result, input, 'the agent URL (--url)', 'offer fewer credentials at a time'),
     help: `Examples:
   $ vc issuer offer --holder did:polygonid:... --id urn:uuid:6f1c... -o offer.json
-  $ vc issuer offer --holder did:polygonid:... --id urn:uuid:6f1c... --id urn:uuid:8a2d... --qr
+  $ vc issuer offer --holder did:polygonid:... --id urn:uuid:6f1c...,urn:uuid:8a2d... --qr
   $ vc holder fetch --offer offer.json     # the holder's side
 
 The offer (iden3comm credentials/1.0/offer, as the js-sdk's FetchHandler reads it) comes from this

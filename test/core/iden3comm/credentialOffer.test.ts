@@ -63,6 +63,9 @@ describe('vc issuer offer: bad input', () => {
   it('refuses a credential the issuer did not issue, naming --id', async () => {
     const unknown = await refused(['issuer', 'offer', '--holder', DID, '--id', 'urn:uuid:not-issued']);
     expect(unknown.message).toMatch(/^--id: issuer did:\S+ issued no credential urn:uuid:not-issued from this wallet/);
+    // --id takes several, comma-separated: each is checked.
+    const second = await refused(['issuer', 'offer', '--holder', DID, '--id', 'urn:uuid:not-issued-1, urn:uuid:not-issued-2']);
+    expect(second.message).toMatch(/^--id: issuer did:\S+ issued no credential urn:uuid:not-issued-1 from this wallet/);
   });
 });
 
