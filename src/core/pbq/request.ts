@@ -11,6 +11,7 @@ import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
+import { requireContractKind } from '../../chain/contractKind.js';
 import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
 import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
@@ -338,6 +339,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
       field: 'circuitId',
     });
   }
+  if (validator === chain.addresses.v3Validator) await requireContractKind(ctx, 'v3Validator', validator, chain.addresses);
   if (params !== undefined) {
     // The nullifier is bound to this verifier: the UniversalVerifier accepts a request's verifierID
     // when it is 0 or its own (setRequests: VerifierIDIsNotValid otherwise), and the circuit
