@@ -264,4 +264,35 @@ describe('a nullifier: one per holder profile and verifier session', () => {
     const otherStatus = await vc(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS]);
     expect(otherStatus.status, otherStatus.stderr).toBe(1);
   }, LONG);
+
+  // attack-s35: the nullifier is the verifier's sybil check, but only vc's holder refuses a reused
+  // one; a holder that skips that check (the js-sdk, or any other client) gets the same nullifier
+  // accepted from a second address, and `vc verifier status` for that address says isVerified
+  // with nothing to tell the verifier that this nullifier was already counted for DEV_ADDRESS.
+  it("the verifier's status of a second address that proved the same nullifier says it was already used (by whom)", async () => {
+    const request = readJson<CredentialRequest>('nullifier.json');
+    const credential = readJson<{ credential: PbqCredentialInput }>('profile.json').credential;
+    const cheating = new Context({ config: parseConfig({ WALLET_KEY: OTHER_KEY }, home) });
+    try {
+      const { proveAndSubmit } = await import('../../src/core/pbq/prove.js');
+      // What a holder that does not run vc's check does: prove and submit from its second address.
+      await proveAndSubmit(cheating, { credential, request, precheck: false });
+    } finally {
+      await cheating.close();
+    }
+    const first = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
+    const second = await vc(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS]);
+    const status = second.stdout.trim() === '' ? {} : second.json<Json>();
+    // The same nullifier twice: the contracts took it.
+    expect((status.responseFields as Json | undefined)?.nullifier).toBe((first.responseFields as Json).nullifier);
+    // What the verifier reads must say so: what the contract says (verified), the address that
+    // used the nullifier first, and not accepted by vc (exit 1); the first address's status is clean.
+    expect(status).toMatchObject({ isVerified: true, nullifierFirstUsedBy: DEV_ADDRESS });
+    expect(second.status, second.stderr).toBe(1);
+    expect(first.nullifierFirstUsedBy).toBeUndefined();
+    // Without --json, one line names the first address.
+    const text = await runVcInProcess(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS], { home, env });
+    expect(text.status).toBe(1);
+    expect(text.stderr).toContain(`was first used by ${DEV_ADDRESS}`);
+  }, LONG);
 });

@@ -11,6 +11,7 @@ import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
+import { firstUserOfNullifier } from './nullifier.js';
 import { requireContractKind } from '../../chain/contractKind.js';
 import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
 import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
@@ -408,6 +409,12 @@ export interface RequestStatusResult {
   responseFields?: Record<string, string>;
   /** $sd: the disclosed field and its value (the proof's operatorOutput). */
   disclosed?: Record<string, string>;
+  /**
+   * V3 with a nullifier session: the address whose verified proof gave this response's nullifier
+   * first, when it is another one. The contracts accept the same nullifier from a second address
+   * (isVerified stays true); vc does not accept this response (the same holder profile and session).
+   */
+  nullifierFirstUsedBy?: string;
 }
 
 /** The request vc registered, read back from its on-chain metadata (undefined for another party's metadata). */
@@ -442,6 +449,11 @@ export async function readRequestStatus(ctx: Context, options: { request: number
   const [field, condition] = Object.entries(request.query.credentialSubject)[0] ?? [];
   if (field !== undefined && condition !== undefined && conditionOperator(condition).op === '$sd' && fields.operatorOutput !== undefined) {
     result.disclosed = { [field]: fields.operatorOutput.toString() };
+  }
+  // A nullifier (0: the request has no session) another address gave first: a second use.
+  if (fields.nullifier !== undefined && fields.nullifier !== 0n) {
+    const first = await firstUserOfNullifier(ctx, options.request, fields.nullifier);
+    if (first !== undefined && first.toLowerCase() !== options.address.toLowerCase()) result.nullifierFirstUsedBy = first;
   }
   return result;
 }
