@@ -23,7 +23,7 @@ import { getChain } from '../../src/chain/chainClient.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../../src/iden3/wallet.js';
-import { jsonError, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -294,5 +294,36 @@ describe('a nullifier: one per holder profile and verifier session', () => {
     const text = await runVcInProcess(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS], { home, env });
     expect(text.status).toBe(1);
     expect(text.stderr).toContain(`was first used by ${DEV_ADDRESS}`);
+  }, LONG);
+});
+
+describe('vc verifier request --nullifier-session killed before its output (attack-s35)', () => {
+  // The request is registered and recorded in the wallet, then the command dies before printing
+  // its id. The same command again is refused: "session N is already used by another request",
+  // though that request is this wallet's own (recorded in it); the user never learns its id and
+  // must abandon the session. The re-run should give the recorded request back.
+  it('the re-run of the same command gives the registered request, not a conflict', async () => {
+    const chain = await getChain(ctx);
+    const universalVerifier = new Contract(chain.addresses.universalVerifier, ['function getRequestsCount() view returns (uint256)'], chain.provider);
+    const requestsCount = async (): Promise<bigint> => (await universalVerifier.getFunction('getRequestsCount')()) as bigint;
+    const args = ['--json', 'verifier', 'request', '--circuit', V3, '--op', '$sd', '--nullifier-session', '880088'];
+    const killed = runVc(args, { home, env: { ...env, VC_CRASH_AT: 'output:pending' } });
+    expect(killed.status).not.toBe(0);
+    expect(killed.stdout).toBe('');
+    const registered = await requestsCount();
+    const rerun = runVc(args, { home, env });
+    expect(rerun.status, rerun.stderr).toBe(0);
+    const request = rerun.json<CredentialRequest>();
+    expect(request).toMatchObject({ circuitId: V3, params: { nullifierSessionId: '880088' }, query: { credentialSubject: { birthDate: {} } } });
+    // The request the killed run registered, not a second one.
+    expect(await requestsCount()).toBe(registered);
+    const again = runVc(args, { home, env });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json<CredentialRequest>().id).toBe(request.id);
+    // Another query on that session stays a conflict, naming the wallet's request.
+    const other = runVc(['--json', 'verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE), '--nullifier-session', '880088'], { home, env });
+    expect(other.status, other.stderr).toBe(2);
+    expect(jsonError(other.stderr)).toMatchObject({ field: '--nullifier-session', message: expect.stringContaining(`this wallet's request ${request.id} (another query)`) });
+    expect(await requestsCount()).toBe(registered);
   }, LONG);
 });
