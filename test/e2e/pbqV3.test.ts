@@ -297,6 +297,18 @@ describe('a nullifier: one per holder profile and verifier session', () => {
   }, LONG);
 });
 
+describe('prove-submit again from the address that already proved a nullifier request (attack-s35)', () => {
+  // A re-run (after a crash before the output, or by mistake) from the same address: the refusal
+  // should say this address already has a verified proof (ProofAlreadyVerified), not that the
+  // nullifier "was already used ... by" that very address, with the advice about other addresses.
+  it('is refused as already verified for this address', async () => {
+    const again = await vc(['holder', 'prove-submit', '--credential', file('profile.json'), '--request', file('nullifier.json')]);
+    expect(again.status, again.stderr).toBe(1);
+    const { id } = readJson<CredentialRequest>('nullifier.json');
+    expect(jsonError(again.stderr).message).toBe(`ProofAlreadyVerified(requestId=${id}, sender=${DEV_ADDRESS}): this address already has a verified proof for request ${id}`);
+  }, LONG);
+});
+
 describe('vc verifier request --nullifier-session killed before its output (attack-s35)', () => {
   // The request is registered and recorded in the wallet, then the command dies before printing
   // its id. The same command again is refused: "session N is already used by another request",
