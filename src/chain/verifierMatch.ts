@@ -17,6 +17,7 @@ import type { Context } from '../context.js';
 import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
+import { requireContractKind } from './contractKind.js';
 import { V3_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
@@ -127,6 +128,7 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
       field: circuit,
     });
   }
+  await requireContractKind(ctx, 'v3Validator', validator, chain.addresses);
   return readContract<string>(
     ctx,
     { address: validator, abi: iden3Artifact('CredentialAtomicQueryV3StableValidator').abi as never, method: 'getVerifierByCircuitId', args: [circuit] },

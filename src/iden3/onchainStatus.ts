@@ -16,6 +16,7 @@ import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../context.js';
 import { UnprocessableError, VerificationError } from '../errors.js';
 import { getChain } from '../chain/chainClient.js';
+import { requireContractKind } from '../chain/contractKind.js';
 import { readContract, TransactionRevertedError } from '../chain/transactions.js';
 import { latestStateOnChain, type ChainStateStorage } from './chainState.js';
 import type { Iden3Modules } from './modules.js';
@@ -84,6 +85,7 @@ export class OnchainTreeStatusResolver implements CredentialStatusResolver {
     }
     const treeStore = chain.addresses.identityTreeStore;
     if (treeStore === undefined) throw refuse(`the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one`);
+    await requireContractKind(this.ctx, 'identityTreeStore', treeStore, chain.addresses);
     if (status.contractAddress.toLowerCase() !== treeStore.toLowerCase()) {
       throw refuse(`it names contract ${status.contractAddress}, which is not the IdentityTreeStore ${treeStore} of the configured chain ${chain.chainId}`);
     }

@@ -27,7 +27,7 @@ import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
 import { chainReset, chainStatus } from '../../src/chain/manage.js';
 import { checkHealth } from '../../src/core/health.js';
-import { runVc } from '../helpers.js';
+import { jsonError, runVc } from '../helpers.js';
 
 const homes: string[] = [];
 const contexts: Context[] = [];
@@ -407,6 +407,37 @@ describe('concurrency and external chains', () => {
     const wrongChain = await connectChain(newContext(externalHome, { ...external, CHAIN_ID: '80002' })).catch((e: unknown) => e);
     expect(wrongChain).toBeInstanceOf(ConfigError);
   });
+
+  // attack-s35: V3_ADDRESS / IDENTITY_TREE_STORE_ADDRESS naming a contract that has code but is
+  // another one (the State contract, the UniversalVerifier: a copy-paste slip) is a configuration
+  // error naming the variable (exit 3), not "transaction_reverted: require(false)" with exit 1
+  // (verification failed), which names nothing the user can fix.
+  it('V3_ADDRESS or IDENTITY_TREE_STORE_ADDRESS at another contract is a configuration error naming the variable (exit 3)', async () => {
+    // A deployer as a user makes one (its circuits and verifiers agree), and a party configured from its `vc chain env`.
+    const deployerHome = newHome();
+    expect(runVc(['--json', 'chain', 'up'], { home: deployerHome }).status).toBe(0);
+    const deployed = runVc(['--json', 'chain', 'env'], { home: deployerHome }).json<Record<string, string>>();
+    const env = { ...deployed, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY };
+    const request = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
+    expect(request.status, request.stderr).toBe(3);
+    expect(request.stderr).toContain('V3_ADDRESS');
+    expect(jsonError(request.stderr).message).toMatch(/^V3_ADDRESS=0x[0-9a-fA-F]{40} is not a CredentialAtomicQueryV3StableValidator .*it is the State contract \(STATE_CONTRACT_ADDRESS\)/);
+    // The MTP validator answers the same read (getSupportedCircuitIds), with no V3 circuit among its ids.
+    const mtp = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.MTP_ADDRESS! } });
+    expect(mtp.status, mtp.stderr).toBe(3);
+    expect(jsonError(mtp.stderr).message).toMatch(/^V3_ADDRESS=.* is not a CredentialAtomicQueryV3StableValidator .*the MTP validator \(MTP_ADDRESS\)/);
+    // The deployer's own V3_ADDRESS passes the same check.
+    const right = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env });
+    expect(right.status, right.stderr).toBe(0);
+
+    const issuerHome = newHome();
+    const holder = runVc(['--json', 'holder', 'did', 'create'], { home: newHome() }).json<{ did_String: string }>().did_String;
+    const issued = runVc(['--json', 'issuer', 'issue', '--holder', holder, '--status', 'onchain'], { home: issuerHome, env: { ...env, IDENTITY_TREE_STORE_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
+    expect(issued.status, issued.stderr).toBe(3);
+    expect(issued.stderr).toContain('IDENTITY_TREE_STORE_ADDRESS');
+    expect(jsonError(issued.stderr).message).toMatch(/^IDENTITY_TREE_STORE_ADDRESS=.* is not an IdentityTreeStore .*the State contract/);
+    expect(issued.stderr).not.toMatch(/require\(false\)|\n\s+at /);
+  }, 300_000);
 
   it('an unreachable RPC_URL is a NetworkError (exit 4) naming the URL', async () => {
     const closedPort = await findFreePort(); // nothing listens there

@@ -23,7 +23,7 @@ import { getChain } from '../../src/chain/chainClient.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../../src/iden3/wallet.js';
-import { jsonError, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+import { jsonError, runVc, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -263,5 +263,79 @@ describe('a nullifier: one per holder profile and verifier session', () => {
     );
     const otherStatus = await vc(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS]);
     expect(otherStatus.status, otherStatus.stderr).toBe(1);
+  }, LONG);
+
+  // attack-s35: the nullifier is the verifier's sybil check, but only vc's holder refuses a reused
+  // one; a holder that skips that check (the js-sdk, or any other client) gets the same nullifier
+  // accepted from a second address, and `vc verifier status` for that address says isVerified
+  // with nothing to tell the verifier that this nullifier was already counted for DEV_ADDRESS.
+  it("the verifier's status of a second address that proved the same nullifier says it was already used (by whom)", async () => {
+    const request = readJson<CredentialRequest>('nullifier.json');
+    const credential = readJson<{ credential: PbqCredentialInput }>('profile.json').credential;
+    const cheating = new Context({ config: parseConfig({ WALLET_KEY: OTHER_KEY }, home) });
+    try {
+      const { proveAndSubmit } = await import('../../src/core/pbq/prove.js');
+      // What a holder that does not run vc's check does: prove and submit from its second address.
+      await proveAndSubmit(cheating, { credential, request, precheck: false });
+    } finally {
+      await cheating.close();
+    }
+    const first = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
+    const second = await vc(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS]);
+    const status = second.stdout.trim() === '' ? {} : second.json<Json>();
+    // The same nullifier twice: the contracts took it.
+    expect((status.responseFields as Json | undefined)?.nullifier).toBe((first.responseFields as Json).nullifier);
+    // What the verifier reads must say so: what the contract says (verified), the address that
+    // used the nullifier first, and not accepted by vc (exit 1); the first address's status is clean.
+    expect(status).toMatchObject({ isVerified: true, nullifierFirstUsedBy: DEV_ADDRESS });
+    expect(second.status, second.stderr).toBe(1);
+    expect(first.nullifierFirstUsedBy).toBeUndefined();
+    // Without --json, one line names the first address.
+    const text = await runVcInProcess(['verifier', 'status', '--request', String(request.id), '--address', OTHER_ADDRESS], { home, env });
+    expect(text.status).toBe(1);
+    expect(text.stderr).toContain(`was first used by ${DEV_ADDRESS}`);
+  }, LONG);
+});
+
+describe('prove-submit again from the address that already proved a nullifier request (attack-s35)', () => {
+  // A re-run (after a crash before the output, or by mistake) from the same address: the refusal
+  // should say this address already has a verified proof (ProofAlreadyVerified), not that the
+  // nullifier "was already used ... by" that very address, with the advice about other addresses.
+  it('is refused as already verified for this address', async () => {
+    const again = await vc(['holder', 'prove-submit', '--credential', file('profile.json'), '--request', file('nullifier.json')]);
+    expect(again.status, again.stderr).toBe(1);
+    const { id } = readJson<CredentialRequest>('nullifier.json');
+    expect(jsonError(again.stderr).message).toBe(`ProofAlreadyVerified(requestId=${id}, sender=${DEV_ADDRESS}): this address already has a verified proof for request ${id}`);
+  }, LONG);
+});
+
+describe('vc verifier request --nullifier-session killed before its output (attack-s35)', () => {
+  // The request is registered and recorded in the wallet, then the command dies before printing
+  // its id. The same command again is refused: "session N is already used by another request",
+  // though that request is this wallet's own (recorded in it); the user never learns its id and
+  // must abandon the session. The re-run should give the recorded request back.
+  it('the re-run of the same command gives the registered request, not a conflict', async () => {
+    const chain = await getChain(ctx);
+    const universalVerifier = new Contract(chain.addresses.universalVerifier, ['function getRequestsCount() view returns (uint256)'], chain.provider);
+    const requestsCount = async (): Promise<bigint> => (await universalVerifier.getFunction('getRequestsCount')()) as bigint;
+    const args = ['--json', 'verifier', 'request', '--circuit', V3, '--op', '$sd', '--nullifier-session', '880088'];
+    const killed = runVc(args, { home, env: { ...env, VC_CRASH_AT: 'output:pending' } });
+    expect(killed.status).not.toBe(0);
+    expect(killed.stdout).toBe('');
+    const registered = await requestsCount();
+    const rerun = runVc(args, { home, env });
+    expect(rerun.status, rerun.stderr).toBe(0);
+    const request = rerun.json<CredentialRequest>();
+    expect(request).toMatchObject({ circuitId: V3, params: { nullifierSessionId: '880088' }, query: { credentialSubject: { birthDate: {} } } });
+    // The request the killed run registered, not a second one.
+    expect(await requestsCount()).toBe(registered);
+    const again = runVc(args, { home, env });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json<CredentialRequest>().id).toBe(request.id);
+    // Another query on that session stays a conflict, naming the wallet's request.
+    const other = runVc(['--json', 'verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE), '--nullifier-session', '880088'], { home, env });
+    expect(other.status, other.stderr).toBe(2);
+    expect(jsonError(other.stderr)).toMatchObject({ field: '--nullifier-session', message: expect.stringContaining(`this wallet's request ${request.id} (another query)`) });
+    expect(await requestsCount()).toBe(registered);
   }, LONG);
 });

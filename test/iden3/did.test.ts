@@ -98,3 +98,25 @@ describe('vc issuer did create', () => {
     expect(refused.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('ISSUER_DID naming the holder\'s Ethereum-based identity (attack-s35)', () => {
+  // `vc holder did create --ethereum` puts a keyless identity among the wallet's identities, which
+  // ISSUER_DID accepts; it has no BJJ key to sign or publish with. The refusal should name
+  // ISSUER_DID and why (exit 3), not blame --subject FILE with "no auth credentials found".
+  it('is refused as an issuer, naming ISSUER_DID', async () => {
+    const ethHome = templateHome(`${tmp.dir}/eth-issuer`);
+    const eth = await runVcInProcess(['--json', 'holder', 'did', 'create', '--ethereum'], { home: ethHome });
+    expect(eth.status, eth.stderr).toBe(0);
+    const did = eth.json<HolderRecord>().did_String;
+    const holder = (await runVcInProcess(['--json', 'holder', 'did', 'create', '--new'], { home: ethHome })).json<HolderRecord>().did_String;
+    const issued = await runVcInProcess(['--json', 'issuer', 'issue', '--holder', holder, '--proof', 'sig'], { home: ethHome, env: { ISSUER_DID: did } });
+    expect(issued.status, issued.stderr).toBe(3);
+    expect(issued.stderr).toContain('ISSUER_DID');
+    expect(issued.stderr).toMatch(/Ethereum-based identity.*no BJJ key/);
+    expect(issued.stderr).not.toMatch(/\n\s+at /);
+    // `vc issuer did create` resolves ISSUER_DID the same way: refused too, not handed out as the issuer's DID.
+    const issuerDid = await runVcInProcess(['--json', 'issuer', 'did', 'create'], { home: ethHome, env: { ISSUER_DID: did } });
+    expect(issuerDid.status, issuerDid.stderr).toBe(3);
+    expect(issuerDid.stderr).toContain('ISSUER_DID');
+  });
+});

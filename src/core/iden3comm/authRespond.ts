@@ -12,13 +12,12 @@
  * size limit and follows no redirect (src/boundedFetch.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
 import { DataModelError, InputError, NetworkError, NotFoundError, TooLargeError, UnprocessableError, VcError, describeError, isVcError, walkErrorCauses } from '../../errors.js';
 import { boundedFetch } from '../../boundedFetch.js';
 import { isLoopbackUrl } from '../../status/statusListFetch.js';
+import { AUTH_V2_CIRCUIT } from '../../circuits/sources.js';
 import { getIden3, getIden3Prover } from '../../iden3/wallet.js';
 import { selectHeldIden3Credential } from '../holder/heldSelection.js';
 import { checkCredentialAgainstRequest, checkProofInputs, credentialRevocationStatus, proofFailure } from '../pbq/prove.js';
@@ -401,26 +400,31 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   return result;
 }
 
-/** Packs the response (or another iden3comm message from the holder, a fetch-request) as a JWZ: the js-sdk's ZKPPacker proving authV2 with vc's circuit files, the auth inputs from its ProofService. */
+/**
+ * Packs the response (or another iden3comm message from the holder, a fetch-request) as a JWZ (a js-jwz Token, as the js-sdk's ZKPPacker makes it: the same
+ * headers, message hash and serialisation), its authV2 inputs from the js-sdk's ProofService and
+ * its proof by vc's prover (the native one: a fraction of snarkjs's time, which the ZKPPacker would
+ * use through js-jwz's registry, shared by the whole process).
+ */
 export async function packAuthResponse(ctx: Context, response: Record<string, unknown>, holder: import('@iden3/js-iden3-core').DID): Promise<string> {
-  const iden3 = await getIden3(ctx);
-  const { sdk } = iden3.modules;
-  const { proofService, circuitsDir } = await getIden3Prover(ctx, 'iden3comm');
-  const dir = path.join(circuitsDir, 'authV2');
-  const [provingKey, wasm] = await Promise.all([readFile(path.join(dir, 'circuit_final.zkey')), readFile(path.join(dir, 'circuit.wasm'))]);
+  const { proofService, prover } = await getIden3Prover(ctx, 'iden3comm');
   const jwz = await import('@iden3/js-jwz');
-  const authAlg = new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, 'authV2');
-  const packer = new sdk.ZKPPacker(
-    new Map([[authAlg.toString(), { provingKey: new Uint8Array(provingKey), wasm: new Uint8Array(wasm), dataPreparer: new sdk.DataPrepareHandlerFunc((hash, did, circuitId) => proofService.generateAuthV2Inputs(hash, did, circuitId as never)) }]]),
-    new Map(),
-  );
-  const packageManager = new sdk.PackageManager();
-  packageManager.registerPackers([packer]);
+  const registered = await jwz.proving.getProvingMethod(new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, AUTH_V2_CIRCUIT));
+  // The registered method's identity and verification; its proof from vc's prover.
+  const method: import('@iden3/js-jwz').ProvingMethod = {
+    methodAlg: registered.methodAlg,
+    alg: registered.alg,
+    circuitId: registered.circuitId,
+    verify: (messageHash, proof, verificationKey) => registered.verify(messageHash, proof, verificationKey),
+    prove: async (inputs) => (await prover.generate(inputs, AUTH_V2_CIRCUIT)) as unknown as import('@iden3/js-jwz').ZKProof,
+  };
+  const token = new jwz.Token(method, JSON.stringify(response), (hash, circuitId) => proofService.generateAuthV2Inputs(hash, holder, circuitId as never));
+  token.setHeader('typ', ZKP_MEDIA_TYPE);
   const step = ctx.progress.start('generating the authV2 proof (the JWZ token)');
   try {
-    const packed = await packageManager.pack(ZKP_MEDIA_TYPE as never, new TextEncoder().encode(JSON.stringify(response)), { senderDID: holder, provingMethodAlg: authAlg });
+    const packed = await token.prove(new Uint8Array(), new Uint8Array());
     step.succeed('token packed');
-    return new TextDecoder().decode(packed);
+    return packed;
   } catch (error) {
     step.fail();
     const ours = walkErrorCauses(error, isVcError);

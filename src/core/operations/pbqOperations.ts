@@ -287,13 +287,23 @@ export const pbqRequestStatus = defineOperation({
     circuitId: z.string().optional(),
     responseFields: z.record(z.string(), z.string()).optional(),
     disclosed: z.record(z.string(), z.string()).optional(),
+    nullifierFirstUsedBy: z
+      .string()
+      .describe(
+        "V3 with a nullifier session: another address whose verified proof gave this response's nullifier first (the same holder profile and session); the contracts accepted it again (isVerified), vc does not accept it (the CLI exits 1)",
+      )
+      .optional(),
   }),
   mutates: false,
   run: async (ctx, input) => {
     const { readRequestStatus } = await import('../pbq/request.js');
     return readRequestStatus(ctx, input);
   },
-  failure: (result) => (result.isVerified ? undefined : `address ${result.address} has no verified proof for request ${result.requestId}`),
+  failure: (result) => {
+    if (!result.isVerified) return `address ${result.address} has no verified proof for request ${result.requestId}`;
+    if (result.nullifierFirstUsedBy === undefined) return undefined;
+    return `the proof of ${result.address} for request ${result.requestId} is verified on chain, but its nullifier ${result.responseFields?.nullifier ?? ''} was first used by ${result.nullifierFirstUsedBy} (the same holder profile and session): not accepted`;
+  },
 });
 
 export const pbqProveSubmit = defineOperation({

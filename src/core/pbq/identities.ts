@@ -180,7 +180,8 @@ async function ensureHolderProfile(ctx: Context, genesisDid: string, nonce: stri
 }
 
 /**
- * The issuer's DID: ISSUER_DID when set (it must be an identity of this wallet), otherwise the
+ * The issuer's DID: ISSUER_DID when set (it must be a BJJ identity of this wallet, not an
+ * Ethereum-based one, which has no key to sign with), otherwise the
  * wallet's default issuer identity, created on first use.
  */
 export async function resolveIssuerDid(ctx: Context): Promise<string> {
@@ -195,6 +196,12 @@ async function resolveIssuerIdentity(ctx: Context): Promise<{ did: string; creat
       throw new ConfigError(`ISSUER_DID=${configured} is not an identity of the wallet ${ctx.config.home} (unset it to use or create the wallet's issuer identity)`, {
         field: 'ISSUER_DID',
       });
+    }
+    if ((await ethereumAddressOfDid(ctx, configured)) !== undefined) {
+      throw new ConfigError(
+        `ISSUER_DID=${configured} is an Ethereum-based identity (vc holder did create --ethereum), which has no BJJ key to sign credentials or publish states with; set ISSUER_DID to a BJJ identity of the wallet, or unset it to use or create the wallet's issuer identity`,
+        { field: 'ISSUER_DID' },
+      );
     }
     return { did: configured, created: false };
   }

@@ -88,15 +88,25 @@ export async function expectedNullifier(ctx: Context, subject: { genesisDid: str
   return poseidon.hash([genesisID, subject.nonce, session.schema, session.verifierID, session.sessionID]);
 }
 
-/** Refuses (before proving) a nullifier that a verified proof of request `requestId` already gave, naming the address that gave it. */
-export async function refuseUsedNullifier(ctx: Context, requestId: number, nullifier: bigint, session: NullifierSession): Promise<void> {
+/**
+ * The address whose verified proof of request `requestId` gave `nullifier` first (the responses in
+ * the order of their ResponseSubmitted events), or undefined when none did.
+ */
+export async function firstUserOfNullifier(ctx: Context, requestId: number, nullifier: bigint): Promise<string | undefined> {
   for (const sender of await requestSubmitters(ctx, requestId)) {
     const fields = await requestResponseFields(ctx, requestId, sender);
-    if (fields.nullifier === nullifier) {
-      throw new VerificationError(
-        `nullifier ${nullifier} (session ${session.sessionID}) was already used for request ${requestId} by ${sender}: one proof per holder profile and session (the UniversalVerifier would accept it again from another address; vc refuses before proving)`,
-        { field: 'credentialRequest.id' },
-      );
-    }
+    if (fields.nullifier === nullifier) return sender;
+  }
+  return undefined;
+}
+
+/** Refuses (before proving) a nullifier that a verified proof of request `requestId` already gave, naming the address that gave it. */
+export async function refuseUsedNullifier(ctx: Context, requestId: number, nullifier: bigint, session: NullifierSession): Promise<void> {
+  const sender = await firstUserOfNullifier(ctx, requestId, nullifier);
+  if (sender !== undefined) {
+    throw new VerificationError(
+      `nullifier ${nullifier} (session ${session.sessionID}) was already used for request ${requestId} by ${sender}: one proof per holder profile and session (the UniversalVerifier would accept it again from another address; vc refuses before proving)`,
+      { field: 'credentialRequest.id' },
+    );
   }
 }

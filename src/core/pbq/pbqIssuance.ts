@@ -150,6 +150,8 @@ async function identityTreeStoreOf(ctx: Context, names: FieldNamer): Promise<str
   if (address === undefined) {
     throw new ConfigError(`${names('status')} onchain: the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one; issue with the reverse hash service instead (rhs)`, { field: 'status' });
   }
+  const { requireContractKind } = await import('../../chain/contractKind.js');
+  await requireContractKind(ctx, 'identityTreeStore', address, chain.addresses);
   return address;
 }
 

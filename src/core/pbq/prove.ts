@@ -353,14 +353,16 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
   const id = options.request.id;
   if (!(await requestIdExists(ctx, id))) throw new NotFoundError(`request ${id} is not registered on the UniversalVerifier ${verifier} (the verifier creates and registers it first)`, { field: 'credentialRequest.id' });
   const nullifierSession = await registeredNullifierSession(ctx, options.request, options.names);
+  if (options.precheck !== false) {
+    // First: a re-run from the address that proved already is refused as the contract would
+    // (its own nullifier is on chain too, but that is not another address reusing it).
+    const verified = await isRequestProofVerified(ctx, sender, id);
+    if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });
+  }
   if (nullifierSession !== undefined && options.precheck !== false) {
     // The contracts accept a nullifier again from another address: vc reads those on chain first.
     const profile = subjectProfileFor(ctx, String(options.credential.credentialSubject.id), options.request, nullifierSession);
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
-  }
-  if (options.precheck !== false) {
-    const verified = await isRequestProofVerified(ctx, sender, id);
-    if (verified) throw new VerificationError(`ProofAlreadyVerified(requestId=${id}, sender=${sender}): this address already has a verified proof for request ${id}`, { field: 'credentialRequest.id' });
   }
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
   const submitted = await submitQueryProof(ctx, response);

@@ -34,6 +34,7 @@ import { ConfigError, ConflictError, NetworkError, describeError, redactUrls } f
 import { crashPoint, killNodePoint } from '../../faults.js';
 import { describeChain, isOwnEmbeddedChain, isSameChain, readChainIdentity, type ChainIdentity } from '../../chain/chainIdentity.js';
 import { getChain } from '../../chain/chainClient.js';
+import { requireContractKind } from '../../chain/contractKind.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../chain/transactions.js';
 import { ONCHAIN_STATUS_TYPE } from '../../iden3/onchainStatus.js';
 import { ensureDurableLocalChain } from '../../chain/durability.js';
@@ -341,6 +342,7 @@ async function publishToIdentityTreeStore(ctx: Context, iden3: Iden3, did: DID, 
     if (!carriesOnchain) return;
     throw new ConfigError(`the ${journal.kind} of ${journal.issuer} carries ${ONCHAIN_STATUS_TYPE} statuses, but the configured chain ${chain.chainId} has no IdentityTreeStore: set IDENTITY_TREE_STORE_ADDRESS (the deploying party's \`vc chain env\` gives it), or \`vc chain deploy\` deploys one`);
   }
+  await requireContractKind(ctx, 'identityTreeStore', address, chain.addresses);
   const continued = journal.baseState !== undefined && (await treeStoreHasNode(ctx, iden3, address, journal.baseState));
   if (!carriesOnchain && !continued) return;
   const { sdk } = iden3.modules;

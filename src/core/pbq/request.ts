@@ -7,10 +7,13 @@
  * this very query can be accepted.
  */
 import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Context } from '../../context.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
+import { firstUserOfNullifier } from './nullifier.js';
+import { requireContractKind } from '../../chain/contractKind.js';
 import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
 import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
 import { PASSPORT_TYPE, unknownDocumentError } from '../../iden3/documents.js';
@@ -338,6 +341,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
       field: 'circuitId',
     });
   }
+  if (validator === chain.addresses.v3Validator) await requireContractKind(ctx, 'v3Validator', validator, chain.addresses);
   if (params !== undefined) {
     // The nullifier is bound to this verifier: the UniversalVerifier accepts a request's verifierID
     // when it is 0 or its own (setRequests: VerifierIDIsNotValid otherwise), and the circuit
@@ -346,6 +350,13 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     encoded = await encodeRequestParams(ctx, { id: 1, circuitId, query, params }, encodingAt, verifierID);
   }
   const { params: encodedParams, queryHash } = encoded;
+  if (params !== undefined) {
+    // A re-run of a request this wallet registered (its output lost: a crash, a closed terminal)
+    // gives that request back; another query on the session of the wallet's own request is a
+    // conflict naming it.
+    const own = await ownSessionRequest(ctx, { chainId: chain.chainId, verifier, sessionId: params.nullifierSessionId });
+    if (own !== undefined) return sameRequestOrConflict(own, { circuitId, validator, query, encodedParams }, names);
+  }
   const abi = universalVerifierAbi();
   let id = 0;
   for (let attempt = 0; attempt < 8 && id === 0; attempt += 1) {
@@ -372,6 +383,9 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     );
   } catch (error) {
     if (error instanceof TransactionRevertedError && error.revertName === 'NullifierSessionIDAlreadyExists') {
+      // Another process of this wallet may have registered it meanwhile.
+      const own = await ownSessionRequest(ctx, { chainId: chain.chainId, verifier, sessionId: params?.nullifierSessionId ?? '' });
+      if (own !== undefined) return sameRequestOrConflict(own, { circuitId, validator, query, encodedParams }, names);
       // The UniversalVerifier keeps each session id for one request (of any creator).
       throw new ConflictError(`${names('nullifierSessionID')}: session ${params?.nullifierSessionId} is already used by another request on the UniversalVerifier ${verifier}; each nullifier session belongs to one request, choose another`, {
         field: 'nullifierSessionID',
@@ -392,6 +406,39 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   return request;
 }
 
+/**
+ * The request this wallet registered on `verifier` (chain `chainId`) with nullifier session
+ * `sessionId`, when the chain still has it.
+ */
+async function ownSessionRequest(ctx: Context, where: { chainId: number; verifier: string; sessionId: string }): Promise<StoredRequest | undefined> {
+  const own = ctx.store
+    .list<StoredRequest>(REQUESTS_NS)
+    .map((record) => record.value)
+    .find(
+      (stored) =>
+        stored.chainId === where.chainId && stored.verifier.toLowerCase() === where.verifier.toLowerCase() && stored.request.params?.nullifierSessionId === where.sessionId,
+    );
+  return own !== undefined && (await requestIdExists(ctx, own.request.id)) ? own : undefined;
+}
+
+/** The wallet's own request of a session when it is this very request (same circuit, validator, query and encoded params); a ConflictError naming it otherwise. */
+function sameRequestOrConflict(
+  own: StoredRequest,
+  wanted: { circuitId: string; validator: string; query: CredentialRequest['query']; encodedParams: string },
+  names: FieldNamer,
+): CredentialRequest {
+  const same =
+    own.request.circuitId === wanted.circuitId &&
+    own.validator.toLowerCase() === wanted.validator.toLowerCase() &&
+    own.params === wanted.encodedParams &&
+    isDeepStrictEqual(own.request.query, JSON.parse(JSON.stringify(wanted.query)) as unknown);
+  if (same) return own.request;
+  throw new ConflictError(
+    `${names('nullifierSessionID')}: session ${own.request.params?.nullifierSessionId} is already used by another request on the UniversalVerifier ${own.verifier}: this wallet's request ${own.request.id} (another query); each nullifier session belongs to one request, choose another`,
+    { field: 'nullifierSessionID' },
+  );
+}
+
 /** On-chain status of a holder address for a request. */
 export interface RequestStatusResult {
   requestId: number;
@@ -406,6 +453,12 @@ export interface RequestStatusResult {
   responseFields?: Record<string, string>;
   /** $sd: the disclosed field and its value (the proof's operatorOutput). */
   disclosed?: Record<string, string>;
+  /**
+   * V3 with a nullifier session: the address whose verified proof gave this response's nullifier
+   * first, when it is another one. The contracts accept the same nullifier from a second address
+   * (isVerified stays true); vc does not accept this response (the same holder profile and session).
+   */
+  nullifierFirstUsedBy?: string;
 }
 
 /** The request vc registered, read back from its on-chain metadata (undefined for another party's metadata). */
@@ -440,6 +493,11 @@ export async function readRequestStatus(ctx: Context, options: { request: number
   const [field, condition] = Object.entries(request.query.credentialSubject)[0] ?? [];
   if (field !== undefined && condition !== undefined && conditionOperator(condition).op === '$sd' && fields.operatorOutput !== undefined) {
     result.disclosed = { [field]: fields.operatorOutput.toString() };
+  }
+  // A nullifier (0: the request has no session) another address gave first: a second use.
+  if (fields.nullifier !== undefined && fields.nullifier !== 0n) {
+    const first = await firstUserOfNullifier(ctx, options.request, fields.nullifier);
+    if (first !== undefined && first.toLowerCase() !== options.address.toLowerCase()) result.nullifierFirstUsedBy = first;
   }
   return result;
 }
