@@ -97,6 +97,7 @@ describe('request-status query', () => {
         }
       }
     }
-    expect(flipped).toBeGreaterThan(1000);
+    // About 15 letters per random address (6 of 16 hex digits), 81 in the fixed ones: about 980 flips.
+    expect(flipped).toBeGreaterThan(800);
   });
 });
