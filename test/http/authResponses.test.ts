@@ -67,6 +67,13 @@ describe('POST /auth-responses: bad input', () => {
     expect((await respond({ request: request(), allowRemote: true })).status).toBe(400);
   });
 
+  it('refuses an expires_time out of the date range with a 400, not a 500 (attack)', async () => {
+    const answer = await respond({ request: request((message) => (message.expires_time = -9e12)) });
+    // A safe integer (the body parser refuses -1e20), whose date is before the earliest JavaScript can name.
+    expect(answer.status).toBe(400);
+    expect(answer.error.message).toMatch(/expires_time|expired/);
+  });
+
   it('refuses post without a callback, and a scope no held credential satisfies, naming them', async () => {
     const post = await respond({ request: request(), post: true });
     expect(post.status).toBe(400);

@@ -130,6 +130,14 @@ describe('vc holder respond: a request it will not answer', () => {
     expect(moved.stdout).toBe('');
   });
 
+  it('refuses an expires_time out of the date range as expired or malformed, in one line (attack: was exit 70 with a RangeError stack)', async () => {
+    // -1e20 seconds (and -9e12) is before the earliest date JavaScript can name: new Date(...).toISOString() throws.
+    for (const seconds of [-1e20, -9e12]) {
+      const message = (await refused(['--request', requestFile(request((change) => (change.expires_time = seconds)))])).message;
+      expect(message).toMatch(/expires_time|expired/);
+    }
+  });
+
   it('refuses --post when the request names no callback, and a callback off this machine, before proving anything', async () => {
     const post = await refused(['--request', requestFile(request()), '--post']);
     expect(post).toMatchObject({ message: "--post: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier", field: '--post' });
