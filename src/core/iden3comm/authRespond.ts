@@ -322,8 +322,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
       throw new UnprocessableError(`${where}: ${scopeLabel(scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; vc answers ${AUTH_SCOPE_CIRCUIT} proof requests only`, { field: 'request' });
     }
   }
-  const iden3 = await getIden3(ctx);
-  const { sdk, core } = iden3.modules;
+  const { core } = (await getIden3(ctx)).modules;
   let verifier;
   try {
     verifier = core.DID.parse(request.from);
@@ -331,6 +330,18 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     throw new InputError(`${where}: field from: ${JSON.stringify(request.from.slice(0, 200))} is not a DID vc can read (${describeError(error)})`, { field: 'request' });
   }
 
+  // The proofs hold the server's exclusive turn (they share the prover and read the trees); the post
+  // to the callback waits for the verifier outside it, never blocking the other mutating routes.
+  const result = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier));
+  if (input.post === true) result.posted = await postToken(callback, result.token, names);
+  return result;
+}
+
+/** The answer to a checked request: every scope item proved and the response packed as a JWZ. */
+async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID): Promise<RespondResult> {
+  const where = names('request');
+  const scopes = request.body.scope as Scope[];
+  const { sdk, core } = (await getIden3(ctx)).modules;
   // Every credential first (the refusals come before any proof), then one holder for them all.
   const chosen = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
@@ -396,7 +407,6 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     to: request.from,
     scope: chosen.map(({ scope, id }, index) => ({ id: scope.id, circuitId: responses[index]!.circuitId, credential: id })),
   };
-  if (input.post === true) result.posted = await postToken(callback, token, names);
   return result;
 }
 

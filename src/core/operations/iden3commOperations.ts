@@ -148,7 +148,9 @@ export const iden3commRespond = defineOperation({
     scope: z.array(z.object({ id: z.number(), circuitId: z.string(), credential: z.string() })),
     posted: z.object({ url: z.string(), status: z.number(), body: z.unknown() }).optional(),
   }),
-  mutates: true,
+  // It takes the exclusive turn itself for the proofs (and a new holder identity), and waits for
+  // the verifier's answer to a post outside it (up to a minute): the other mutating routes go on.
+  mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const { respondToAuthRequest } = await import('../iden3comm/authRespond.js');
     return respondToAuthRequest(ctx, input, call.names);
