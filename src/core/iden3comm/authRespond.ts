@@ -332,13 +332,38 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
 
   // The proofs hold the server's exclusive turn (they share the prover and read the trees); the post
   // to the callback waits for the verifier outside it, never blocking the other mutating routes.
-  const result = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier));
-  if (input.post === true) result.posted = await postToken(callback, result.token, names);
+  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier));
+  // Posted already by a run that never delivered its output (killed before it): that answer, not a second one.
+  if (kept) return result;
+  if (input.post === true) {
+    result.posted = await postToken(callback, result.token, names);
+    keepPostedAnswer(ctx, result);
+  }
   return result;
 }
 
+/** Where a posted answer is kept until its output is delivered (a re-run gets it instead of posting again). */
+const POSTED_ANSWERS_NS = 'iden3comm.postedAnswers';
+/** How long a posted answer whose output was never delivered (an HTTP caller's, a killed command's) is kept. */
+const POSTED_ANSWER_KEEP_MS = 7 * 24 * 3600 * 1000;
+type PostedAnswer = { result: RespondResult; postedAt: string };
+const postedAnswerKey = (requestId: string, holder: string): string => JSON.stringify([requestId, holder]);
+
+function keepPostedAnswer(ctx: Context, result: RespondResult): void {
+  ctx.store.transaction(() => {
+    ctx.store.deleteWhereTimestampBefore(POSTED_ANSWERS_NS, 'postedAt', new Date(ctx.now().getTime() - POSTED_ANSWER_KEEP_MS));
+    ctx.store.put<PostedAnswer>(POSTED_ANSWERS_NS, postedAnswerKey(result.request, result.from), { result, postedAt: ctx.now().toISOString() });
+  });
+}
+
+/** `vc holder respond` delivered its result: a re-run of the same request answers it anew. */
+export function authRespondDelivered(ctx: Context, result: RespondResult): void {
+  if (result.posted === undefined) return;
+  ctx.store.delete(POSTED_ANSWERS_NS, postedAnswerKey(result.request, result.from));
+}
+
 /** The answer to a checked request: every scope item proved and the response packed as a JWZ. */
-async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID): Promise<RespondResult> {
+async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID): Promise<{ result: RespondResult; kept: boolean }> {
   const where = names('request');
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
@@ -356,6 +381,8 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   if (request.to !== undefined && request.to !== holder) {
     throw new UnprocessableError(`${where}: the request is addressed to ${request.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
   }
+  const kept = ctx.store.get<PostedAnswer>(POSTED_ANSWERS_NS, postedAnswerKey(request.id, holder));
+  if (kept !== undefined) return { result: kept.result, kept: true };
   const holderDid = core.DID.parse(holder);
 
   const { proofService } = await getIden3Prover(ctx, 'iden3comm');
@@ -407,7 +434,7 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     to: request.from,
     scope: chosen.map(({ scope, id }, index) => ({ id: scope.id, circuitId: responses[index]!.circuitId, credential: id })),
   };
-  return result;
+  return { result, kept: false };
 }
 
 /**

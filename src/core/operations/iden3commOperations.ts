@@ -155,6 +155,11 @@ export const iden3commRespond = defineOperation({
     const { respondToAuthRequest } = await import('../iden3comm/authRespond.js');
     return respondToAuthRequest(ctx, input, call.names);
   },
+  // Posted answers are kept (a re-run of the same request by the same holder gets it, never posts a second one) until delivered.
+  delivered: async (ctx, _input, result) => {
+    const { authRespondDelivered } = await import('../iden3comm/authRespond.js');
+    authRespondDelivered(ctx, result);
+  },
   failure: (result) => {
     const posted = result.posted;
     if (posted === undefined || (posted.status >= 200 && posted.status < 300)) return undefined;
