@@ -351,10 +351,10 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     linkOrFile: ['request'],
     unwrap: { credential: 'credential' },
     text: (result: { token: string }) => result.token,
-    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number } }>(
+    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number; truncated?: boolean } }>(
       (result) =>
         `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
-        (result.posted === undefined ? '' : `; posted to ${result.posted.url}: the verifier answered ${result.posted.status}`),
+        (result.posted === undefined ? '' : `; posted to ${result.posted.url}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
     ),
     help: `Examples:
   $ vc holder respond --request req.json -o answer.jwz

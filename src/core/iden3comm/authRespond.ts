@@ -64,7 +64,7 @@ export interface RespondResult {
   to: string;
   scope: Array<{ id: number; circuitId: string; credential: string }>;
   /** With post: where the token went and what the verifier answered. */
-  posted?: { url: string; status: number; body: unknown };
+  posted?: { url: string; status: number; body: unknown; truncated?: boolean };
 }
 
 /** A request as received: vc's own shape, plus the recipient a request may name. */
@@ -470,14 +470,16 @@ async function packAuthResponse(ctx: Context, response: Record<string, unknown>,
 }
 
 /** POSTs the token to the callback (checked reachable already) and reports the verifier's answer. */
-async function postToken(url: string, token: string, names: FieldNamer): Promise<{ url: string; status: number; body: unknown }> {
-  const { status, text, errorText } = await boundedFetch(
+export async function postToken(url: string, token: string, names: FieldNamer): Promise<NonNullable<RespondResult['posted']>> {
+  // The verifier has the token once it answers: a longer answer than vc keeps is cut (and said so), not an error that loses the token.
+  const { status, text, errorText, truncated } = await boundedFetch(
     url,
     { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: token },
-    { timeoutMs: CALLBACK_TIMEOUT_MS, maxBytes: CALLBACK_MAX_ANSWER_BYTES },
+    { timeoutMs: CALLBACK_TIMEOUT_MS, maxBytes: CALLBACK_MAX_ANSWER_BYTES, cutLonger: true },
     (detail, cause) => new NetworkError(`${names('post')}: posting to ${url}: ${detail}`, cause === undefined ? {} : { cause }),
   );
   const raw = text ?? errorText ?? '';
+  if (truncated === true) return { url, status, body: raw, truncated };
   let body: unknown = raw;
   try {
     body = raw === '' ? null : JSON.parse(raw);

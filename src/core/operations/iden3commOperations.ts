@@ -146,7 +146,14 @@ export const iden3commRespond = defineOperation({
     from: z.string().describe('the holder DID that answered'),
     to: z.string().describe('the verifier DID (the request\'s from)'),
     scope: z.array(z.object({ id: z.number(), circuitId: z.string(), credential: z.string() })),
-    posted: z.object({ url: z.string(), status: z.number(), body: z.unknown() }).optional(),
+    posted: z
+      .object({
+        url: z.string(),
+        status: z.number(),
+        body: z.unknown(),
+        truncated: z.boolean().describe("true when the verifier's answer was longer than 64 KiB: body is its first 64 KiB, as text").optional(),
+      })
+      .optional(),
   }),
   // It takes the exclusive turn itself for the proofs (and a new holder identity), and waits for
   // the verifier's answer to a post outside it (up to a minute): the other mutating routes go on.

@@ -7,7 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALLBACK_MAX_ANSWER_BYTES, postToken } from '../../../src/core/iden3comm/authRespond.js';
 import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
+import { plainFieldNames } from '../../../src/core/validate.js';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
 
 const tmp = tempDir('vc-iden3comm-respond-');
@@ -65,6 +67,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/expired') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request((message) => (message.expires_time = 1_700_000_000))));
     if (req.method === 'GET' && req.url === '/moved') return void res.writeHead(302, { location: '/expired' }).end();
+    if (req.method === 'POST' && req.url === '/big') return void req.resume().on('end', () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(100 * 1024)}</html>`));
     hits += 1;
     res.writeHead(500).end();
   });
@@ -169,6 +172,13 @@ describe('vc holder respond: a request it will not answer', () => {
 });
 
 describe("vc holder respond --post: the verifier's answer", () => {
+  it('a 2xx answer longer than vc keeps is cut and said so, not an error that loses the delivered token (attack: was exit 4)', async () => {
+    const posted = await postToken(`${base}/big`, 'a.b.c', plainFieldNames);
+    expect(posted).toMatchObject({ url: `${base}/big`, status: 200, truncated: true });
+    expect(posted.body).toBe(`<html>${'x'.repeat(CALLBACK_MAX_ANSWER_BYTES - 6)}`);
+    expect(iden3commRespond.failure!({ token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [], posted })).toBeUndefined();
+  });
+
   it('is a failure (exit 1) in one line with the status and the reason when not 2xx, and none when 2xx', () => {
     const result = { token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [] };
     const url = 'http://127.0.0.1:4000/callback?sessionId=r1';
