@@ -141,6 +141,29 @@ describe('vc holder respond: a request it will not answer', () => {
     }
   });
 
+  it('refuses a malformed query before any proof, in one line naming --request, the scope and what is wrong (attack: exit 70, or a [] condition proved as $sd)', async () => {
+    const spoilt: Array<[Record<string, unknown>, RegExp]> = [
+      [{ credentialSubject: { birthday: { $lt: 1e40 } } }, /birthday\.\$lt: 1e\+40 is beyond the integers/],
+      [{ credentialSubject: { birthday: { $lt: 20000101, $gt: 1 } } }, /one operator per field, not 2 \(\$lt, \$gt\)/],
+      [{ credentialSubject: { birthday: { $lt: 20000101 }, documentType: {} } }, /asks 2 fields \(birthday, documentType\)/],
+      [{ expirationDate: 'x' }, /expirationDate: expected a date/],
+      [{ credentialSubject: { constructor: { $exists: true } } }, /"constructor" is not a field name/],
+      [{ credentialSubject: { toString: {} } }, /"toString" is not a field name/],
+      [{ credentialSubject: JSON.parse('{"__proto__": {}}') as Record<string, unknown> }, /"__proto__" is not a field name/],
+      [{ credentialSubject: { birthday: [] } }, /birthday: expected \{\} \(disclose the value\) or one operator/],
+      [{ credentialSubject: { birthday: null } }, /birthday: expected \{\}.*got null/],
+      [{ credentialSubject: { birthday: { $in: Array.from({ length: 65 }, (_, index) => index) } } }, /\$in takes at most 64 values/],
+      [{ credentialSubject: { birthday: { $between: 5 } } }, /\$between takes a list of two values/],
+      [{ credentialSubject: { birthday: { $sd: {} } } }, /\$sd takes no value/],
+    ];
+    for (const [change, reason] of spoilt) {
+      const error = await refused(['--request', requestFile(request((message) => Object.assign((message.body.scope as Array<{ query: Record<string, unknown> }>)[0]!.query, change)))]);
+      expect(error.message).toMatch(/^--request \S+\.json: scope 7: query\./);
+      expect(error.message).toMatch(reason);
+      expect(error.field).toBe('--request');
+    }
+  });
+
   it('refuses --post when the request names no callback, and a callback off this machine, before proving anything', async () => {
     const post = await refused(['--request', requestFile(request()), '--post']);
     expect(post).toMatchObject({ message: "--post: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier", field: '--post' });
