@@ -144,6 +144,9 @@ async function requestText(given: string, allowRemote: boolean, where: string): 
   throw new InputError(`${where}: expected an authorization request (JSON), an iden3comm:// link, a universal link (with #i_m= or #request_uri=) or the http(s) URL serving it`, { field: 'request' });
 }
 
+/** The largest number of seconds from 1970 a JavaScript date names. */
+const MAX_DATE_SECONDS = 8.64e12;
+
 /** Checks the message is an authorization request vc can read (one line naming what is wrong). */
 function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest {
   if (!isObject(value)) throw new InputError(`${where}: expected a JSON object (an iden3comm message)`, { field: 'request' });
@@ -161,7 +164,10 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
   }
   if (value.thid !== undefined && (typeof value.thid !== 'string' || value.thid.length > 512)) throw new InputError(`${where}: field thid: expected a string`, { field: 'request' });
   if (value.to !== undefined && typeof value.to !== 'string') throw new InputError(`${where}: field to: expected a DID`, { field: 'request' });
-  if (value.expires_time !== undefined && typeof value.expires_time !== 'number') throw new InputError(`${where}: field expires_time: expected seconds since 1970`, { field: 'request' });
+  // Seconds a JavaScript date can name (±8.64e15 ms): another number is no time the request could expire at.
+  if (value.expires_time !== undefined && (typeof value.expires_time !== 'number' || !Number.isSafeInteger(value.expires_time) || Math.abs(value.expires_time) > MAX_DATE_SECONDS)) {
+    throw new InputError(`${where}: field expires_time: expected seconds since 1970 (an integer within ±${MAX_DATE_SECONDS})`, { field: 'request' });
+  }
   const body = value.body;
   if (!isObject(body)) throw new InputError(`${where}: field body: expected an object`, { field: 'request' });
   if (body.callbackUrl !== undefined && typeof body.callbackUrl !== 'string') throw new InputError(`${where}: field body.callbackUrl: expected a URL`, { field: 'request' });
