@@ -14,6 +14,7 @@ import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
 import { registerWalletCommands } from './wallet.js';
+import { redactUrls } from '../errors.js';
 
 /** The summary of a W3C credential issued (BBS+ ones are kept by the holder, the others are not). */
 function issuedSummary(result: { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input: Record<string, unknown>): string {
@@ -354,7 +355,7 @@ Exit code 1 when the query does not hold, the credential is revoked or the contr
     summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number; truncated?: boolean } }>(
       (result) =>
         `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
-        (result.posted === undefined ? '' : `; posted to ${result.posted.url}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
+        (result.posted === undefined ? '' : `; posted to ${redactUrls(result.posted.url)}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
     ),
     help: `Examples:
   $ vc holder respond --request req.json -o answer.jwz
