@@ -235,11 +235,16 @@ function scopeLabel(scope: Scope): string {
   return `scope ${scope.id} (${String(query.type ?? 'no type')}${condition.trimEnd()})`;
 }
 
+/** The input that named the credential proved: --credential, --id, or the request (a held credential chosen for it). */
+const credentialField = (input: RespondInput): string => (input.credential !== undefined ? 'credential' : input.credentialId !== undefined ? 'credentialId' : 'request');
+
 /** An error about one scope item: the same class, its message prefixed with the item. */
-function aboutScope(error: unknown, scope: Scope): unknown {
+function aboutScope(error: unknown, scope: Scope, input: RespondInput): unknown {
   if (!(error instanceof VcError)) return error;
   const message = `${scopeLabel(scope)}: ${error.message}`;
-  const options = { ...(error.field === undefined ? {} : { field: error.field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
+  // The checks shared with vc holder prove name prove's inputs (credentialRequest..., verifiableCredential...): here they are this command's.
+  const field = error.field === undefined ? undefined : error.field.startsWith('credentialRequest') ? 'request' : error.field.startsWith('verifiableCredential') ? credentialField(input) : error.field;
+  const options = { ...(field === undefined ? {} : { field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
   // A data model error names its check too (DataModelError(message, check, options)).
   if (error instanceof DataModelError) return new DataModelError(message, error.check, options);
   const Constructor = error.constructor as new (message: string, options: { field?: string; cause?: unknown }) => VcError;
@@ -325,7 +330,7 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
         }
         throw new NotFoundError(`${scopeLabel(scope)}: no held credential satisfies it: ${why}`, { field: 'credential', cause: error });
       }
-      throw aboutScope(error, scope);
+      throw aboutScope(error, scope, input);
     }
     id = credential.id;
   }
@@ -334,7 +339,7 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
     const { sdk } = (await getIden3(ctx)).modules;
     checkCredentialAgainstRequest(sdk.W3CCredential.fromJSON(credential as never), request);
   } catch (error) {
-    throw aboutScope(error, scope);
+    throw aboutScope(error, scope, input);
   }
   return { credential, id };
 }
@@ -432,9 +437,9 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     try {
       revocation = await credentialRevocationStatus(ctx, w3c, undefined);
     } catch (error) {
-      throw aboutScope(error, scope);
+      throw aboutScope(error, scope, input);
     }
-    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope);
+    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
     const step = ctx.progress.start(`generating the ${AUTH_SCOPE_CIRCUIT} proof for scope ${scope.id}`);
     try {
       responses.push(
@@ -449,7 +454,7 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
       step.succeed('proof generated');
     } catch (error) {
       step.fail();
-      throw aboutScope(proofFailure(sdk, error, w3c, undefined, 'credentialAtomicQueryV3'), scope);
+      throw aboutScope(proofFailure(sdk, error, w3c, undefined, 'credentialAtomicQueryV3'), scope, input);
     }
   }
 

@@ -194,6 +194,30 @@ describe('vc holder respond: a request it will not answer', () => {
   });
 });
 
+describe("vc holder respond: an error of the checks it shares with vc holder prove", () => {
+  it('names the flags of this command in its field, not the internal verifiableCredential / credentialRequest paths (attack)', async () => {
+    const expired = {
+      id: 'urn:uuid:5b0f7e0a-1c2d-4e3f-8a9b-0c1d2e3f4a5b',
+      '@context': ['https://www.w3.org/2018/credentials/v1', 'https://example.org/kyc.jsonld'],
+      type: ['VerifiableCredential', 'KYCAgeCredential'],
+      credentialSubject: { id: verifierDid, birthday: 19960424 },
+      issuer: verifierDid,
+      issuanceDate: '2020-01-01T00:00:00Z',
+      expirationDate: '2021-01-01T00:00:00Z',
+      credentialSchema: { id: 'https://example.org/kyc.json', type: 'JsonSchema2023' },
+      credentialStatus: { id: 'http://127.0.0.1:1/rhs', type: 'Iden3ReverseSparseMerkleTreeProof', revocationNonce: 1 },
+      proof: [{ type: 'BJJSignature2021' }],
+    };
+    const run = await vc(['holder', 'respond', '--request', requestFile(request()), '--credential', requestFile(expired)]);
+    // A verification failure (exit 1), in one line.
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    const error = jsonError(run.stderr) as { message: string; field?: string };
+    expect(error.message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): --credential \S+: the credential expired at 2021-01-01/);
+    expect(error.field).toBe('--credential');
+  });
+});
+
 describe("vc holder respond --post: the verifier's answer", () => {
   it('a 2xx answer longer than vc keeps is cut and said so, not an error that loses the delivered token (attack: was exit 4)', async () => {
     const posted = await postToken(`${base}/big`, 'a.b.c', plainFieldNames);
