@@ -10,6 +10,8 @@
 export interface FetchLimits {
   timeoutMs: number;
   maxBytes: number;
+  /** A 2xx answer longer than maxBytes gives its first maxBytes (`truncated`) instead of failing. */
+  cutLonger?: boolean;
 }
 
 /** What a bounded request gives: the HTTP status, and the body text of a 2xx answer. */
@@ -19,6 +21,8 @@ export interface BoundedAnswer {
   text: string | undefined;
   /** The start of another answer's body (at most ERROR_TEXT_BYTES, for its reason); undefined for a 2xx. */
   errorText?: string;
+  /** With cutLonger: the 2xx answer was longer than maxBytes, and `text` is its start. */
+  truncated?: boolean;
 }
 
 /** How much of a refusal's body is read, for the reason it gives. */
@@ -70,7 +74,7 @@ export async function boundedFetch(url: string, init: { method?: 'GET' | 'POST';
   }
   if (!response.ok) return { status: response.status, text: undefined, errorText: await readPrefix(response, ERROR_TEXT_BYTES) };
   const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > limits.maxBytes) {
+  if (declared > limits.maxBytes && limits.cutLonger !== true) {
     await response.body?.cancel().catch(() => undefined);
     throw fail(`the answer announces ${declared} bytes, more than the ${limits.maxBytes} bytes accepted`);
   }
@@ -85,6 +89,10 @@ export async function boundedFetch(url: string, init: { method?: 'GET' | 'POST';
       total += value.byteLength;
       if (total > limits.maxBytes) {
         await reader.cancel().catch(() => undefined);
+        if (limits.cutLonger === true) {
+          chunks.push(value);
+          return { status: response.status, text: Buffer.concat(chunks).subarray(0, limits.maxBytes).toString('utf8'), truncated: true };
+        }
         throw fail(`the answer is more than the ${limits.maxBytes} bytes accepted`);
       }
       chunks.push(value);

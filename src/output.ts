@@ -146,9 +146,9 @@ export class Output {
     if (!this.quiet) this.writeErr(`${this.c ? this.c.yellow('warning:') : 'warning:'} ${terminalSafe(redactUrls(text, publicUrls))}\n`);
   }
 
-  /** A failed verification: red summary line (the result itself is on stdout). */
+  /** A failed verification: red summary line (the result itself is on stdout); URLs show their origin only, as in errors (a callback's query may hold an API key). */
   failure(text: string): void {
-    if (this.chatty) this.writeErr(`${this.c ? this.c.red('✘') : '✘'} ${terminalSafe(text, 2_000, true)}\n`);
+    if (this.chatty) this.writeErr(`${this.c ? this.c.red('✘') : '✘'} ${terminalSafe(redactUrls(text), 2_000, true)}\n`);
   }
 
   /**

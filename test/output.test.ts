@@ -135,3 +135,15 @@ describe('Output.progressReporter', () => {
     }
   });
 });
+
+describe('Output.failure', () => {
+  it("shows URLs by their origin only, as errors do (a verifier callback's query, a reason quoting another URL)", () => {
+    const stderr = new PassThrough();
+    const chunks: Buffer[] = [];
+    stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const output = new Output({ json: false, quiet: false, stdout: new PassThrough() as unknown as NodeJS.WriteStream, stderr: stderr as unknown as NodeJS.WriteStream });
+    output.failure('the verifier at http://127.0.0.1:4000/cb?apikey=CALLBACKKEY answered 500: upstream http://10.0.0.5/admin?key=UPSTREAMKEY failed');
+    const line = Buffer.concat(chunks).toString('utf8');
+    expect(line).toBe('✘ the verifier at http://127.0.0.1:4000/… answered 500: upstream http://10.0.0.5/… failed\n');
+  });
+});

@@ -14,6 +14,7 @@ import { registerConfigCommands } from './config.js';
 import { registerDemoCommand } from './demo.js';
 import { registerServeCommand } from './serve.js';
 import { registerWalletCommands } from './wallet.js';
+import { redactUrls } from '../errors.js';
 
 /** The summary of a W3C credential issued (BBS+ ones are kept by the holder, the others are not). */
 function issuedSummary(result: { type?: unknown; issuer?: unknown; proof?: { cryptosuite?: string } }, input: Record<string, unknown>): string {
@@ -417,10 +418,10 @@ this wallet or names an unreachable agent; exit 1 when the agent refuses.`,
     linkOrFile: ['request'],
     unwrap: { credential: 'credential' },
     text: (result: { token: string }) => result.token,
-    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number } }>(
+    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number; truncated?: boolean } }>(
       (result) =>
         `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
-        (result.posted === undefined ? '' : `; posted to ${result.posted.url}: the verifier answered ${result.posted.status}`),
+        (result.posted === undefined ? '' : `; posted to ${redactUrls(result.posted.url)}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
     ),
     help: `Examples:
   $ vc holder respond --request req.json -o answer.jwz
@@ -435,14 +436,16 @@ given with --credential / --id, for every item), with the item's id as the proof
 answer (authorization/1.0/response, from the credentials' subject DID) is packed as a JWZ whose auth
 proof is authV2 (Groth16), which the request's accept profiles must allow. The token goes to stdout
 or -o FILE (the result as JSON with --json); --post sends it to the request's callbackUrl and
-reports the verifier's answer (exit 1 when it refuses).
+reports the verifier's answer (exit 1 when it refuses; an answer over 64 KiB is cut, said so). A
+posted answer is kept until it is written: a re-run after a crash gives it back, posting no second.
 
 --request takes a file holding the request's JSON, an iden3comm://?i_m= or ?request_uri= link, a
 universal link (https://wallet.privado.id/#i_m=...) or a URL serving the request. vc reaches only
 this machine (127.0.0.1, localhost, ::1) for a request_uri, a URL or --post, unless --allow-remote
 is given, and then over https only; each exchange has a time and size limit and follows no
-redirect. An expired request, one that is not an authorization request, a scope item no held
-credential satisfies, a circuit other than credentialAtomicQueryV3 or accept profiles without authV2
+redirect. An expired request, one that is not an authorization request, a malformed query (one
+field, one operator or {} to disclose, operands of its shape), a scope item no held credential
+satisfies, a circuit other than credentialAtomicQueryV3 or accept profiles without authV2
 are refused before any proof (exit 2).`,
   },
   {

@@ -11,11 +11,13 @@
  * byte of its proof or of its payload changed; `vc verifier verify --jwz` sees it as a replay.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { auth, resolver } from '@iden3/js-iden3-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { runVc, runVcAsync, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -40,6 +42,8 @@ let verifier: auth.Verifier;
 let credentialId: string;
 let verifierService: VcServer | undefined;
 let base: string;
+let relay: Server | undefined;
+let posts = 0;
 
 beforeAll(async () => {
   holder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
@@ -61,9 +65,28 @@ beforeAll(async () => {
   // The verifier's session, and vc's holder answering it through its request_uri, posting to its callback.
   verifierService = await startVcServe(home, ['--role', 'verifier'], { env });
   base = verifierService.urls.verifier!;
-  ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$sd', '--reason', 'age check', '--callback', `${base}/callback`, '-o', file('request.json')]));
+  // The callback, through a loopback relay to the service that counts the posts.
+  relay = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      posts += 1;
+      void fetch(`${base}${req.url ?? ''}`, { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' }, body: Buffer.concat(chunks) }).then(async (answered) => {
+        res.writeHead(answered.status, { 'content-type': answered.headers.get('content-type') ?? 'application/json' }).end(await answered.text());
+      });
+    });
+  });
+  await new Promise<void>((resolve) => relay!.listen(0, '127.0.0.1', resolve));
+  const relayBase = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$sd', '--reason', 'age check', '--callback', `${relayBase}/callback`, '-o', file('request.json')]));
   request = JSON.parse(readFileSync(file('request.json'), 'utf8')) as typeof request;
-  ok(await vc(['holder', 'respond', '--request', `iden3comm://?request_uri=${base}/auth-requests/${request.id}`, '--post', '-o', file('answer.json')]));
+  // Killed after posting and before its output: the re-run gives the posted answer, posting no second one.
+  const given = `iden3comm://?request_uri=${base}/auth-requests/${request.id}`;
+  const killed = await runVcAsync(['--json', 'holder', 'respond', '--request', given, '--post', '-o', file('answer.json')], { home, env: { ...env, VC_CRASH_AT: 'output:pending' } });
+  expect(killed.status).not.toBe(0);
+  expect(posts).toBe(1);
+  ok(await vc(['holder', 'respond', '--request', given, '--post', '-o', file('answer.json')]));
+  expect(posts).toBe(1);
   answer = JSON.parse(readFileSync(file('answer.json'), 'utf8')) as typeof answer;
   token = String(answer.token);
 
@@ -75,6 +98,8 @@ beforeAll(async () => {
 }, LONG);
 
 afterAll(async () => {
+  relay?.closeAllConnections();
+  await new Promise((resolve) => (relay === undefined ? resolve(undefined) : relay.close(resolve)));
   await verifierService?.stop();
   runVc(['chain', 'down'], { home, env });
   tmp.cleanup();

@@ -5,6 +5,7 @@
  * flag alone); each a 4xx with the JSON error body naming the field, never a 500. (A real answer:
  * test/e2e/iden3commHolder.test.ts.)
  */
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVcInProcess, startVcServe, tempDir, type VcServer } from '../helpers.js';
@@ -44,6 +45,30 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
+describe("POST /auth-responses: the server's exclusive turn", () => {
+  it('is not held while the holder waits on the network (a slow request_uri here, the verifier\'s answer to a post alike): another call is answered meanwhile (attack)', async () => {
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = createServer((_req, res) => {
+      arrived();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request((message) => (message.expires_time = 1_700_000_000)))), 4_000);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const waiting = respond({ request: `iden3comm://?request_uri=http://127.0.0.1:${(slow.address() as { port: number }).port}/request` });
+      await reached;
+      const started = Date.now();
+      const other = await respond({ request: request((message) => (message.expires_time = 1_700_000_000)) });
+      expect(other.status).toBe(400);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect((await waiting).status).toBe(400);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});
+
 describe('POST /auth-responses: bad input', () => {
   it('reads no file: a path is no request', async () => {
     const answer = await respond({ request: '/etc/passwd' });
@@ -65,6 +90,13 @@ describe('POST /auth-responses: bad input', () => {
     expect(remote.status).toBe(400);
     expect(remote.error.message).toMatch(/verifier\.example is not this machine/);
     expect((await respond({ request: request(), allowRemote: true })).status).toBe(400);
+  });
+
+  it('refuses an expires_time out of the date range with a 400, not a 500 (attack)', async () => {
+    const answer = await respond({ request: request((message) => (message.expires_time = -9e12)) });
+    // A safe integer (the body parser refuses -1e20), whose date is before the earliest JavaScript can name.
+    expect(answer.status).toBe(400);
+    expect(answer.error.message).toMatch(/expires_time|expired/);
   });
 
   it('refuses post without a callback, and a scope no held credential satisfies, naming them', async () => {

@@ -22,7 +22,7 @@ import { getIden3, getIden3Prover } from '../../iden3/wallet.js';
 import { selectHeldIden3Credential } from '../holder/heldSelection.js';
 import { checkCredentialAgainstRequest, checkProofInputs, credentialRevocationStatus, proofFailure } from '../pbq/prove.js';
 import { requireWalletIdentity } from '../pbq/identities.js';
-import { conditionOperator, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
+import { conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
 import { AUTH_ACCEPT_PROFILE, AUTH_SCOPE_CIRCUIT, type AuthRequestMessage } from './authRequest.js';
@@ -64,7 +64,7 @@ export interface RespondResult {
   to: string;
   scope: Array<{ id: number; circuitId: string; credential: string }>;
   /** With post: where the token went and what the verifier answered. */
-  posted?: { url: string; status: number; body: unknown };
+  posted?: { url: string; status: number; body: unknown; truncated?: boolean };
 }
 
 /** A request as received: vc's own shape, plus the recipient a request may name. */
@@ -144,6 +144,9 @@ async function requestText(given: string, allowRemote: boolean, where: string): 
   throw new InputError(`${where}: expected an authorization request (JSON), an iden3comm:// link, a universal link (with #i_m= or #request_uri=) or the http(s) URL serving it`, { field: 'request' });
 }
 
+/** The largest number of seconds from 1970 a JavaScript date names. */
+const MAX_DATE_SECONDS = 8.64e12;
+
 /** Checks the message is an authorization request vc can read (one line naming what is wrong). */
 function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest {
   if (!isObject(value)) throw new InputError(`${where}: expected a JSON object (an iden3comm message)`, { field: 'request' });
@@ -161,7 +164,10 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
   }
   if (value.thid !== undefined && (typeof value.thid !== 'string' || value.thid.length > 512)) throw new InputError(`${where}: field thid: expected a string`, { field: 'request' });
   if (value.to !== undefined && typeof value.to !== 'string') throw new InputError(`${where}: field to: expected a DID`, { field: 'request' });
-  if (value.expires_time !== undefined && typeof value.expires_time !== 'number') throw new InputError(`${where}: field expires_time: expected seconds since 1970`, { field: 'request' });
+  // Seconds a JavaScript date can name (±8.64e15 ms): another number is no time the request could expire at.
+  if (value.expires_time !== undefined && (typeof value.expires_time !== 'number' || !Number.isSafeInteger(value.expires_time) || Math.abs(value.expires_time) > MAX_DATE_SECONDS)) {
+    throw new InputError(`${where}: field expires_time: expected seconds since 1970 (an integer within ±${MAX_DATE_SECONDS})`, { field: 'request' });
+  }
   const body = value.body;
   if (!isObject(body)) throw new InputError(`${where}: field body: expected an object`, { field: 'request' });
   if (body.callbackUrl !== undefined && typeof body.callbackUrl !== 'string') throw new InputError(`${where}: field body.callbackUrl: expected a URL`, { field: 'request' });
@@ -229,15 +235,58 @@ function scopeLabel(scope: Scope): string {
   return `scope ${scope.id} (${String(query.type ?? 'no type')}${condition.trimEnd()})`;
 }
 
+/** The input that named the credential proved: --credential, --id, or the request (a held credential chosen for it). */
+const credentialField = (input: RespondInput): string => (input.credential !== undefined ? 'credential' : input.credentialId !== undefined ? 'credentialId' : 'request');
+
 /** An error about one scope item: the same class, its message prefixed with the item. */
-function aboutScope(error: unknown, scope: Scope): unknown {
+function aboutScope(error: unknown, scope: Scope, input: RespondInput): unknown {
   if (!(error instanceof VcError)) return error;
   const message = `${scopeLabel(scope)}: ${error.message}`;
-  const options = { ...(error.field === undefined ? {} : { field: error.field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
+  // The checks shared with vc holder prove name prove's inputs (credentialRequest..., verifiableCredential...): here they are this command's.
+  const field = error.field === undefined ? undefined : error.field.startsWith('credentialRequest') ? 'request' : error.field.startsWith('verifiableCredential') ? credentialField(input) : error.field;
+  const options = { ...(field === undefined ? {} : { field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
   // A data model error names its check too (DataModelError(message, check, options)).
   if (error instanceof DataModelError) return new DataModelError(message, error.check, options);
   const Constructor = error.constructor as new (message: string, options: { field?: string; cause?: unknown }) => VcError;
   return new Constructor(message, options);
+}
+
+/** A query operand vc passes on to the js-sdk: a string, a boolean, or a number it can read exactly. */
+function operandProblem(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.length > 1024 ? 'a value longer than 1024 characters' : undefined;
+  if (typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return `${value} is beyond the integers JSON numbers hold exactly (give a large integer as a decimal string)`;
+    return undefined;
+  }
+  return `${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value} is not a value (expected a number, a string or a boolean)`;
+}
+
+/** Why a scope item's query cannot be proved with credentialAtomicQueryV3 as given, or undefined (its shape only; credentials come later). */
+function scopeQueryProblem(query: Record<string, unknown>): string | undefined {
+  for (const date of ['expirationDate', 'issuanceDate'] as const) {
+    const value = query[date];
+    if (value !== undefined && (typeof value !== 'string' || value.length > 64 || Number.isNaN(Date.parse(value)))) return `${date}: expected a date (ISO 8601), got ${JSON.stringify(value)?.slice(0, 80)}`;
+  }
+  const subject = query.credentialSubject;
+  if (!isObject(subject)) return 'credentialSubject: expected an object';
+  const fields = Object.keys(subject);
+  if (fields.length > 1) return `credentialSubject asks ${fields.length} fields (${fields.slice(0, 4).join(', ')}); a ${AUTH_SCOPE_CIRCUIT} proof answers one`;
+  for (const field of fields) {
+    if (field === '' || field.length > 256 || field in Object.prototype) return `credentialSubject: ${JSON.stringify(field.slice(0, 80))} is not a field name`;
+    const condition = subject[field];
+    if (!isObject(condition)) return `credentialSubject.${field}: expected {} (disclose the value) or one operator with its value, e.g. {"$lt": 20010101}; got ${condition === null ? 'null' : Array.isArray(condition) ? 'a list' : JSON.stringify(condition).slice(0, 80)}`;
+    const operators = Object.keys(condition);
+    if (operators.length > 1) return `credentialSubject.${field}: one operator per field, not ${operators.length} (${operators.slice(0, 4).join(', ')})`;
+    const { op, value } = conditionOperator(condition);
+    const shape = queryValueShapeProblem(op, value);
+    if (shape !== undefined) return `credentialSubject.${field}: ${shape}`;
+    for (const operand of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      const problem = operandProblem(operand);
+      if (problem !== undefined) return `credentialSubject.${field}.${op}: ${problem}`;
+    }
+  }
+  return undefined;
 }
 
 /** The credential a scope item is proved with: the one given, or the newest held one that satisfies it. */
@@ -248,13 +297,6 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
     throw new InputError(`${names('request')}: ${scopeLabel(scope)}: its query needs type, context, allowedIssuers and credentialSubject`, { field: 'request' });
   }
   if ((scope.query as { groupId?: unknown }).groupId !== undefined) throw new UnprocessableError(`${names('request')}: ${scopeLabel(scope)}: linked queries (groupId) are not answered by vc`, { field: 'request' });
-  for (const condition of Object.values(query.credentialSubject)) {
-    try {
-      conditionOperator(condition);
-    } catch (error) {
-      throw new InputError(`${names('request')}: ${scopeLabel(scope)}: ${describeError(error)}`, { field: 'request' });
-    }
-  }
   // How selection and the checks name what they look at: the flags of this command.
   const scopeNames: FieldNamer = (field) =>
     field.startsWith('verifiableCredential') ? `${names('credential')}${field.slice('verifiableCredential'.length)}` : field.startsWith('credentialRequest') ? `${names('request')} ${scopeLabel(scope)}${field.slice('credentialRequest'.length)}` : names(field);
@@ -288,7 +330,7 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
         }
         throw new NotFoundError(`${scopeLabel(scope)}: no held credential satisfies it: ${why}`, { field: 'credential', cause: error });
       }
-      throw aboutScope(error, scope);
+      throw aboutScope(error, scope, input);
     }
     id = credential.id;
   }
@@ -297,7 +339,7 @@ async function credentialForScope(ctx: Context, scope: Scope, input: RespondInpu
     const { sdk } = (await getIden3(ctx)).modules;
     checkCredentialAgainstRequest(sdk.W3CCredential.fromJSON(credential as never), request);
   } catch (error) {
-    throw aboutScope(error, scope);
+    throw aboutScope(error, scope, input);
   }
   return { credential, id };
 }
@@ -321,9 +363,10 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     if (scope.circuitId !== AUTH_SCOPE_CIRCUIT) {
       throw new UnprocessableError(`${where}: ${scopeLabel(scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; vc answers ${AUTH_SCOPE_CIRCUIT} proof requests only`, { field: 'request' });
     }
+    const problem = scopeQueryProblem(scope.query);
+    if (problem !== undefined) throw new InputError(`${where}: scope ${scope.id}: query.${problem}`, { field: 'request' });
   }
-  const iden3 = await getIden3(ctx);
-  const { sdk, core } = iden3.modules;
+  const { core } = (await getIden3(ctx)).modules;
   let verifier;
   try {
     verifier = core.DID.parse(request.from);
@@ -331,6 +374,43 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     throw new InputError(`${where}: field from: ${JSON.stringify(request.from.slice(0, 200))} is not a DID vc can read (${describeError(error)})`, { field: 'request' });
   }
 
+  // The proofs hold the server's exclusive turn (they share the prover and read the trees); the post
+  // to the callback waits for the verifier outside it, never blocking the other mutating routes.
+  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier));
+  // Posted already by a run that never delivered its output (killed before it): that answer, not a second one.
+  if (kept) return result;
+  if (input.post === true) {
+    result.posted = await postToken(callback, result.token, names);
+    keepPostedAnswer(ctx, result);
+  }
+  return result;
+}
+
+/** Where a posted answer is kept until its output is delivered (a re-run gets it instead of posting again). */
+const POSTED_ANSWERS_NS = 'iden3comm.postedAnswers';
+/** How long a posted answer whose output was never delivered (an HTTP caller's, a killed command's) is kept. */
+const POSTED_ANSWER_KEEP_MS = 7 * 24 * 3600 * 1000;
+type PostedAnswer = { result: RespondResult; postedAt: string };
+const postedAnswerKey = (requestId: string, holder: string): string => JSON.stringify([requestId, holder]);
+
+function keepPostedAnswer(ctx: Context, result: RespondResult): void {
+  ctx.store.transaction(() => {
+    ctx.store.deleteWhereTimestampBefore(POSTED_ANSWERS_NS, 'postedAt', new Date(ctx.now().getTime() - POSTED_ANSWER_KEEP_MS));
+    ctx.store.put<PostedAnswer>(POSTED_ANSWERS_NS, postedAnswerKey(result.request, result.from), { result, postedAt: ctx.now().toISOString() });
+  });
+}
+
+/** `vc holder respond` delivered its result: a re-run of the same request answers it anew. */
+export function authRespondDelivered(ctx: Context, result: RespondResult): void {
+  if (result.posted === undefined) return;
+  ctx.store.delete(POSTED_ANSWERS_NS, postedAnswerKey(result.request, result.from));
+}
+
+/** The answer to a checked request: every scope item proved and the response packed as a JWZ. */
+async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID): Promise<{ result: RespondResult; kept: boolean }> {
+  const where = names('request');
+  const scopes = request.body.scope as Scope[];
+  const { sdk, core } = (await getIden3(ctx)).modules;
   // Every credential first (the refusals come before any proof), then one holder for them all.
   const chosen = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
@@ -345,6 +425,8 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   if (request.to !== undefined && request.to !== holder) {
     throw new UnprocessableError(`${where}: the request is addressed to ${request.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
   }
+  const kept = ctx.store.get<PostedAnswer>(POSTED_ANSWERS_NS, postedAnswerKey(request.id, holder));
+  if (kept !== undefined) return { result: kept.result, kept: true };
   const holderDid = core.DID.parse(holder);
 
   const { proofService } = await getIden3Prover(ctx, 'iden3comm');
@@ -355,9 +437,9 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     try {
       revocation = await credentialRevocationStatus(ctx, w3c, undefined);
     } catch (error) {
-      throw aboutScope(error, scope);
+      throw aboutScope(error, scope, input);
     }
-    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope);
+    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
     const step = ctx.progress.start(`generating the ${AUTH_SCOPE_CIRCUIT} proof for scope ${scope.id}`);
     try {
       responses.push(
@@ -372,7 +454,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
       step.succeed('proof generated');
     } catch (error) {
       step.fail();
-      throw aboutScope(proofFailure(sdk, error, w3c, undefined, 'credentialAtomicQueryV3'), scope);
+      throw aboutScope(proofFailure(sdk, error, w3c, undefined, 'credentialAtomicQueryV3'), scope, input);
     }
   }
 
@@ -396,8 +478,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     to: request.from,
     scope: chosen.map(({ scope, id }, index) => ({ id: scope.id, circuitId: responses[index]!.circuitId, credential: id })),
   };
-  if (input.post === true) result.posted = await postToken(callback, token, names);
-  return result;
+  return { result, kept: false };
 }
 
 /**
@@ -433,14 +514,16 @@ export async function packAuthResponse(ctx: Context, response: Record<string, un
 }
 
 /** POSTs the token to the callback (checked reachable already) and reports the verifier's answer. */
-async function postToken(url: string, token: string, names: FieldNamer): Promise<{ url: string; status: number; body: unknown }> {
-  const { status, text, errorText } = await boundedFetch(
+export async function postToken(url: string, token: string, names: FieldNamer): Promise<NonNullable<RespondResult['posted']>> {
+  // The verifier has the token once it answers: a longer answer than vc keeps is cut (and said so), not an error that loses the token.
+  const { status, text, errorText, truncated } = await boundedFetch(
     url,
     { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: token },
-    { timeoutMs: CALLBACK_TIMEOUT_MS, maxBytes: CALLBACK_MAX_ANSWER_BYTES },
+    { timeoutMs: CALLBACK_TIMEOUT_MS, maxBytes: CALLBACK_MAX_ANSWER_BYTES, cutLonger: true },
     (detail, cause) => new NetworkError(`${names('post')}: posting to ${url}: ${detail}`, cause === undefined ? {} : { cause }),
   );
   const raw = text ?? errorText ?? '';
+  if (truncated === true) return { url, status, body: raw, truncated };
   let body: unknown = raw;
   try {
     body = raw === '' ? null : JSON.parse(raw);

@@ -146,12 +146,26 @@ export const iden3commRespond = defineOperation({
     from: z.string().describe('the holder DID that answered'),
     to: z.string().describe('the verifier DID (the request\'s from)'),
     scope: z.array(z.object({ id: z.number(), circuitId: z.string(), credential: z.string() })),
-    posted: z.object({ url: z.string(), status: z.number(), body: z.unknown() }).optional(),
+    posted: z
+      .object({
+        url: z.string(),
+        status: z.number(),
+        body: z.unknown(),
+        truncated: z.boolean().describe("true when the verifier's answer was longer than 64 KiB: body is its first 64 KiB, as text").optional(),
+      })
+      .optional(),
   }),
-  mutates: true,
+  // It takes the exclusive turn itself for the proofs (and a new holder identity), and waits for
+  // the verifier's answer to a post outside it (up to a minute): the other mutating routes go on.
+  mutates: 'coalesced',
   run: async (ctx, input, call) => {
     const { respondToAuthRequest } = await import('../iden3comm/authRespond.js');
     return respondToAuthRequest(ctx, input, call.names);
+  },
+  // Posted answers are kept (a re-run of the same request by the same holder gets it, never posts a second one) until delivered.
+  delivered: async (ctx, _input, result) => {
+    const { authRespondDelivered } = await import('../iden3comm/authRespond.js');
+    authRespondDelivered(ctx, result);
   },
   failure: (result) => {
     const posted = result.posted;

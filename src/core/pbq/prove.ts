@@ -100,7 +100,8 @@ export function checkCredentialAgainstRequest(credential: W3CCredential, request
   }
   for (const [field, condition] of Object.entries(request.query.credentialSubject)) {
     const { op, value: expected } = conditionOperator(condition);
-    const actual = credential.credentialSubject[field];
+    // Its own fields only: `constructor` or `toString` is no field of a credential that has none.
+    const actual = Object.hasOwn(credential.credentialSubject, field) ? credential.credentialSubject[field] : undefined;
     if (op === '$exists') {
       if ((actual !== undefined) !== expected) {
         throw new VerificationError(`the credential does not satisfy the query: credentialSubject.${field} ${actual === undefined ? 'does not exist' : 'exists'}, the request asks $exists ${String(expected)}`, {

@@ -7,7 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALLBACK_MAX_ANSWER_BYTES, postToken } from '../../../src/core/iden3comm/authRespond.js';
 import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
+import { plainFieldNames } from '../../../src/core/validate.js';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
 
 const tmp = tempDir('vc-iden3comm-respond-');
@@ -65,6 +67,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/expired') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request((message) => (message.expires_time = 1_700_000_000))));
     if (req.method === 'GET' && req.url === '/moved') return void res.writeHead(302, { location: '/expired' }).end();
+    if (req.method === 'POST' && req.url === '/big') return void req.resume().on('end', () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(100 * 1024)}</html>`));
     hits += 1;
     res.writeHead(500).end();
   });
@@ -130,6 +133,37 @@ describe('vc holder respond: a request it will not answer', () => {
     expect(moved.stdout).toBe('');
   });
 
+  it('refuses an expires_time out of the date range as expired or malformed, in one line (attack: was exit 70 with a RangeError stack)', async () => {
+    // -1e20 seconds (and -9e12) is before the earliest date JavaScript can name: new Date(...).toISOString() throws.
+    for (const seconds of [-1e20, -9e12]) {
+      const message = (await refused(['--request', requestFile(request((change) => (change.expires_time = seconds)))])).message;
+      expect(message).toMatch(/expires_time|expired/);
+    }
+  });
+
+  it('refuses a malformed query before any proof, in one line naming --request, the scope and what is wrong (attack: exit 70, or a [] condition proved as $sd)', async () => {
+    const spoilt: Array<[Record<string, unknown>, RegExp]> = [
+      [{ credentialSubject: { birthday: { $lt: 1e40 } } }, /birthday\.\$lt: 1e\+40 is beyond the integers/],
+      [{ credentialSubject: { birthday: { $lt: 20000101, $gt: 1 } } }, /one operator per field, not 2 \(\$lt, \$gt\)/],
+      [{ credentialSubject: { birthday: { $lt: 20000101 }, documentType: {} } }, /asks 2 fields \(birthday, documentType\)/],
+      [{ expirationDate: 'x' }, /expirationDate: expected a date/],
+      [{ credentialSubject: { constructor: { $exists: true } } }, /"constructor" is not a field name/],
+      [{ credentialSubject: { toString: {} } }, /"toString" is not a field name/],
+      [{ credentialSubject: JSON.parse('{"__proto__": {}}') as Record<string, unknown> }, /"__proto__" is not a field name/],
+      [{ credentialSubject: { birthday: [] } }, /birthday: expected \{\} \(disclose the value\) or one operator/],
+      [{ credentialSubject: { birthday: null } }, /birthday: expected \{\}.*got null/],
+      [{ credentialSubject: { birthday: { $in: Array.from({ length: 65 }, (_, index) => index) } } }, /\$in takes at most 64 values/],
+      [{ credentialSubject: { birthday: { $between: 5 } } }, /\$between takes a list of two values/],
+      [{ credentialSubject: { birthday: { $sd: {} } } }, /\$sd takes no value/],
+    ];
+    for (const [change, reason] of spoilt) {
+      const error = await refused(['--request', requestFile(request((message) => Object.assign((message.body.scope as Array<{ query: Record<string, unknown> }>)[0]!.query, change)))]);
+      expect(error.message).toMatch(/^--request \S+\.json: scope 7: query\./);
+      expect(error.message).toMatch(reason);
+      expect(error.field).toBe('--request');
+    }
+  });
+
   it('refuses --post when the request names no callback, and a callback off this machine, before proving anything', async () => {
     const post = await refused(['--request', requestFile(request()), '--post']);
     expect(post).toMatchObject({ message: "--post: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier", field: '--post' });
@@ -160,7 +194,38 @@ describe('vc holder respond: a request it will not answer', () => {
   });
 });
 
+describe("vc holder respond: an error of the checks it shares with vc holder prove", () => {
+  it('names the flags of this command in its field, not the internal verifiableCredential / credentialRequest paths (attack)', async () => {
+    const expired = {
+      id: 'urn:uuid:5b0f7e0a-1c2d-4e3f-8a9b-0c1d2e3f4a5b',
+      '@context': ['https://www.w3.org/2018/credentials/v1', 'https://example.org/kyc.jsonld'],
+      type: ['VerifiableCredential', 'KYCAgeCredential'],
+      credentialSubject: { id: verifierDid, birthday: 19960424 },
+      issuer: verifierDid,
+      issuanceDate: '2020-01-01T00:00:00Z',
+      expirationDate: '2021-01-01T00:00:00Z',
+      credentialSchema: { id: 'https://example.org/kyc.json', type: 'JsonSchema2023' },
+      credentialStatus: { id: 'http://127.0.0.1:1/rhs', type: 'Iden3ReverseSparseMerkleTreeProof', revocationNonce: 1 },
+      proof: [{ type: 'BJJSignature2021' }],
+    };
+    const run = await vc(['holder', 'respond', '--request', requestFile(request()), '--credential', requestFile(expired)]);
+    // A verification failure (exit 1), in one line.
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    const error = jsonError(run.stderr) as { message: string; field?: string };
+    expect(error.message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): --credential \S+: the credential expired at 2021-01-01/);
+    expect(error.field).toBe('--credential');
+  });
+});
+
 describe("vc holder respond --post: the verifier's answer", () => {
+  it('a 2xx answer longer than vc keeps is cut and said so, not an error that loses the delivered token (attack: was exit 4)', async () => {
+    const posted = await postToken(`${base}/big`, 'a.b.c', plainFieldNames);
+    expect(posted).toMatchObject({ url: `${base}/big`, status: 200, truncated: true });
+    expect(posted.body).toBe(`<html>${'x'.repeat(CALLBACK_MAX_ANSWER_BYTES - 6)}`);
+    expect(iden3commRespond.failure!({ token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [], posted })).toBeUndefined();
+  });
+
   it('is a failure (exit 1) in one line with the status and the reason when not 2xx, and none when 2xx', () => {
     const result = { token: 'a.b.c', request: 'r1', thid: 'r1', from: 'did:a', to: 'did:b', scope: [] };
     const url = 'http://127.0.0.1:4000/callback?sessionId=r1';
