@@ -12,8 +12,8 @@ import type { Context } from '../../context.js';
 import { InputError, didYouMean } from '../../errors.js';
 import { PASSPORT_TYPE } from '../../iden3/documents.js';
 import { getIden3 } from '../../iden3/wallet.js';
-import { V3_ON_CHAIN_REQUEST_CIRCUIT, PROOF_TYPES, queryValueShapeProblem, type CredentialRequest } from '../pbq/pbqSchemas.js';
-import { DEFAULT_QUERY, checkQueryField, checkQueryValue, encodeRequestParams, normaliseValue } from '../pbq/request.js';
+import { V3_ON_CHAIN_REQUEST_CIRCUIT, PROOF_TYPES, type CredentialRequest } from '../pbq/pbqSchemas.js';
+import { DEFAULT_QUERY, checkQueryField, checkQueryValue, checkedQueryValue, encodeRequestParams } from '../pbq/request.js';
 import { ensureRoleIdentity } from '../pbq/identities.js';
 import type { FieldNamer } from '../validate.js';
 
@@ -78,20 +78,7 @@ export function messageLinks(message: unknown): { deepLink: string; universalLin
 async function buildScopeQuery(ctx: Context, options: AuthRequestOptions, names: FieldNamer): Promise<CredentialRequest['query']> {
   const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
-  let value: unknown;
-  if (op === '$sd') {
-    if (options.value !== undefined) throw new InputError(`${names('value')}: $sd takes no value (the proof discloses the field's value)`, { field: 'value' });
-  } else {
-    if (options.value === undefined && field !== DEFAULT_QUERY.field) {
-      throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
-    }
-    if (options.value === undefined && queryValueShapeProblem(op, DEFAULT_QUERY.value) !== undefined) {
-      throw new InputError(`${names('value')} is required with ${names('op')} ${op} (the default ${DEFAULT_QUERY.value} is one value)`, { field: 'value' });
-    }
-    value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
-    const shape = queryValueShapeProblem(op, value);
-    if (shape !== undefined) throw new InputError(`${names('value')}: ${shape}`, { field: 'value' });
-  }
+  const value = checkedQueryValue(op, field, options.value, names);
   const iden3 = await getIden3(ctx);
   const type = options.type ?? PASSPORT_TYPE;
   const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;

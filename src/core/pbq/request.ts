@@ -63,7 +63,7 @@ const INTEGER_TYPES = new Set(['integer', 'nonNegativeInteger', 'positiveInteger
  * Turns a CLI/HTTP value into the query value: "a,b" lists for $in/$nin, integer strings become
  * numbers while they stay exact (larger ones stay decimal strings, which the js-sdk reads exactly).
  */
-export function normaliseValue(op: string, value: unknown): unknown {
+function normaliseValue(op: string, value: unknown): unknown {
   const scalar = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) && Number.isSafeInteger(Number(v.trim())) ? Number(v.trim()) : v);
   if (op === '$exists' && typeof value === 'string' && /^(true|false)$/.test(value.trim())) return value.trim() === 'true';
   if (op === '$in' || op === '$nin' || op === '$between' || op === '$nonbetween') {
@@ -248,6 +248,28 @@ export async function encodeRequestParams(
 }
 
 /**
+ * The value of a query as `vc verifier request` and `vc verifier auth-request` take it: none for
+ * $sd; else the one given, or the default (a birthDate, YYYYMMDD: for that field and a one-value
+ * operator only), normalised and checked against the operator's shape. InputError naming `value`.
+ */
+export function checkedQueryValue(op: string, field: string, given: unknown, names: FieldNamer): unknown {
+  if (op === '$sd') {
+    if (given !== undefined) throw new InputError(`${names('value')}: $sd takes no value (the proof discloses the field's value)`, { field: 'value' });
+    return undefined;
+  }
+  if (given === undefined && field !== DEFAULT_QUERY.field) {
+    throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
+  }
+  if (given === undefined && queryValueShapeProblem(op, DEFAULT_QUERY.value) !== undefined) {
+    throw new InputError(`${names('value')} is required with ${names('op')} ${op} (the default ${DEFAULT_QUERY.value} is one value)`, { field: 'value' });
+  }
+  const value = normaliseValue(op, given ?? DEFAULT_QUERY.value);
+  const shape = queryValueShapeProblem(op, value);
+  if (shape !== undefined) throw new InputError(`${names('value')}: ${shape}`, { field: 'value' });
+  return value;
+}
+
+/**
  * Refuses, before any library reads the context, a context vc does not have (naming the command
  * that adds it), a type the context does not define, and a field the type does not have (with
  * the closest one and the fields it has): the js-sdk would say "term is not defined".
@@ -289,22 +311,8 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.nullifierSessionID !== undefined) {
     throw new InputError(`${names('nullifierSessionID')}: ${MTP_ON_CHAIN_CIRCUIT} has no nullifier; a nullifier session needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'nullifierSessionID' });
   }
-  let value: unknown;
-  if (op === '$sd') {
-    if (options.value !== undefined) throw new InputError(`${names('value')}: $sd takes no value (the proof discloses the field's value)`, { field: 'value' });
-  } else {
-    // The default value is a birthDate (YYYYMMDD): it applies to that field, with a one-value operator.
-    if (options.value === undefined && field !== DEFAULT_QUERY.field) {
-      throw new InputError(`${names('value')} is required with ${names('field')} ${field} (the default ${DEFAULT_QUERY.value} is for ${DEFAULT_QUERY.field})`, { field: 'value' });
-    }
-    if (options.value === undefined && queryValueShapeProblem(op, DEFAULT_QUERY.value) !== undefined) {
-      throw new InputError(`${names('value')} is required with ${names('op')} ${op} (the default ${DEFAULT_QUERY.value} is one value)`, { field: 'value' });
-    }
-    value = normaliseValue(op, options.value ?? DEFAULT_QUERY.value);
-  }
   // The value's shape needs no context: refuse it before loading the js-sdk.
-  const shape = queryValueShapeProblem(op, value);
-  if (shape !== undefined) throw new InputError(`${names('value')}: ${shape}`, { field: 'value' });
+  const value = checkedQueryValue(op, field, options.value, names);
   const iden3 = await getIden3(ctx);
   const type = options.type ?? PASSPORT_TYPE;
   const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
