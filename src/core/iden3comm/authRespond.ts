@@ -381,7 +381,9 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
   if (kept) return result;
   if (input.post === true) {
     result.posted = await postToken(callback, result.token, names);
-    keepPostedAnswer(ctx, result);
+    // Only an answer the verifier took is kept: after a refusal or its failure (non-2xx), a retry
+    // (a re-run, or a client posting the request again) must be free to answer anew.
+    if (result.posted.status >= 200 && result.posted.status < 300) keepPostedAnswer(ctx, result);
   }
   return result;
 }
