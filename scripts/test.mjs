@@ -1,8 +1,8 @@
 // `npm test`: build dist/, then the type check of the tests and the linter (one core each, one
 // after the other) while `vc circuits build` builds the circuits and the native prover on the other
 // core (cached per user: a no-op when nothing changed); then the unit projects of vitest, which need
-// no circuits, on the core the checks leave (beside the rest of the build); then the integration
-// project, whose global setup finds the circuits built. Prints each phase's time.
+// no circuits, on the core the checks leave (beside the rest of the build); and the integration
+// project as soon as the circuits are built, whose global setup then finds them. Prints each phase's time.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,7 +86,14 @@ const circuits = run(process.execPath, circuitsArgs, { capture: true, group: tru
 
 await step('tsc (tests)', bin('tsc'), ['-p', 'tsconfig.test.json']);
 await step('eslint', bin('eslint'), ['--max-warnings', '0', '.']);
-await step('vitest (unit)', bin('vitest'), ['run', '--project', 'unit*']);
+// The unit projects need no circuits: they start now, beside the rest of the build (their report is
+// printed whole when they end); the integration project starts as soon as the circuits are built,
+// beside the unit projects' last files, so neither core waits for the other run's tail.
+const unitStarted = performance.now();
+const unit = run(bin('vitest'), ['run', '--project', 'unit*'], { capture: true }).then((result) => {
+  process.stderr.write(`${result.output}[test] vitest (unit): ${result.code === 0 ? 'ok' : `failed (exit ${result.code})`} in ${seconds(unitStarted)}\n`);
+  return result;
+});
 const built = await circuits;
 if (built.code !== 0) {
   process.stderr.write(built.output);
@@ -94,6 +101,6 @@ if (built.code !== 0) {
 }
 
 const vitestStarted = performance.now();
-const { code, output } = await run(bin('vitest'), ['run', '--project', 'integration']);
-process.stderr.write(`${output}[test] vitest (integration): ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
-process.exit(code);
+const [unitResult, integration] = await Promise.all([unit, run(bin('vitest'), ['run', '--project', 'integration'])]);
+process.stderr.write(`${integration.output}[test] vitest (integration): ${integration.code === 0 ? 'ok' : `failed (exit ${integration.code})`} in ${seconds(vitestStarted)}; npm test ${seconds(started)}\n`);
+process.exit(unitResult.code !== 0 ? unitResult.code : integration.code);
