@@ -9,11 +9,10 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { InputError, didYouMean } from '../../errors.js';
-import { PASSPORT_TYPE } from '../../iden3/documents.js';
+import { InputError } from '../../errors.js';
 import { getIden3 } from '../../iden3/wallet.js';
-import { V3_ON_CHAIN_REQUEST_CIRCUIT, PROOF_TYPES, type CredentialRequest } from '../pbq/pbqSchemas.js';
-import { DEFAULT_QUERY, checkQueryField, checkQueryValue, checkedQueryValue, encodeRequestParams } from '../pbq/request.js';
+import { V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest } from '../pbq/pbqSchemas.js';
+import { buildRequestQuery, checkQueryValue, encodeRequestParams, type RequestQueryOptions } from '../pbq/request.js';
 import { ensureRoleIdentity } from '../pbq/identities.js';
 import type { FieldNamer } from '../validate.js';
 
@@ -55,14 +54,7 @@ export interface StoredAuthRequest {
 }
 
 /** Options of `vc verifier auth-request` (the query as `vc verifier request` takes it). */
-export interface AuthRequestOptions {
-  type?: string | undefined;
-  context?: string | undefined;
-  field?: string | undefined;
-  op?: string | undefined;
-  value?: unknown;
-  allowedIssuers?: string[] | undefined;
-  proofType?: 'sig' | 'mtp' | undefined;
+export interface AuthRequestOptions extends RequestQueryOptions {
   reason?: string | undefined;
   callback?: string | undefined;
   expires?: number | undefined;
@@ -76,26 +68,7 @@ export function messageLinks(message: unknown): { deepLink: string; universalLin
 
 /** The query of the scope: as `vc verifier request` builds and checks it (its defaults, its checks), without registering anything. */
 async function buildScopeQuery(ctx: Context, options: AuthRequestOptions, names: FieldNamer): Promise<CredentialRequest['query']> {
-  const field = options.field ?? DEFAULT_QUERY.field;
-  const op = options.op ?? DEFAULT_QUERY.op;
-  const value = checkedQueryValue(op, field, options.value, names);
-  const iden3 = await getIden3(ctx);
-  const type = options.type ?? PASSPORT_TYPE;
-  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
-  if (context === undefined) {
-    const known = iden3.documents.types().map((t) => t.type);
-    throw new InputError(`no JSON-LD context known for type ${type}${didYouMean(type, known)} (known: ${known.join(', ')}): give its URL (${names('context')}) or pin it with vc documents add`, {
-      field: 'context',
-    });
-  }
-  checkQueryField(iden3.documents, { type, context, field }, names);
-  const query: CredentialRequest['query'] = {
-    allowedIssuers: options.allowedIssuers ?? ['*'],
-    type,
-    context,
-    credentialSubject: { [field]: op === '$sd' ? {} : { [op]: value as never } },
-    ...(options.proofType === undefined ? {} : { proofType: PROOF_TYPES[options.proofType] }),
-  };
+  const query = await buildRequestQuery(ctx, options, names);
   await checkQueryValue(ctx, query, { names, value: 'value' });
   // The V3 encoding is the off-chain circuit's too (same query hash): a query it cannot encode is refused here.
   await encodeRequestParams(ctx, { id: 1, circuitId: V3_ON_CHAIN_REQUEST_CIRCUIT, query }, { names, allowedIssuers: 'allowedIssuers', query: '' });

@@ -247,6 +247,53 @@ export async function encodeRequestParams(
   return { params, queryHash };
 }
 
+/** The query flags of `vc verifier request` and `vc verifier auth-request`. */
+export interface RequestQueryOptions {
+  type?: string | undefined;
+  context?: string | undefined;
+  field?: string | undefined;
+  op?: string | undefined;
+  value?: unknown;
+  allowedIssuers?: string[] | undefined;
+  proofType?: 'sig' | 'mtp' | undefined;
+}
+
+/**
+ * The query of a request from the flags of `vc verifier request` (and `vc verifier auth-request`):
+ * the defaults (PassportCredential, birthDate $lt 20010101, any issuer), the value checked for its
+ * operator before the js-sdk is loaded, the type's context (given, registered or pinned) and the
+ * field checked against it. Registers nothing.
+ */
+export async function buildRequestQuery(
+  ctx: Context,
+  options: RequestQueryOptions,
+  names: FieldNamer,
+): Promise<CredentialRequest['query']> {
+  const field = options.field ?? DEFAULT_QUERY.field;
+  const op = options.op ?? DEFAULT_QUERY.op;
+  // The value's shape needs no context: refuse it before loading the js-sdk.
+  const value = checkedQueryValue(op, field, options.value, names);
+  const iden3 = await getIden3(ctx);
+  const type = options.type ?? PASSPORT_TYPE;
+  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
+  if (context === undefined) {
+    const known = iden3.documents.types().map((t) => t.type);
+    throw new InputError(
+      `no JSON-LD context known for type ${type}${didYouMean(type, known)} (known: ${known.join(', ')}): give its URL (${names('context')}), a context the issuer registered or one pinned with vc documents add`,
+      { field: 'context' },
+    );
+  }
+  checkQueryField(iden3.documents, { type, context, field }, names);
+  return {
+    allowedIssuers: options.allowedIssuers ?? ['*'],
+    type,
+    context,
+    // Selective disclosure is the empty condition (the iden3 query language).
+    credentialSubject: { [field]: op === '$sd' ? {} : { [op]: value as never } },
+    ...(options.proofType === undefined ? {} : { proofType: PROOF_TYPES[options.proofType] }),
+  };
+}
+
 /**
  * The value of a query as `vc verifier request` and `vc verifier auth-request` take it: none for
  * $sd; else the one given, or the default (a birthDate, YYYYMMDD: for that field and a one-value
@@ -300,7 +347,6 @@ export function checkQueryField(documents: Iden3Documents, query: { type: string
  */
 export async function createCredentialRequest(ctx: Context, options: RequestOptions = {}, names: FieldNamer = plainFieldNames): Promise<CreateRequestResult> {
   const circuitId = options.circuitId ?? MTP_ON_CHAIN_CIRCUIT;
-  const field = options.field ?? DEFAULT_QUERY.field;
   const op = options.op ?? DEFAULT_QUERY.op;
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && !(QUERY_OPERATORS as readonly string[]).includes(op)) {
     throw new InputError(`${names('op')}: ${op} needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT} (${MTP_ON_CHAIN_CIRCUIT} knows ${QUERY_OPERATORS.join(', ')})`, { field: 'op' });
@@ -311,27 +357,7 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.nullifierSessionID !== undefined) {
     throw new InputError(`${names('nullifierSessionID')}: ${MTP_ON_CHAIN_CIRCUIT} has no nullifier; a nullifier session needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'nullifierSessionID' });
   }
-  // The value's shape needs no context: refuse it before loading the js-sdk.
-  const value = checkedQueryValue(op, field, options.value, names);
-  const iden3 = await getIden3(ctx);
-  const type = options.type ?? PASSPORT_TYPE;
-  const context = options.context ?? iden3.documents.types().find((t) => t.type === type)?.contextUrl;
-  if (context === undefined) {
-    const known = iden3.documents.types().map((t) => t.type);
-    throw new InputError(
-      `no JSON-LD context known for type ${type}${didYouMean(type, known)} (known: ${known.join(', ')}): give its URL (${names('context')}), a context the issuer registered or one pinned with vc documents add`,
-      { field: 'context' },
-    );
-  }
-  checkQueryField(iden3.documents, { type, context, field }, names);
-  const query: CredentialRequest['query'] = {
-    allowedIssuers: options.allowedIssuers ?? ['*'],
-    type,
-    context,
-    // Selective disclosure is the empty condition (the iden3 query language).
-    credentialSubject: { [field]: op === '$sd' ? {} : { [op]: value as never } },
-    ...(options.proofType === undefined ? {} : { proofType: PROOF_TYPES[options.proofType] }),
-  };
+  const query = await buildRequestQuery(ctx, options, names);
   const params = options.nullifierSessionID === undefined ? undefined : { nullifierSessionId: BigInt(options.nullifierSessionID).toString() };
   // The checks and the encoding depend on the query only, not on the id: doing them first refuses
   // a field, value or issuer that does not fit before the circuits, the chain and the id search
