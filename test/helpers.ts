@@ -151,6 +151,35 @@ export function templateHome(target: string): string {
   return target;
 }
 
+/**
+ * An e2e file's wallet: a temporary directory with a home copied from the template, the circuits
+ * cache of the run, and the helpers those files use: `file(name)` in the directory, `vc(args)` run
+ * in process with --json on the home, `ok(run)` expecting exit 0 (its stderr shown otherwise).
+ */
+export function templateWallet(prefix: string): {
+  tmp: { dir: string; cleanup: () => void };
+  home: string;
+  env: Record<string, string | undefined>;
+  file: (name: string) => string;
+  vc: (args: string[]) => Promise<VcRun>;
+  ok: (run: VcRun) => VcRun;
+} {
+  const tmp = tempDir(prefix);
+  const home = templateHome(path.join(tmp.dir, 'home'));
+  const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+  return {
+    tmp,
+    home,
+    env,
+    file: (name) => path.join(tmp.dir, name),
+    vc: (args) => runVcInProcess(['--json', ...args], { home, env }),
+    ok: (run) => {
+      expect(run.status, run.stderr).toBe(0);
+      return run;
+    },
+  };
+}
+
 /** The error of a failed `vc --json` run: its stderr must be exactly one JSON line. */
 export function jsonError(stderr: string): { code: string; message: string; field?: string } {
   const lines = stderr.trim().split('\n');

@@ -14,25 +14,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { auth, resolver } from '@iden3/js-iden3-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVc, runVcAsync, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { runVc, runVcAsync, startVcServe, templateWallet, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const BIRTHDAY = 19960424;
 
-const tmp = tempDir('vc-iden3comm-holder-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const file = (name: string): string => path.join(tmp.dir, name);
-const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
-const ok = (run: VcRun): VcRun => {
-  expect(run.status, run.stderr).toBe(0);
-  return run;
-};
+const { tmp, home, env, file, vc, ok } = templateWallet('vc-iden3comm-holder-');
 
 let holder: string;
 let request: ReturnType<typeof auth.createAuthorizationRequest> & { expires_time: number; created_time: number };

@@ -30,21 +30,14 @@ import {
 } from '@0xpolygonid/js-sdk';
 import { DID } from '@iden3/js-iden3-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { runVc, runVcInProcess, startVcServe, templateWallet, type VcRun, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const FETCH_REQUEST = 'https://iden3-communication.io/credentials/1.0/fetch-request';
 
-const tmp = tempDir('vc-iden3comm-issuer-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const file = (name: string): string => path.join(tmp.dir, name);
-const ok = (run: VcRun): VcRun => {
-  expect(run.status, run.stderr).toBe(0);
-  return run;
-};
+const { tmp, home, env, file, ok } = templateWallet('vc-iden3comm-issuer-');
 
 let issuerService: VcServer | undefined;
 let served: Record<string, string | undefined>;

@@ -29,22 +29,14 @@ import {
 } from '@0xpolygonid/js-sdk';
 import { DID } from '@iden3/js-iden3-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runVc, runVcInProcess, startVcServe, tempDir, templateHome, type VcRun, type VcServer } from '../helpers.js';
+import { runVc, runVcInProcess, startVcServe, templateWallet, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const BIRTHDAY = 19960424;
 
-const tmp = tempDir('vc-iden3comm-verifier-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const file = (name: string): string => path.join(tmp.dir, name);
-const vc = (args: string[]): Promise<VcRun> => runVcInProcess(['--json', ...args], { home, env });
-const ok = (run: VcRun): VcRun => {
-  expect(run.status, run.stderr).toBe(0);
-  return run;
-};
+const { tmp, home, env, file, vc, ok } = templateWallet('vc-iden3comm-verifier-');
 /** `vc verifier verify --jwz`: the result of a refusal (exit 1) or a verification. */
 const verify = async (token: string, requestFile: string): Promise<{ status: number; result: Json; stderr: string }> => {
   const tokenFile = file(`token-${Math.random().toString(36).slice(2)}.jwz`);
