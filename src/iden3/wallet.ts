@@ -16,6 +16,7 @@ import { proverOffload } from './proverPool.js';
 import { selectProver } from '../circuits/nativeProver.js';
 import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { AgentStatusResolver } from './agentStatus.js';
+import { babyJubKeyProvider } from './babyJubSigner.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
 import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
@@ -81,7 +82,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
   publishers.register(sdk.CredentialStatusType.Iden3ReverseSparseMerkleTreeProof, new StoreRhsPublisher(rhsNodes, ctx.config.rhsUrl));
 
   const kms = new sdk.KMS();
-  kms.registerKeyProvider(sdk.KmsKeyType.BabyJubJub, new sdk.BjjProvider(sdk.KmsKeyType.BabyJubJub, new StorePrivateKeyStore(store)));
+  kms.registerKeyProvider(sdk.KmsKeyType.BabyJubJub, await babyJubKeyProvider(modules, new StorePrivateKeyStore(store)));
   const identityWallet = new sdk.IdentityWallet(kms, dataStorage, credentialWallet, { credentialStatusPublisherRegistry: publishers });
   agentStatus.attach({ ctx, modules, identityWallet, dataStorage });
 
