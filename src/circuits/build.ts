@@ -23,6 +23,7 @@ import { chooseProver } from './nativeProver.js';
 import { compileVerifier, renderVerifierSource, type VerifierArtifact } from './solidity.js';
 import {
   PIPELINE_VERSION,
+  AUTH_V3_CIRCUIT_IDS,
   IDEN3COMM_CIRCUIT_IDS,
   ON_DEMAND_CIRCUIT_IDS,
   PROJECT_CIRCUIT_IDS,
@@ -498,8 +499,10 @@ export interface OnDemandCircuitStatus extends CircuitFiles {
 
 /** Status without building: where the files are (or would be), keys, counts, dev or official. */
 export async function circuitsStatus(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo & { upToDate: boolean; onDemand: OnDemandCircuitStatus[] }> {
-  const buildHint = (id: string): string =>
-    `built by the first ${(IDEN3COMM_CIRCUIT_IDS as readonly string[]).includes(id) ? 'vc verifier verify (iden3comm)' : 'V3 request or proof'}, or \`vc circuits build --circuit ${id}\``;
+  const buildHint = (id: string): string => {
+    if ((AUTH_V3_CIRCUIT_IDS as readonly string[]).includes(id)) return `built by \`vc circuits build --circuit ${id}\``;
+    return `built by the first ${(IDEN3COMM_CIRCUIT_IDS as readonly string[]).includes(id) ? 'vc verifier verify (iden3comm)' : 'V3 request or proof'}, or \`vc circuits build --circuit ${id}\``;
+  };
   if (ctx.config.circuitsPath !== undefined && options.circuits === undefined) {
     const info = await describeConfigured(ctx.config.circuitsPath);
     const onDemand = await Promise.all(ON_DEMAND_CIRCUIT_IDS.map(async (id) => ({ ...(await describeCircuitFiles(path.resolve(ctx.config.circuitsPath!), id)), build: `official files in CIRCUITS_PATH/${id}` })));

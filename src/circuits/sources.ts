@@ -44,12 +44,18 @@ export const V3_SMALL_CIRCUIT = 'credentialAtomicQueryV3-16-16-64';
 export const V3_CIRCUIT = 'credentialAtomicQueryV3';
 /** The circuits an iden3comm verifier checks JWZ answers with (each built on demand). */
 export const IDEN3COMM_CIRCUIT_IDS = [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT] as const;
+/**
+ * The authV3 circuits (authV2's successor, which also takes Ethereum-based identities), at the
+ * official size (40, 64) and the small one (8, 32): built only by `vc circuits build --circuit
+ * ID`, as no command proves with them yet.
+ */
+export const AUTH_V3_CIRCUIT_IDS = ['authV3', 'authV3-8-32'] as const;
 
 /**
  * Circuits built only when needed (a V3 request or proof, an iden3comm verification, or `vc
  * circuits build --circuit ID`), so the MTP v2 flow and its build time stay as they are.
  */
-export const ON_DEMAND_CIRCUIT_IDS = [V3_ON_CHAIN_SMALL_CIRCUIT, V3_ON_CHAIN_CIRCUIT, ...IDEN3COMM_CIRCUIT_IDS] as const;
+export const ON_DEMAND_CIRCUIT_IDS = [V3_ON_CHAIN_SMALL_CIRCUIT, V3_ON_CHAIN_CIRCUIT, ...IDEN3COMM_CIRCUIT_IDS, ...AUTH_V3_CIRCUIT_IDS] as const;
 export type OnDemandCircuitId = (typeof ON_DEMAND_CIRCUIT_IDS)[number];
 
 /** True when `id` names a circuit built on demand. */

@@ -763,7 +763,7 @@ Examples:
         : info.prover.prover === 'snarkjs' && info.prover.reason !== 'VC_PROVER=snarkjs'
           ? `${info.prover.reason}; proofs use snarkjs`
           : undefined,
-    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --circuit credentialAtomicQueryV3OnChain-16-16-64-16-32,credentialAtomicQueryV3OnChain\n  $ vc circuits build --force --json',
+    help: 'Examples:\n  $ vc circuits build\n  $ vc circuits build --circuit credentialAtomicQueryV3OnChain-16-16-64-16-32,credentialAtomicQueryV3OnChain\n  $ vc circuits build --circuit authV3-8-32,authV3\n  $ vc circuits build --force --json',
   },
   {
     path: 'circuits status',
@@ -774,7 +774,7 @@ Examples:
         (info.onDemand.length === 0 ? '' : `; built on demand: ${info.onDemand.map((c) => `${c.id} (${c.complete ? 'built' : 'not built yet'})`).join(', ')}`) +
         `; prover: ${info.prover.inUse} (${info.prover.reason})`,
     ),
-    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthey are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthe authV3 ones by vc circuits build --circuit ID only. They are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {
     path: 'circuits fetch',

@@ -64,7 +64,7 @@ const archive = makeZip([
   { name: 'circuits/credentialAtomicQueryMTPV2OnChain/circuit.wasm', data: Buffer.from('wasm bytes'), store: true },
   { name: 'circuits/stateTransition/verification_key.json', data: Buffer.from('{"nPublic":4}') },
   { name: 'circuits/credentialAtomicQueryV3OnChain-16-16-64-16-32/verification_key.json', data: Buffer.from('{"nPublic":14}') },
-  { name: 'circuits/authV3/circuit_final.zkey', data: Buffer.from('not ours') },
+  { name: 'circuits/credentialAtomicQuerySigV2/circuit_final.zkey', data: Buffer.from('not ours') },
   { name: 'circuits/../../escape/stateTransition/x', data: Buffer.from('x') },
 ]);
 const archiveSha = createHash('sha256').update(archive).digest('hex');
@@ -137,7 +137,7 @@ describe('vc circuits fetch', () => {
     ]);
     expect(readFileSync(path.join(dir, 'credentialAtomicQueryMTPV2OnChain', 'circuit_final.zkey')).equals(zkeyBytes)).toBe(true);
     expect(readFileSync(path.join(dir, 'credentialAtomicQueryMTPV2OnChain', 'circuit.wasm'), 'utf8')).toBe('wasm bytes');
-    expect(existsSync(path.join(dir, 'authV3'))).toBe(false);
+    expect(existsSync(path.join(dir, 'credentialAtomicQuerySigV2'))).toBe(false);
     expect(existsSync(path.join(tmp, 'escape'))).toBe(false);
     await ctx.close();
   });
