@@ -26,15 +26,12 @@ import { conditionOperator, queryValueShapeProblem, type CredentialRequest, type
 import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
 import { AUTH_ACCEPT_PROFILE, AUTH_SCOPE_CIRCUIT, type AuthRequestMessage } from './authRequest.js';
+import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
 
 /** The message type answered. */
 export const AUTH_REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
 const AUTH_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
 const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
-/** The largest request read (a file, a link's message or a request_uri's answer): requests are a few KB. */
-export const MAX_AUTH_REQUEST_BYTES = 64 * 1024;
-/** The most scope items answered in one request. */
-export const MAX_SCOPE_ITEMS = 16;
 /** Time allowed for fetching a request_uri, and for a verifier's answer to a posted token (it verifies the proofs). */
 export const REQUEST_FETCH_TIMEOUT_MS = 10_000;
 export const CALLBACK_TIMEOUT_MS = 60_000;
@@ -413,7 +410,7 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   const where = names('request');
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
-  // Every credential first (the refusals come before any proof), then one holder for them all.
+  // Every credential first (the refusals come before any proof: each names its scope item), then one holder for them all.
   const chosen = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
   const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
@@ -431,17 +428,26 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   if (kept !== undefined) return { result: kept.result, kept: true };
   const holderDid = core.DID.parse(holder);
 
+  // Every credential's revocation status before any proof too (once for a credential that answers several items).
+  const statuses = new Map<string, Awaited<ReturnType<typeof credentialRevocationStatus>>>();
+  for (const { scope, credential } of chosen) {
+    let revocation = statuses.get(credential.id);
+    if (revocation === undefined) {
+      try {
+        revocation = await credentialRevocationStatus(ctx, sdk.W3CCredential.fromJSON(credential as never), undefined);
+      } catch (error) {
+        throw aboutScope(error, scope, input);
+      }
+      statuses.set(credential.id, revocation);
+    }
+    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
+  }
+
   const { proofService } = await getIden3Prover(ctx, 'iden3comm');
   const responses: ZeroKnowledgeProofResponse[] = [];
   for (const { scope, credential } of chosen) {
     const w3c = sdk.W3CCredential.fromJSON(credential as never);
-    let revocation;
-    try {
-      revocation = await credentialRevocationStatus(ctx, w3c, undefined);
-    } catch (error) {
-      throw aboutScope(error, scope, input);
-    }
-    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
+    const revocation = statuses.get(credential.id)!;
     const step = ctx.progress.start(`generating the ${AUTH_SCOPE_CIRCUIT} proof for scope ${scope.id}`);
     try {
       responses.push(
