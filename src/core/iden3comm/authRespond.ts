@@ -179,6 +179,9 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
     if (typeof item.id !== 'number' || !Number.isSafeInteger(item.id) || item.id <= 0) throw new InputError(`${at}.id: expected a positive safe integer (the proof's challenge)`, { field: 'request' });
     if (typeof item.circuitId !== 'string') throw new InputError(`${at}.circuitId: expected a circuit id`, { field: 'request' });
     if (!isObject(item.query)) throw new InputError(`${at}.query: expected an object`, { field: 'request' });
+    // The id is the proof's challenge and how the verifier finds each proof in the answer.
+    const first = scope.findIndex((other: unknown) => isObject(other) && other.id === item.id);
+    if (first < index) throw new InputError(`${at}.id: ${item.id} is the id of body.scope[${first}] too; each proof request needs its own id`, { field: 'request' });
   });
   return { ...(value as unknown as ReceivedAuthRequest), body: { ...(body as unknown as AuthRequestMessage['body']), scope: scope as Scope[] } };
 }
