@@ -701,10 +701,12 @@ the second time; --require-nonce refuses any other challenge.
 --jwz FILE --request FILE verifies, off chain, the JWZ token a Privado ID / js-sdk wallet answered a
 \`vc verifier auth-request\` with: the authV2 proof (this wallet's verification key), its GIST root on
 the State contract (current, or replaced at most 5 minutes ago), the sender, the thread (the token
-answers this request), the request's expiry, each scope proof against the request as this wallet
-recorded it (the proof, the query, the issuer's state and non-revocation state on the chain, current
-or replaced at most an hour ago), and replays: a token is accepted once. It prints the sender's DID
-and the values disclosed ($sd), or the reason it was refused (exit 1). Input that is no JWZ, or a
+answers this request), the request's expiry, one proof for each of the request's proof requests
+(a token answering only some of them is refused, naming those left), each against the request as
+this wallet recorded it (the proof, the query, the issuer's state and non-revocation state on the
+chain, current or replaced at most an hour ago), and replays: a token is accepted once. It prints
+the sender's DID, each proof (proofs) and the values disclosed ($sd, by field), or the reason it
+was refused (exit 1). Input that is no JWZ, or a
 request this wallet did not make, exits 2.`,
   },
   {
