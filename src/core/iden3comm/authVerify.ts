@@ -22,7 +22,7 @@ import { conditionOperator } from '../pbq/pbqSchemas.js';
 import { Refusal, authV2VerificationKey, parseJwz, refusalOf, unpackAuthV2Jwz } from './authJwz.js';
 import { AUTH_REQUESTS_NS, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
 
-/** The largest token read: an answer with one V3 proof is about 10 KB, with MAX_SCOPE_ITEMS (16) about 100 KB. */
+/** The largest token read: an answer with one V3 proof is under 10 KB, each more proof adds a few KB (16, MAX_SCOPE_ITEMS, stay well under this). */
 export const MAX_JWZ_BYTES = 256 * 1024;
 /** How long after an issuer's state was replaced a proof naming it is still accepted, and how old a proof may be (the js-sdk's defaults). */
 export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
