@@ -414,10 +414,13 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
   // Every credential first (the refusals come before any proof: each names its scope item), then one holder for them all.
-  const chosen = [];
+  const chosen: Array<{ scope: Scope; credential: PbqCredentialInput; id: string }> = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
   const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
-  if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer is signed by one identity`, { field: 'request' });
+  if (subjects.length > 1) {
+    const bySubject = subjects.map((subject) => `${subject} for ${chosen.filter((item) => String(item.credential.credentialSubject.id) === subject).map((item) => scopeLabel(item.scope)).join(', ')}`);
+    throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${bySubject.join('; ')}); one answer is signed by one identity`, { field: 'request' });
+  }
   let holder = subjects[0];
   if (holder === undefined) {
     const { ensureRoleIdentity } = await import('../pbq/identities.js');
