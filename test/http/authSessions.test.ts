@@ -85,6 +85,12 @@ describe('iden3comm sessions', () => {
     expect(await refused({ queries: [] })).toMatchObject({ status: 400, message: expect.stringMatching(/queries/) });
     expect(await refused({ queries, op: '$sd' })).toMatchObject({ status: 400, message: 'request body: field op and request body: field queries both describe the query: give the query flags for one query, or every query as JSON (request body: field queries)' });
     expect(await refused({ queries: Array.from({ length: 17 }, () => queries[0]) })).toMatchObject({ status: 400, message: expect.stringMatching(/at most 16 queries/) });
+    // A request over what a wallet reads (64 KiB) is refused (413).
+    const issuers = Array.from({ length: 1100 }, () => 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR');
+    expect(await refused({ op: '$sd', allowedIssuers: issuers })).toMatchObject({
+      status: 413,
+      message: expect.stringMatching(/^request body: field allowedIssuers: the request would be \d+ bytes; a wallet \(vc holder respond\) reads at most 64 KiB: /),
+    });
   });
 
   it('answers bad input with a 4xx and the JSON error body', async () => {
