@@ -600,22 +600,33 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
   {
     path: 'verifier auth-request',
     operation: iden3comm.iden3commAuthRequest,
-    flags: { context: 'context-url <url>', proofType: 'proof-type <sig|mtp>', callback: 'callback <url>', expires: 'expires <seconds>' },
-    summary: summary<{ id: string; from: string; expires_time?: number }>(
-      (result) => `authorization request ${result.id} from ${short(result.from)}${result.expires_time === undefined ? '' : `, expires ${new Date(result.expires_time * 1000).toISOString()}`}`,
+    flags: { queries: 'query <file>', context: 'context-url <url>', proofType: 'proof-type <sig|mtp>', callback: 'callback <url>', expires: 'expires <seconds>' },
+    fileLists: ['queries'],
+    summary: summary<{ id: string; from: string; expires_time?: number; body: { scope: unknown[] } }>(
+      (result) =>
+        `authorization request ${result.id} from ${short(result.from)}${result.body.scope.length === 1 ? '' : `, ${result.body.scope.length} proof requests`}${result.expires_time === undefined ? '' : `, expires ${new Date(result.expires_time * 1000).toISOString()}`}`,
     ),
     display: async (result: { id: string }, input) => messageLinkLines(result, input, '--callback or --reason', 'serve the request (vc serve --role verifier) and link it by iden3comm://?request_uri='),
     help: `Examples:
   $ vc verifier auth-request --field birthDate --op '$lt' --value 20010101 -o req.json
   $ vc verifier auth-request --type KYCAgeCredential --context-url URL --field birthday --op '$sd' --qr -o req.json
   $ vc verifier auth-request --callback https://verifier.example/callback --expires 600 --link
+  $ echo '{"type":"KYCAgeCredential","context":"URL","credentialSubject":{"birthday":{}}}' > sd.json
+  $ echo '{"type":"KYCAgeCredential","context":"URL","credentialSubject":{"documentType":{"$in":[1,2]}}}' > doc.json
+  $ vc verifier auth-request --query sd.json --query doc.json -o req.json
   $ vc verifier verify --jwz answer.jwz --request req.json
 
 The request (iden3comm authorization/1.0/request, made with the js-sdk's createAuthorizationRequest)
 comes from this wallet's verifier DID (its own identity, created on first use) and holds one
-credentialAtomicQueryV3 proof request; it accepts JWZ answers proved with authV2, and is recorded
-in the wallet so that \`vc verifier verify --jwz\` checks an answer against it. The query flags are
-those of \`vc verifier request\` (all V3 operators). The JSON goes to stdout or -o FILE; --qr shows
+credentialAtomicQueryV3 proof request per query; it accepts JWZ answers proved with authV2, and is
+recorded in the wallet so that \`vc verifier verify --jwz\` checks an answer against it. One query
+takes the query flags of \`vc verifier request\` (all V3 operators). Several (at most 16) are
+given with --query FILE (repeated, or comma-separated), each file one query in the iden3 query
+language Privado ID verifiers use: {"type", "context" (default: the bundled, registered or pinned
+one), "allowedIssuers" (default ["*"]), "credentialSubject": {"FIELD": {"$op": value}} or
+{"FIELD": {}} to disclose it, "proofType" (BJJSignature2021 or Iden3SparseMerkleTreeProof),
+"skipClaimRevocationCheck"}, checked as the flags are; each proof request gets its own random id.
+Linked queries (groupId) are not made. The JSON goes to stdout or -o FILE; --qr shows
 the universal link (https://wallet.privado.id/#i_m=<base64 of the request>) as a QR code for a
 terminal, --link the universal link and the iden3comm://?i_m= deep link (on stdout; with -o FILE the
 file still gets the JSON).`,
@@ -690,10 +701,12 @@ the second time; --require-nonce refuses any other challenge.
 --jwz FILE --request FILE verifies, off chain, the JWZ token a Privado ID / js-sdk wallet answered a
 \`vc verifier auth-request\` with: the authV2 proof (this wallet's verification key), its GIST root on
 the State contract (current, or replaced at most 5 minutes ago), the sender, the thread (the token
-answers this request), the request's expiry, each scope proof against the request as this wallet
-recorded it (the proof, the query, the issuer's state and non-revocation state on the chain, current
-or replaced at most an hour ago), and replays: a token is accepted once. It prints the sender's DID
-and the values disclosed ($sd), or the reason it was refused (exit 1). Input that is no JWZ, or a
+answers this request), the request's expiry, one proof for each of the request's proof requests
+(a token answering only some of them is refused, naming those left), each against the request as
+this wallet recorded it (the proof, the query, the issuer's state and non-revocation state on the
+chain, current or replaced at most an hour ago), and replays: a token is accepted once. It prints
+the sender's DID, each proof (proofs) and the values disclosed ($sd, by field), or the reason it
+was refused (exit 1). Input that is no JWZ, or a
 request this wallet did not make, exits 2.`,
   },
   {

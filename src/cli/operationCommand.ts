@@ -52,7 +52,7 @@ export interface CliCommand {
   label?: string;
   /** File fields read as JSON Lines (a list, one value per line; errors name the line). */
   jsonLines?: readonly string[];
-  /** List fields given as comma-separated JSON files (one value per file; errors name the file). */
+  /** List fields given as JSON files, comma-separated or the flag repeated (one value per file; errors name the file). */
   fileLists?: readonly string[];
   /** Text fields whose flag names a file holding the text (a JWZ token), read whole (at most 16 MiB). */
   textFiles?: readonly string[];
@@ -222,11 +222,13 @@ function commaList(value: string): string[] {
 }
 
 function optionFor(info: FlagInfo, prefix = ''): Option {
-  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'files' ? ' (JSON files, comma-separated)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
+  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'files' ? ' (JSON files, comma-separated or the flag repeated)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
   const option = new Option(info.kind === 'switch' ? `--${info.flag}` : `--${info.flag} ${placeholder(info)}`, description);
   if (info.choices !== undefined) option.choices(info.choices);
   if (info.kind === 'integer') option.argParser(integerArgument(info.flag));
-  if (info.kind === 'list' || info.kind === 'files') option.argParser(commaList);
+  if (info.kind === 'list') option.argParser(commaList);
+  // Files may also be given by repeating the flag (`--query a.json --query b.json`): they add up.
+  if (info.kind === 'files') option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), ...commaList(value)]);
   if (info.defaultValue !== undefined && info.kind !== 'file' && info.kind !== 'files') option.default(info.defaultValue);
   // A required field without a default must be given (commander says so, exit 2).
   if (info.required && info.defaultValue === undefined) option.makeOptionMandatory();

@@ -213,6 +213,11 @@ const AUTH_REQUEST = {
         circuitId: 'credentialAtomicQueryV3',
         query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, credentialSubject: { birthDate: {} } },
       },
+      {
+        id: 87452180337991,
+        circuitId: 'credentialAtomicQueryV3',
+        query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, credentialSubject: { nationality: { $in: ['FRA', 'DEU'] } } },
+      },
     ],
   },
   created_time: 1735689600,
@@ -225,13 +230,21 @@ const AUTH_VERIFIED = {
   verified: true,
   request: AUTH_REQUEST.id,
   from: HOLDER_DID,
-  proofs: [{ id: 239136294061344, circuitId: 'credentialAtomicQueryV3-16-16-64', issuer: ISSUER_DID, type: 'PassportCredential', field: 'birthDate', operator: '$sd', disclosed: '19900101' }],
+  proofs: [
+    { id: 239136294061344, circuitId: 'credentialAtomicQueryV3-16-16-64', issuer: ISSUER_DID, type: 'PassportCredential', field: 'birthDate', operator: '$sd', disclosed: '19900101' },
+    { id: 87452180337991, circuitId: 'credentialAtomicQueryV3-16-16-64', issuer: ISSUER_DID, type: 'PassportCredential', field: 'nationality', operator: '$in' },
+  ],
   disclosed: { birthDate: '19900101' },
 };
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'pbq.authRequest': {
-    input: { type: 'PassportCredential', field: 'birthDate', op: '$sd', reason: 'age check', callback: AUTH_REQUEST.body.callbackUrl, expires: 3600 },
+    input: {
+      queries: AUTH_REQUEST.body.scope.map((item) => item.query),
+      reason: 'age check',
+      callback: AUTH_REQUEST.body.callbackUrl,
+      expires: 3600,
+    },
     result: AUTH_REQUEST,
   },
   'pbq.authSession': { input: { id: AUTH_REQUEST.id }, result: AUTH_REQUEST },
@@ -244,7 +257,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       thid: AUTH_REQUEST.thid,
       from: HOLDER_DID,
       to: AUTH_REQUEST.from,
-      scope: [{ id: AUTH_REQUEST.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: 'urn:uuid:4c6a2f3e-6f0a-4d2b-9b1e-2f1d3c4b5a69' }],
+      // One credential may answer several proof requests.
+      scope: AUTH_REQUEST.body.scope.map((item) => ({ id: item.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: 'urn:uuid:4c6a2f3e-6f0a-4d2b-9b1e-2f1d3c4b5a69' })),
       posted: { url: AUTH_REQUEST.body.callbackUrl, status: 200, body: AUTH_VERIFIED },
     },
   },
@@ -262,7 +276,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'pbq.authStatus': {
     input: { id: AUTH_REQUEST.id },
-    result: { id: AUTH_REQUEST.id, status: 'verified', from: HOLDER_DID, disclosed: { birthDate: '19900101' }, updatedAt: '2025-01-01T00:00:05.000Z' },
+    result: { id: AUTH_REQUEST.id, status: 'verified', from: HOLDER_DID, disclosed: AUTH_VERIFIED.disclosed, proofs: AUTH_VERIFIED.proofs, updatedAt: '2025-01-01T00:00:05.000Z' },
   },
   'system.health': {
     input: { role: 'issuer' },

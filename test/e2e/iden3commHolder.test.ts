@@ -1,14 +1,20 @@
 /**
  * Issue 28, "an independent verifier accepts vc's answers", off chain, with one answer (an authV2
- * and a V3 proof) for everything: `vc serve --role verifier` makes a session whose request asks for
- * a credentialAtomicQueryV3 proof disclosing the birthday of a KYCAgeCredential (the very message
- * @iden3/js-iden3-auth 1.14's createAuthorizationRequest makes for the same verifier, scope,
- * callback and expiry); `vc holder respond` reads it through its request_uri, answers it from the
- * holder's store (a credential vc issued with a signature proof, no state transition) and posts the
- * token to the session's callback: the session turns verified. @iden3/js-iden3-auth, used directly
- * (its Verifier on vc's circuit files, its EthStateResolver on the embedded chain's State
- * contract), accepts the same token with fullVerify, query proof included, and refuses it with one
- * byte of its proof or of its payload changed; `vc verifier verify --jwz` sees it as a replay.
+ * proof and three V3 proofs) for everything: `vc serve --role verifier` makes a session whose
+ * request (`vc verifier auth-request --query FILE` three times) asks for three credentialAtomicQueryV3
+ * proofs about a KYCAgeCredential: its birthday disclosed, its documentType $lt 3, its documentType
+ * disclosed (the very message @iden3/js-iden3-auth 1.14's createAuthorizationRequest makes for the
+ * same verifier, scope, callback and expiry); `vc holder respond` reads it through its request_uri,
+ * answers every item from the holder's store with the one credential that satisfies them all (vc
+ * issued it with a signature proof, no state transition) and posts the token to the session's
+ * callback: the session turns verified, with each proof and both disclosed values.
+ * @iden3/js-iden3-auth, used directly (its Verifier on vc's circuit files, its EthStateResolver on
+ * the embedded chain's State contract), accepts the same token with fullVerify, the three query
+ * proofs included, and refuses it with one byte of its proof or of its payload changed, and refuses
+ * a well-made token answering only one of the three (vc's holder answering the request with two
+ * items taken out), as vc's verifier and the session's callback do, naming the two left; `vc
+ * verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
+ * held credential satisfies is refused before any proof, naming that item.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -22,6 +28,9 @@ import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoade
 type Json = Record<string, unknown>;
 const LONG = 900_000;
 const BIRTHDAY = 19960424;
+const DOCUMENT_TYPE = 2;
+/** The session's three proof requests: the birthday disclosed, the documentType $lt 3, the documentType disclosed. */
+const QUERIES = [{ birthday: {} }, { documentType: { $lt: 3 } }, { documentType: {} }];
 
 const { tmp, home, env, file, vc, ok } = templateWallet('vc-iden3comm-holder-');
 
@@ -49,7 +58,7 @@ beforeAll(async () => {
   const circuits = ok(await vc(['circuits', 'build', '--circuit', 'authV2,credentialAtomicQueryV3-16-16-64'])).json<{ dir: string }>();
 
   // vc issues to its own holder (kept in the holder's store): a signature proof, no state transition.
-  writeFileSync(file('subject.json'), JSON.stringify({ birthday: BIRTHDAY, documentType: 2 }));
+  writeFileSync(file('subject.json'), JSON.stringify({ birthday: BIRTHDAY, documentType: DOCUMENT_TYPE }));
   const issued = ok(await vc(['issuer', 'issue', '--holder', holder, '--type', 'KYCAgeCredential', '--context-file', CONTEXT_FILE, '--schema', SCHEMA_FILE, '--subject', file('subject.json'), '--proof', 'sig']));
   credentialId = issued.json<{ credential: { id: string } }>().credential.id;
 
@@ -69,7 +78,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => relay!.listen(0, '127.0.0.1', resolve));
   const relayBase = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
-  ok(await vc(['verifier', 'auth-request', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$sd', '--reason', 'age check', '--callback', `${relayBase}/callback`, '-o', file('request.json')]));
+  const queries = QUERIES.map((credentialSubject, index) => {
+    writeFileSync(file(`query-${index}.json`), JSON.stringify({ type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject }));
+    return file(`query-${index}.json`);
+  });
+  ok(await vc(['verifier', 'auth-request', ...queries.flatMap((query) => ['--query', query]), '--reason', 'age check', '--callback', `${relayBase}/callback`, '-o', file('request.json')]));
   request = JSON.parse(readFileSync(file('request.json'), 'utf8')) as typeof request;
   // Killed after posting and before its output: the re-run gives the posted answer, posting no second one.
   const given = `iden3comm://?request_uri=${base}/auth-requests/${request.id}`;
@@ -97,11 +110,22 @@ afterAll(async () => {
 });
 
 describe('vc holder respond --post, to a session of vc serve --role verifier', () => {
-  it("answers the session's request with the held credential, proved with the small V3 circuit; the session is verified", async () => {
-    expect(answer).toMatchObject({ request: request.id, thid: request.thid, from: holder, to: request.from, scope: [{ id: request.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: credentialId }] });
-    expect(answer.posted).toMatchObject({ status: 200, body: { verified: true, request: request.id, from: holder, disclosed: { birthday: String(BIRTHDAY) } } });
+  it("answers each of the session's proof requests with the held credential, proved with the small V3 circuit; the session is verified, with each proof and both disclosed values", async () => {
+    const ids = request.body.scope.map((item) => item.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(request.body.scope.map((item) => item.query.credentialSubject)).toEqual(QUERIES);
+    expect(answer).toMatchObject({ request: request.id, thid: request.thid, from: holder, to: request.from });
+    expect(answer.scope).toEqual(ids.map((id) => ({ id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: credentialId })));
+    const disclosed = { birthday: String(BIRTHDAY), documentType: String(DOCUMENT_TYPE) };
+    const proofs = [
+      { id: ids[0], type: 'KYCAgeCredential', field: 'birthday', operator: '$sd', disclosed: String(BIRTHDAY) },
+      { id: ids[1], type: 'KYCAgeCredential', field: 'documentType', operator: '$lt' },
+      { id: ids[2], type: 'KYCAgeCredential', field: 'documentType', operator: '$sd', disclosed: String(DOCUMENT_TYPE) },
+    ];
+    expect(answer.posted).toMatchObject({ status: 200, body: { verified: true, request: request.id, from: holder, disclosed, proofs } });
+    expect((answer.posted.body.proofs as Json[])[1]).not.toHaveProperty('disclosed');
     const status = (await (await fetch(`${base}/auth-requests/${request.id}/status`)).json()) as Json;
-    expect(status).toMatchObject({ id: request.id, status: 'verified', from: holder, disclosed: { birthday: String(BIRTHDAY) } });
+    expect(status).toMatchObject({ id: request.id, status: 'verified', from: holder, disclosed, proofs });
     // vc verifier verify --jwz: the same token was accepted once already.
     writeFileSync(file('answer.jwz'), token);
     const again = await vc(['verifier', 'verify', '--jwz', file('answer.jwz'), '--request', file('request.json')]);
@@ -110,10 +134,13 @@ describe('vc holder respond --post, to a session of vc serve --role verifier', (
   }, LONG);
 });
 
-describe('vc holder respond: a request js-iden3-auth made, which no held credential satisfies', () => {
-  it('is refused before any proof, naming the scope and why', async () => {
+describe('vc holder respond: a request js-iden3-auth made, one item of which no held credential satisfies', () => {
+  it('is refused before any proof, naming the item and why', async () => {
     const unsatisfiable = auth.createAuthorizationRequest('age check', request.from, '', {
-      scope: [{ id: 77, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: { $lt: 19900101 } } } }],
+      scope: [
+        { id: 76, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: {} } } },
+        { id: 77, circuitId: 'credentialAtomicQueryV3' as never, query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: CONTEXT_URL, credentialSubject: { birthday: { $lt: 19900101 } } } },
+      ],
       accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'],
     });
     const link = `iden3comm://?i_m=${Buffer.from(JSON.stringify(unsatisfiable)).toString('base64')}`;
@@ -140,13 +167,31 @@ describe('the same answer, verified by @iden3/js-iden3-auth', () => {
     expect(request).toEqual(JSON.parse(JSON.stringify({ ...made, body: { ...made.body, message: '' }, id: request.id, thid: request.thid, created_time: request.created_time })));
   });
 
-  it("is accepted by js-iden3-auth's fullVerify: the auth proof, the sender, the query proof, the states", async () => {
+  it("is accepted by js-iden3-auth's fullVerify: the auth proof, the sender, the three query proofs, the states", async () => {
     const response = await verifier.fullVerify(token, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 });
     expect(response).toMatchObject({ type: 'https://iden3-communication.io/authorization/1.0/response', from: holder, to: request.from, thid: request.thid });
-    const [proof] = response.body.scope;
-    expect(proof).toMatchObject({ id: request.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64' });
-    // The birthday is disclosed ($sd): the operatorOutput signal (6th of the V3 signals).
-    expect(proof!.pub_signals[5]).toBe(String(BIRTHDAY));
+    expect(response.body.scope.map((proof) => [proof.id, proof.circuitId])).toEqual(request.body.scope.map((item) => [item.id, 'credentialAtomicQueryV3-16-16-64']));
+    // The disclosed values ($sd) are the operatorOutput signal (6th of the V3 signals); a $lt proof's is 0.
+    expect(response.body.scope.map((proof) => proof.pub_signals[5])).toEqual([String(BIRTHDAY), '0', String(DOCUMENT_TYPE)]);
+  }, LONG);
+
+  it('refuses, as vc verifier verify --jwz and the session do, a token that answers only one of the three proof requests', async () => {
+    // vc's holder answering the request with two of its items taken out: a well-made token (its
+    // authV2 proof signs it) in the request's thread, to its verifier, with one proof.
+    const [kept, ...left] = request.body.scope;
+    writeFileSync(file('partial-request.json'), JSON.stringify({ ...request, body: { ...request.body, scope: [kept] } }));
+    const partial = ok(await vc(['holder', 'respond', '--request', file('partial-request.json')])).json<{ token: string }>().token;
+    const unpacked = JSON.parse(Buffer.from(partial.split('.')[1]!, 'base64url').toString('utf8')) as { thid: string; body: { scope: Array<{ id: number }> } };
+    expect(unpacked).toMatchObject({ thid: request.thid, body: { scope: [{ id: kept!.id }] } });
+    await expect(verifier.fullVerify(partial, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 })).rejects.toThrow(`proof is not given for requestId ${left[0]!.id}`);
+
+    const reason = `the token answers 1 of the 3 proof requests of request ${request.id}: no proof for scope ${left[0]!.id} (KYCAgeCredential documentType $lt), scope ${left[1]!.id} (KYCAgeCredential documentType $sd)`;
+    writeFileSync(file('partial.jwz'), partial);
+    const refused = await vc(['verifier', 'verify', '--jwz', file('partial.jwz'), '--request', file('request.json')]);
+    expect(refused.status, refused.stderr).toBe(1);
+    expect(refused.json<Json>()).toEqual({ verified: false, request: request.id, from: holder, reason });
+    const callback = await fetch(`${base}/callback?sessionId=${request.id}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: partial });
+    expect(await callback.json()).toEqual({ verified: false, request: request.id, from: holder, reason });
   }, LONG);
 
   it('is refused by js-iden3-auth with one byte of its proof or of its payload changed', async () => {

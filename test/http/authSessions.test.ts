@@ -53,6 +53,46 @@ describe('iden3comm sessions', () => {
     expect((await post(`${base}/auth-requests`, JSON.stringify({ qr: true }), 'application/json')).status).toBe(400);
   });
 
+  it('makes a request of several proof requests from a queries list, and refuses a query that does not fit, naming it', async () => {
+    const context = 'https://schemas.vc.example/iden3/passport/v1/passport.jsonld';
+    const queries = [
+      { type: 'PassportCredential', credentialSubject: { birthDate: {} } },
+      { type: 'PassportCredential', context, allowedIssuers: ['*'], credentialSubject: { expiryDate: { $gt: 20300101 } }, proofType: 'Iden3SparseMerkleTreeProof' },
+    ];
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ queries, callback: `${base}/callback` }), 'application/json');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const scope = (made.body.body as { scope: Array<{ id: number; circuitId: string; query: Json }> }).scope;
+    expect(scope.map((item) => item.query)).toEqual([{ allowedIssuers: ['*'], type: 'PassportCredential', context, credentialSubject: { birthDate: {} } }, queries[1]]);
+    expect(scope[0]!.id).not.toBe(scope[1]!.id);
+    expect(await get(`${base}/auth-requests/${String(made.body.id)}`)).toEqual({ status: 200, body: made.body });
+
+    const refused = async (body: Json): Promise<{ status: number; code: string; message: string }> => {
+      const answer = await post(`${base}/auth-requests`, JSON.stringify(body), 'application/json');
+      return { status: answer.status, ...errorOf(answer) };
+    };
+    expect(await refused({ queries: [queries[0], { type: 'PassportCredential', credentialSubject: { shoeSize: { $lt: 42 } } }] })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^request body: field queries\[1\]\.credentialSubject: PassportCredential has no field shoeSize; /),
+    });
+    expect(await refused({ queries: [{ type: 'PassportCredential', credentialSubject: { birthDate: { $lt: 'soon' } } }] })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^request body: field queries\[0\]\.credentialSubject\.birthDate\.\$lt: "soon" is not an integer/),
+    });
+    expect(await refused({ queries: [{ type: 'NoSuchCredential', context, credentialSubject: { birthDate: {} } }] })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^request body: field queries\[0\]\.type: the context \S+ does not define the type NoSuchCredential/),
+    });
+    expect(await refused({ queries: [] })).toMatchObject({ status: 400, message: expect.stringMatching(/queries/) });
+    expect(await refused({ queries, op: '$sd' })).toMatchObject({ status: 400, message: 'request body: field op and request body: field queries both describe the query: give the query flags for one query, or every query as JSON (request body: field queries)' });
+    expect(await refused({ queries: Array.from({ length: 17 }, () => queries[0]) })).toMatchObject({ status: 400, message: expect.stringMatching(/at most 16 queries/) });
+    // A request over what a wallet reads (64 KiB) is refused (413).
+    const issuers = Array.from({ length: 1100 }, () => 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR');
+    expect(await refused({ op: '$sd', allowedIssuers: issuers })).toMatchObject({
+      status: 413,
+      message: expect.stringMatching(/^request body: field allowedIssuers: the request would be \d+ bytes; a wallet \(vc holder respond\) reads at most 64 KiB: /),
+    });
+  });
+
   it('answers bad input with a 4xx and the JSON error body', async () => {
     const token = `${b64(ZKP_HEADER)}.${b64({ id: '1' })}.${b64({ proof: {}, pub_signals: [] })}`;
     const unknownSession = await post(`${base}/callback?sessionId=nope`, token, 'text/plain');

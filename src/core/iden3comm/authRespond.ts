@@ -26,15 +26,12 @@ import { conditionOperator, queryValueShapeProblem, type CredentialRequest, type
 import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
 import { AUTH_ACCEPT_PROFILE, AUTH_SCOPE_CIRCUIT, type AuthRequestMessage } from './authRequest.js';
+import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
 
 /** The message type answered. */
 export const AUTH_REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
 const AUTH_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
 const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
-/** The largest request read (a file, a link's message or a request_uri's answer): requests are a few KB. */
-export const MAX_AUTH_REQUEST_BYTES = 64 * 1024;
-/** The most scope items answered in one request. */
-export const MAX_SCOPE_ITEMS = 16;
 /** Time allowed for fetching a request_uri, and for a verifier's answer to a posted token (it verifies the proofs). */
 export const REQUEST_FETCH_TIMEOUT_MS = 10_000;
 export const CALLBACK_TIMEOUT_MS = 60_000;
@@ -182,6 +179,9 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
     if (typeof item.id !== 'number' || !Number.isSafeInteger(item.id) || item.id <= 0) throw new InputError(`${at}.id: expected a positive safe integer (the proof's challenge)`, { field: 'request' });
     if (typeof item.circuitId !== 'string') throw new InputError(`${at}.circuitId: expected a circuit id`, { field: 'request' });
     if (!isObject(item.query)) throw new InputError(`${at}.query: expected an object`, { field: 'request' });
+    // The id is the proof's challenge and how the verifier finds each proof in the answer.
+    const first = scope.findIndex((other: unknown) => isObject(other) && other.id === item.id);
+    if (first < index) throw new InputError(`${at}.id: ${item.id} is the id of body.scope[${first}] too; each proof request needs its own id`, { field: 'request' });
   });
   return { ...(value as unknown as ReceivedAuthRequest), body: { ...(body as unknown as AuthRequestMessage['body']), scope: scope as Scope[] } };
 }
@@ -413,11 +413,14 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   const where = names('request');
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
-  // Every credential first (the refusals come before any proof), then one holder for them all.
-  const chosen = [];
+  // Every credential first (the refusals come before any proof: each names its scope item), then one holder for them all.
+  const chosen: Array<{ scope: Scope; credential: PbqCredentialInput; id: string }> = [];
   for (const scope of scopes) chosen.push({ scope, ...(await credentialForScope(ctx, scope, input, names)) });
   const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
-  if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer is signed by one identity`, { field: 'request' });
+  if (subjects.length > 1) {
+    const bySubject = subjects.map((subject) => `${subject} for ${chosen.filter((item) => String(item.credential.credentialSubject.id) === subject).map((item) => scopeLabel(item.scope)).join(', ')}`);
+    throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${bySubject.join('; ')}); one answer is signed by one identity`, { field: 'request' });
+  }
   let holder = subjects[0];
   if (holder === undefined) {
     const { ensureRoleIdentity } = await import('../pbq/identities.js');
@@ -431,17 +434,26 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   if (kept !== undefined) return { result: kept.result, kept: true };
   const holderDid = core.DID.parse(holder);
 
+  // Every credential's revocation status before any proof too (once for a credential that answers several items).
+  const statuses = new Map<string, Awaited<ReturnType<typeof credentialRevocationStatus>>>();
+  for (const { scope, credential } of chosen) {
+    let revocation = statuses.get(credential.id);
+    if (revocation === undefined) {
+      try {
+        revocation = await credentialRevocationStatus(ctx, sdk.W3CCredential.fromJSON(credential as never), undefined);
+      } catch (error) {
+        throw aboutScope(error, scope, input);
+      }
+      statuses.set(credential.id, revocation);
+    }
+    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
+  }
+
   const { proofService } = await getIden3Prover(ctx, 'iden3comm');
   const responses: ZeroKnowledgeProofResponse[] = [];
   for (const { scope, credential } of chosen) {
     const w3c = sdk.W3CCredential.fromJSON(credential as never);
-    let revocation;
-    try {
-      revocation = await credentialRevocationStatus(ctx, w3c, undefined);
-    } catch (error) {
-      throw aboutScope(error, scope, input);
-    }
-    if (revocation.mtp.existence) throw aboutScope(new UnprocessableError(`the credential ${credential.id} is revoked (its revocation nonce is in the issuer's revocation tree)`), scope, input);
+    const revocation = statuses.get(credential.id)!;
     const step = ctx.progress.start(`generating the ${AUTH_SCOPE_CIRCUIT} proof for scope ${scope.id}`);
     try {
       responses.push(

@@ -22,7 +22,7 @@ import { conditionOperator } from '../pbq/pbqSchemas.js';
 import { Refusal, authV2VerificationKey, parseJwz, refusalOf, unpackAuthV2Jwz } from './authJwz.js';
 import { AUTH_REQUESTS_NS, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
 
-/** The largest token read: an answer with one V3 proof is about 10 KB. */
+/** The largest token read: an answer with one V3 proof is under 10 KB, each more proof adds a few KB (16, MAX_SCOPE_ITEMS, stay well under this). */
 export const MAX_JWZ_BYTES = 256 * 1024;
 /** How long after an issuer's state was replaced a proof naming it is still accepted, and how old a proof may be (the js-sdk's defaults). */
 export const PROOF_STATE_WINDOW_MS = 60 * 60 * 1000;
@@ -68,7 +68,7 @@ export interface AuthVerifyResult {
   from?: string;
   reason?: string;
   proofs?: VerifiedScopeProof[];
-  /** The disclosed values by field ($sd queries). */
+  /** The disclosed values by field ($sd queries; a field two proofs disclose is keyed by its type, see disclosedByField). */
   disclosed?: Record<string, string>;
 }
 
@@ -218,6 +218,8 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   const from = typeof message.from === 'string' ? message.from : undefined;
   if (message.type !== AUTH_RESPONSE_TYPE) return refused(`the token carries a ${String(message.type)} message, not an authorization response`, from);
   if (message.thid !== request.thid) return refused(`the token answers request ${String(message.thid)}, not ${request.thid}`, from);
+  const scopeProblem = answeredScopeProblem(request, message.body?.scope);
+  if (scopeProblem !== undefined) return refused(scopeProblem, from);
 
   const proofService = new sdk.ProofService(iden3.identityWallet, iden3.credentialWallet, new sdk.FSCircuitStorage({ dirname: circuitsDir }), genesisAwareStates(iden3), {
     documentLoader: iden3.documents.loader() as never,
@@ -247,7 +249,7 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
     };
   });
   const acceptedAt = ctx.now().toISOString();
-  const disclosed = Object.fromEntries(proofs.filter((proof) => proof.disclosed !== undefined).map((proof) => [proof.field, proof.disclosed!]));
+  const disclosed = disclosedByField(proofs);
   const result: AuthVerifyResult = { verified: true, request: request.id, ...(from === undefined ? {} : { from }), proofs, ...(Object.keys(disclosed).length === 0 ? {} : { disclosed }) };
   const firstTime = ctx.store.transaction(() => {
     const again = ctx.store.get<AcceptedToken>(ACCEPTED_TOKENS_NS, tokenKey);
@@ -259,6 +261,52 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   return result;
 }
 
+/** A proof request in words, for reasons: `scope 123 (KYCAgeCredential birthday $sd)`. */
+function scopeLabel(scope: AuthRequestMessage['body']['scope'][number]): string {
+  const query = scope.query as { type?: unknown; credentialSubject?: Record<string, Record<string, unknown>> };
+  const [field, condition] = Object.entries(query.credentialSubject ?? {})[0] ?? [];
+  return `scope ${scope.id} (${String(query.type)}${field === undefined ? '' : ` ${field} ${conditionOperator(condition ?? {}).op}`})`;
+}
+
+/**
+ * Why the answer's proofs are not one for each of the request's proof requests, or undefined: a
+ * request is answered whole (a wallet answering some of its items is refused, naming the first
+ * missing), with no proof twice and none for an item the request does not have.
+ */
+export function answeredScopeProblem(request: AuthRequestMessage, answered: unknown): string | undefined {
+  const asked = request.body.scope;
+  if (!Array.isArray(answered)) return `the token carries no scope proofs; the request asks for ${asked.length}`;
+  const ids = answered.map((item) => String((item as { id?: unknown } | null)?.id));
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) return `the token carries two proofs for scope ${id.slice(0, 40)}`;
+    seen.add(id);
+    if (!asked.some((scope) => String(scope.id) === id)) return `the token carries a proof for scope ${id.slice(0, 40)}, which request ${request.id} does not ask for`;
+  }
+  const missing = asked.filter((scope) => !seen.has(String(scope.id)));
+  if (missing.length > 0) {
+    return `the token answers ${asked.length - missing.length} of the ${asked.length} proof requests of request ${request.id}: no proof for ${missing.map(scopeLabel).join(', ')}`;
+  }
+  return undefined;
+}
+
+/**
+ * The disclosed values by field. A field two proofs disclose (of two types, or twice) is keyed by
+ * its type (`KYCAgeCredential.birthday`), and by its scope id too when that is not enough; each
+ * proof's own value is in `proofs`.
+ */
+export function disclosedByField(proofs: VerifiedScopeProof[]): Record<string, string> {
+  const disclosing = proofs.filter((proof) => proof.disclosed !== undefined);
+  const count = (key: (proof: VerifiedScopeProof) => string, proof: VerifiedScopeProof): number => disclosing.filter((other) => key(other) === key(proof)).length;
+  const byType = (proof: VerifiedScopeProof): string => `${proof.type}.${proof.field}`;
+  return Object.fromEntries(
+    disclosing.map((proof) => {
+      const key = count((p) => p.field, proof) === 1 ? proof.field : count(byType, proof) === 1 ? byType(proof) : `${byType(proof)}#${proof.id}`;
+      return [key, proof.disclosed!];
+    }),
+  );
+}
+
 /** Store namespace of the sessions' outcomes (`vc serve --role verifier`), by request id. */
 export const AUTH_SESSIONS_NS = 'iden3comm.authSessions';
 
@@ -268,6 +316,8 @@ export interface AuthSessionStatus {
   status: 'pending' | 'verified' | 'refused';
   from?: string;
   disclosed?: Record<string, string>;
+  /** Verified: each proof request's proof (its type, field, operator, and the value it disclosed). */
+  proofs?: VerifiedScopeProof[];
   reason?: string;
   updatedAt?: string;
 }
@@ -293,7 +343,14 @@ function recordSessionOutcome(ctx: Context, id: string, result: AuthVerifyResult
     if (before?.status === 'verified') return;
     const from = result.from === undefined ? {} : { from: result.from };
     const status: AuthSessionStatus = result.verified
-      ? { id, status: 'verified', ...from, ...(result.disclosed === undefined ? {} : { disclosed: result.disclosed }), updatedAt: ctx.now().toISOString() }
+      ? {
+          id,
+          status: 'verified',
+          ...from,
+          ...(result.disclosed === undefined ? {} : { disclosed: result.disclosed }),
+          ...(result.proofs === undefined ? {} : { proofs: result.proofs }),
+          updatedAt: ctx.now().toISOString(),
+        }
       : { id, status: 'refused', ...from, reason: result.reason ?? 'not verified', updatedAt: ctx.now().toISOString() };
     ctx.store.put(AUTH_SESSIONS_NS, id, status);
   });

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
-import { V3_QUERY_OPERATORS, requestOptionsSchema } from '../pbq/pbqSchemas.js';
+import { PROOF_TYPES, V3_QUERY_OPERATORS, fieldCondition, requestOptionsSchema } from '../pbq/pbqSchemas.js';
+import { MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
 
 /** An authorization request message (checked loosely here; the wallet's record of it is what counts). */
 const authRequestMessageSchema = z.looseObject({
@@ -13,15 +14,52 @@ const authRequestMessageSchema = z.looseObject({
   from: z.string().min(1).max(512),
   typ: z.string().max(256).optional(),
   type: z.literal('https://iden3-communication.io/authorization/1.0/request', { error: 'expected an authorization/1.0/request message (vc verifier auth-request)' }),
-  body: z.looseObject({ scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string() })).max(16) }),
+  body: z.looseObject({ scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string() })).max(MAX_SCOPE_ITEMS) }),
   created_time: z.number().optional(),
   expires_time: z.number().optional(),
 });
 
+/** One proof request's verified proof. */
+const scopeProofSchema = z.object({ id: z.number(), circuitId: z.string(), issuer: z.string(), type: z.string(), field: z.string(), operator: z.string(), disclosed: z.string().optional() });
+
+/**
+ * A scope item's query in the iden3 query language (what Privado ID verifiers write): one
+ * credentialSubject field with one operator and its value, or {} to disclose it. vc's own checks
+ * (the type's context and field, the value against the field's type) come after, in core.
+ */
+const scopeQuerySchema = z.strictObject({
+  type: z.string().min(1).max(200).describe('credential type'),
+  context: z.string().url().max(2048).describe("JSON-LD context URL of the type (default: the bundled, registered or pinned one)").optional(),
+  allowedIssuers: z.array(z.string().min(1).max(512)).min(1).max(64).describe('issuer DIDs whose credentials are accepted, or ["*"] (default ["*"])').optional(),
+  credentialSubject: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, 'expected a credentialSubject field name').max(256), fieldCondition)
+    .refine((subject) => Object.keys(subject).length === 1, 'expected one field with its condition, e.g. {"birthDate": {"$lt": 20010101}}, or {"birthDate": {}} to disclose it ($sd)')
+    .describe(`one field and its condition: {"$op": value} (${V3_QUERY_OPERATORS.filter((op) => op !== '$sd').join(' ')}) or {} to disclose the value`),
+  proofType: z.enum([PROOF_TYPES.sig, PROOF_TYPES.mtp]).describe('the proof the holder must give (default: either)').optional(),
+  skipClaimRevocationCheck: z.boolean().describe("true: the holder need not prove the credential is not revoked (default false)").optional(),
+}, {
+  error: (issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((key) => JSON.stringify(key.slice(0, 40))).join(', ');
+      const linked = issue.keys.includes('groupId') ? '; linked queries (groupId) are not made by vc' : '';
+      return `unknown member ${keys}: a query has type, context, allowedIssuers, credentialSubject, proofType and skipClaimRevocationCheck${linked}`;
+    }
+    if (issue.code === 'invalid_type') return 'expected a query: a JSON object {type, context, credentialSubject: {field: {$op: value}}, ...}';
+    return undefined;
+  },
+});
+
 export const iden3commAuthRequest = defineOperation({
   name: 'pbq.authRequest',
-  summary: "make an iden3comm authorization request (authorization/1.0/request, one credentialAtomicQueryV3 proof request) from the wallet's verifier DID, for Privado ID / js-sdk wallets, and record it",
+  summary:
+    "make an iden3comm authorization request (authorization/1.0/request: one credentialAtomicQueryV3 proof request from the query flags, or one per query given in the iden3 query language) from the wallet's verifier DID, for Privado ID / js-sdk wallets, and record it",
   input: z.strictObject({
+    queries: z
+      .array(scopeQuerySchema)
+      .min(1, 'expected one or more queries')
+      .max(MAX_SCOPE_ITEMS, `at most ${MAX_SCOPE_ITEMS} queries (proof requests) in one request`)
+      .describe(`the proof requests, one per query in the iden3 query language ({type, context, allowedIssuers, credentialSubject: {field: {$op: value}}, proofType, skipClaimRevocationCheck}), at most ${MAX_SCOPE_ITEMS}; instead of the query flags`)
+      .optional(),
     type: requestOptionsSchema.shape.type.describe('credential type to prove (default PassportCredential)'),
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled or registered one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
@@ -54,10 +92,8 @@ export const iden3commVerify = defineOperation({
     request: z.string(),
     from: z.string().optional(),
     reason: z.string().optional(),
-    proofs: z
-      .array(z.object({ id: z.number(), circuitId: z.string(), issuer: z.string(), type: z.string(), field: z.string(), operator: z.string(), disclosed: z.string().optional() }))
-      .optional(),
-    disclosed: z.record(z.string(), z.string()).optional(),
+    proofs: z.array(scopeProofSchema).describe("each proof request's proof, with the value it disclosed").optional(),
+    disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
   }),
   // Records the token as used (replays are refused), in store transactions only: a server need not
   // hold the exclusive turn through the chain reads and the circuits' first build.
@@ -80,7 +116,8 @@ const sessionStatusSchema = z.object({
   id: z.string(),
   status: z.enum(['pending', 'verified', 'refused']),
   from: z.string().optional(),
-  disclosed: z.record(z.string(), z.string()).optional(),
+  disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
+  proofs: z.array(scopeProofSchema).describe("verified: each proof request's proof, with the value it disclosed").optional(),
   reason: z.string().optional(),
   updatedAt: z.string().optional(),
 });

@@ -116,7 +116,7 @@ export function queryValueShapeProblem(op: string, value: unknown): string | und
  * A condition on one credentialSubject field: exactly one operator, with a value of its shape, or
  * (V3 only, checked with the circuit) the empty condition of selective disclosure.
  */
-const fieldCondition = z
+export const fieldCondition = z
   .record(z.string(), queryValueSchema)
   .refine((c) => Object.keys(c).length === 0 || (Object.keys(c).length === 1 && (V3_QUERY_OPERATORS as readonly string[]).includes(Object.keys(c)[0]!)), {
     message: `expected one operator (${V3_QUERY_OPERATORS.filter((op) => op !== '$sd').join(', ')}) with its value, e.g. {"$lt": 20010101}, or {} to disclose the field (V3)`,

@@ -164,6 +164,13 @@ describe('vc holder respond: a request it will not answer', () => {
     }
   });
 
+  it('refuses two proof requests of one id, and more than 16, before any proof', async () => {
+    const twice = requestFile(request((message) => (message.body.scope = [...(message.body.scope as unknown[]), ...(message.body.scope as unknown[])])));
+    expect((await refused(['--request', twice])).message).toMatch(/^--request \S+\.json: field body\.scope\[1\]\.id: 7 is the id of body\.scope\[0\] too; each proof request needs its own id$/);
+    const many = requestFile(request((message) => (message.body.scope = Array.from({ length: 17 }, (_, index) => ({ ...(message.body.scope as Array<Record<string, unknown>>)[0], id: index + 1 })))));
+    expect((await refused(['--request', many])).message).toMatch(/: field body\.scope: 17 proof requests, vc answers at most 16$/);
+  });
+
   it('refuses --post when the request names no callback, and a callback off this machine, before proving anything', async () => {
     const post = await refused(['--request', requestFile(request()), '--post']);
     expect(post).toMatchObject({ message: "--post: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier", field: '--post' });

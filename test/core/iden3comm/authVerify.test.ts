@@ -2,11 +2,15 @@
  * Bad input of `vc verifier auth-request` and `vc verifier verify --jwz` (issue 28): no chain, no
  * proof. Each is one line naming the flag and file and what was expected, exit 2, and nothing is
  * recorded; a token that is a JWZ but does not verify is a refusal instead (test/e2e/iden3commVerifier).
+ * Several proof requests in one request (--query FILE, the iden3 query language): each made as
+ * given, with its own id, and each refusal naming the query's file and member.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
+import { answeredScopeProblem, disclosedByField } from '../../../src/core/iden3comm/authVerify.js';
+import type { AuthRequestMessage } from '../../../src/core/iden3comm/authRequest.js';
 
 const tmp = tempDir('vc-iden3comm-input-');
 const home = path.join(tmp.dir, 'home');
@@ -116,5 +120,135 @@ describe('vc verifier auth-request --qr for a request too large for a QR code (a
     expect(text.stdout).toMatch(/^\(no QR code: the universal link is \d+ characters, more than a QR code holds; /);
     expect(text.stdout).toMatch(/\nhttps:\/\/wallet\.privado\.id\/#i_m=\S+\n$/);
     expect((JSON.parse(readFileSync(out, 'utf8')) as { body: { reason: string } }).body.reason).toBe('r'.repeat(400));
+  });
+});
+
+const PASSPORT_CONTEXT = 'https://schemas.vc.example/iden3/passport/v1/passport.jsonld';
+const ISSUER = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR';
+
+/** Writes a query file (or any JSON) and returns its path. */
+function queryFile(name: string, query: unknown): string {
+  writeFileSync(file(name), JSON.stringify(query));
+  return file(name);
+}
+
+describe('vc verifier auth-request --query FILE: several proof requests, in the iden3 query language', () => {
+  type Made = AuthRequestMessage & { body: { scope: Array<{ id: number; circuitId: string; query: Record<string, unknown> }> } };
+  const disclose = { type: 'PassportCredential', credentialSubject: { birthDate: {} } };
+  const nationality = {
+    type: 'PassportCredential',
+    context: PASSPORT_CONTEXT,
+    allowedIssuers: [ISSUER],
+    credentialSubject: { nationality: { $in: ['FRA', 'DEU'] } },
+    proofType: 'BJJSignature2021',
+    skipClaimRevocationCheck: true,
+  };
+
+  it('makes one proof request per query, as given (the defaults filled in), each with its own random id, and records the request', async () => {
+    const [a, b] = [queryFile('q-disclose.json', disclose), queryFile('q-nationality.json', nationality)];
+    const repeated = await vc(['verifier', 'auth-request', '--query', a, '--query', b, '-o', file('two.json')]);
+    expect(repeated.status, repeated.stderr).toBe(0);
+    const made = JSON.parse(readFileSync(file('two.json'), 'utf8')) as Made;
+    expect(made.body.scope).toEqual([
+      { id: expect.any(Number), circuitId: 'credentialAtomicQueryV3', query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT, credentialSubject: { birthDate: {} } } },
+      { id: expect.any(Number), circuitId: 'credentialAtomicQueryV3', query: nationality },
+    ]);
+    // Comma-separated files are the same list; the same query twice is two proof requests.
+    const listed = await vc(['verifier', 'auth-request', '--query', `${a},${b},${a}`]);
+    expect(listed.status, listed.stderr).toBe(0);
+    const three = listed.json<Made>();
+    expect(three.body.scope.map((item) => item.query)).toEqual([made.body.scope[0]!.query, nationality, made.body.scope[0]!.query]);
+    const ids = [...made.body.scope, ...three.body.scope].map((item) => item.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(Number.isSafeInteger(id) && id > 0).toBe(true);
+    // Recorded: verify --jwz knows the request, and goes on to the token (whose proof part is no proof).
+    writeFileSync(file('some.jwz'), `${b64(ZKP_HEADER)}.${b64({ id: '1' })}.${b64('not a proof')}`);
+    const known = await vc(['verifier', 'verify', '--jwz', file('some.jwz'), '--request', file('two.json')]);
+    expect(known.status).toBe(2);
+    expect(jsonError(known.stderr).message).toMatch(/^--jwz \S+: not a JWZ token: /);
+  });
+
+  it('refuses a query that does not fit, naming its file and member, whichever query it is', async () => {
+    const good = queryFile('q-good.json', disclose);
+    const refused = async (query: unknown, name = `q-bad-${Math.random().toString(36).slice(2)}.json`): Promise<string> => {
+      const bad = queryFile(name, query);
+      const run = await vc(['verifier', 'auth-request', '--query', good, '--query', bad]);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      return jsonError(run.stderr).message.replaceAll(bad, 'BAD');
+    };
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { shoeSize: { $lt: 42 } } })).toMatch(/^--query BAD: field credentialSubject: PassportCredential has no field shoeSize; its fields: birthDate, /);
+    expect(await refused({ type: 'PasportCredential', credentialSubject: { birthDate: {} } })).toMatch(
+      /^--query BAD: no JSON-LD context known for type PasportCredential \(did you mean PassportCredential\?\) .*give its URL \(--query BAD: field context\)/,
+    );
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { birthDate: { $lt: -1 } } })).toBe(
+      '--query BAD: field credentialSubject.birthDate.$lt: -1 is negative; the circuit compares non-negative integers only (credentialSubject.birthDate)',
+    );
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { birthDate: { $lt: 20011350 } } })).toMatch(/^--query BAD: field credentialSubject\.birthDate\.\$lt: 20011350 is not a valid YYYYMMDD date/);
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { birthDate: { $between: [1] } } })).toBe('--query BAD: field credentialSubject.birthDate.$between: $between takes a list of two values, the bounds [low, high]');
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { birthDate: { $like: 1 } } })).toMatch(/^--query BAD: field credentialSubject\.birthDate: expected one operator \(\$eq, \$lt, /);
+    expect(await refused({ type: 'PassportCredential', credentialSubject: { birthDate: {}, name: {} } })).toMatch(/^--query BAD: field credentialSubject: expected one field with its condition/);
+    expect(await refused({ type: 'PassportCredential', credentialSubject: {} })).toMatch(/^--query BAD: field credentialSubject: expected one field with its condition/);
+    expect(await refused({ type: 'PassportCredential', groupId: 1, credentialSubject: { birthDate: {} } })).toMatch(/^--query BAD: unknown member "groupId": .*linked queries \(groupId\) are not made by vc$/);
+    expect(await refused({ type: 'PassportCredential', allowedIssuers: ['did:x'], credentialSubject: { birthDate: {} } })).toMatch(/^--query BAD: field allowedIssuers: did:x is not an iden3 DID/);
+    expect(await refused({ type: 'PassportCredential', proofType: 'sig', credentialSubject: { birthDate: {} } })).toMatch(/^--query BAD: field proofType: /);
+    expect(await refused({ type: 'PassportCredential', context: 'https://example.org/unknown.jsonld', credentialSubject: { birthDate: {} } })).toMatch(
+      /^--query BAD: field context: unknown JSON-LD context https:\/\/example\.org\/unknown\.jsonld: add it with `vc documents add/,
+    );
+    expect(await refused([disclose])).toBe('--query BAD: expected a query: a JSON object {type, context, credentialSubject: {field: {$op: value}}, ...}');
+    const notJson = file('q-not-json.json');
+    writeFileSync(notJson, '{"type":');
+    const broken = await vc(['verifier', 'auth-request', '--query', good, '--query', notJson]);
+    expect(broken.status).toBe(2);
+    expect(jsonError(broken.stderr).message).toMatch(/^--query: .*q-not-json\.json/);
+  });
+
+  it('refuses the query flags beside --query, and more than 16 queries', async () => {
+    const good = queryFile('q-good.json', disclose);
+    const both = await vc(['verifier', 'auth-request', '--query', good, '--op', '$sd']);
+    expect(both.status).toBe(2);
+    expect(jsonError(both.stderr).message).toBe('--op and --query both describe the query: give the query flags for one query, or every query as JSON (--query)');
+    const many = await vc(['verifier', 'auth-request', '--query', Array.from({ length: 17 }, () => good).join(',')]);
+    expect(many.status).toBe(2);
+    expect(jsonError(many.stderr).message).toBe('--query: at most 16 queries (proof requests) in one request');
+  });
+});
+
+describe("the verifier's reading of an answer's scope (authVerify)", () => {
+  const request = {
+    id: 'r1',
+    body: {
+      scope: [
+        { id: 11, circuitId: 'credentialAtomicQueryV3', query: { type: 'KYCAgeCredential', credentialSubject: { birthday: {} } } },
+        { id: 12, circuitId: 'credentialAtomicQueryV3', query: { type: 'KYCAgeCredential', credentialSubject: { documentType: { $lt: 3 } } } },
+      ],
+    },
+  } as unknown as AuthRequestMessage;
+
+  it('wants one proof for each proof request: none missing, none twice, none for another', () => {
+    expect(answeredScopeProblem(request, [{ id: 12 }, { id: '11' }])).toBeUndefined();
+    expect(answeredScopeProblem(request, [{ id: 11 }])).toBe('the token answers 1 of the 2 proof requests of request r1: no proof for scope 12 (KYCAgeCredential documentType $lt)');
+    expect(answeredScopeProblem(request, [])).toBe('the token answers 0 of the 2 proof requests of request r1: no proof for scope 11 (KYCAgeCredential birthday $sd), scope 12 (KYCAgeCredential documentType $lt)');
+    expect(answeredScopeProblem(request, [{ id: 11 }, { id: 11 }, { id: 12 }])).toBe('the token carries two proofs for scope 11');
+    expect(answeredScopeProblem(request, [{ id: 11 }, { id: 12 }, { id: 13 }])).toBe('the token carries a proof for scope 13, which request r1 does not ask for');
+    expect(answeredScopeProblem(request, undefined)).toBe('the token carries no scope proofs; the request asks for 2');
+  });
+
+  it('keys the disclosed values by field, by type and field when two proofs disclose the same field', () => {
+    const proof = { circuitId: 'credentialAtomicQueryV3-16-16-64', issuer: ISSUER, operator: '$sd' };
+    expect(
+      disclosedByField([
+        { ...proof, id: 1, type: 'KYCAgeCredential', field: 'birthday', disclosed: '19960424' },
+        { ...proof, id: 2, type: 'KYCAgeCredential', field: 'documentType', disclosed: '2' },
+        { ...proof, id: 3, type: 'KYCAgeCredential', field: 'birthday', operator: '$lt' },
+      ]),
+    ).toEqual({ birthday: '19960424', documentType: '2' });
+    expect(
+      disclosedByField([
+        { ...proof, id: 1, type: 'KYCAgeCredential', field: 'birthDate', disclosed: '19960424' },
+        { ...proof, id: 2, type: 'PassportCredential', field: 'birthDate', disclosed: '19900101' },
+        { ...proof, id: 3, type: 'PassportCredential', field: 'birthDate', disclosed: '19900101' },
+      ]),
+    ).toEqual({ 'KYCAgeCredential.birthDate': '19960424', 'PassportCredential.birthDate#2': '19900101', 'PassportCredential.birthDate#3': '19900101' });
   });
 });
