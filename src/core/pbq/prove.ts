@@ -22,7 +22,7 @@ import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
-const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
+export const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
 
 /** Result of prove-submit: the request id mapped to true, plus where it happened. */
 export interface ProveSubmitResult {
@@ -51,6 +51,12 @@ export interface ProveOptions {
   names?: FieldNamer | undefined;
   /** The request's nullifier session as registered on chain, when the caller read it already (V3). */
   nullifierSession?: NullifierSession | undefined;
+  /**
+   * Called once the submission is broadcast, before its receipt is waited for, with the proof and
+   * the transaction's hash: a caller journals them, so that a re-run after a crash finds the
+   * submission instead of making a second one (vc holder respond, contract-invoke).
+   */
+  onSubmitted?: ((sent: { response: ZeroKnowledgeProofResponse; txHash: string }) => void) | undefined;
 }
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
@@ -319,7 +325,11 @@ export async function ethIdentityAuthResponse(userId: bigint): Promise<{ authMet
 }
 
 /** Submits a generated proof to the UniversalVerifier from the configured wallet. */
-export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofResponse): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
+export async function submitQueryProof(
+  ctx: Context,
+  proof: ZeroKnowledgeProofResponse,
+  onSubmitted?: ProveOptions['onSubmitted'],
+): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
   const chain = await getChain(ctx);
@@ -339,7 +349,10 @@ export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofRe
   const sent = await sendContractTransaction(
     ctx,
     { address: verifier, abi: universalVerifierAbi(), method: 'submitResponse', args: txDataArgs },
-    { description: `submit the proof for request ${proof.id} to the UniversalVerifier` },
+    {
+      description: `submit the proof for request ${proof.id} to the UniversalVerifier`,
+      ...(onSubmitted === undefined ? {} : { onSent: ({ hash }: { hash: string }) => onSubmitted({ response: proof, txHash: hash }) }),
+    },
   );
   return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address };
 }
@@ -366,7 +379,7 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
   }
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
-  const submitted = await submitQueryProof(ctx, response);
+  const submitted = await submitQueryProof(ctx, response, options.onSubmitted);
   const verified = await isRequestProofVerified(ctx, sender, id);
   if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);
   return { [String(id)]: true, ...submitted };
