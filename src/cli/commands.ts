@@ -607,11 +607,15 @@ credentialSubject.id a credential names.`,
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --proof-type sig --op '$between' --value 19900101,20010101
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd'     # discloses birthDate on chain
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --nullifier-session 7   # one nullifier per holder profile
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --bind-verifier    # for vc verifier contract-request
 
 --value defaults to 20010101 for the field birthDate (the default field); another field needs it.
 --circuit credentialAtomicQueryV3OnChain registers with the V3 validator: more operators ($lte
 $gte $between $nonbetween $exists, and $sd, whose value \`vc verifier status\` shows), and
 --proof-type sig|mtp (default: either; a signature proof needs no state transition).
+--bind-verifier (V3) binds the request to the UniversalVerifier: its verifierID is in the query, so
+a proof must carry it, as Privado ID / js-sdk wallets prove on-chain requests (vc verifier
+contract-request needs it; a nullifier session binds the request too).
 --nullifier-session N (V3) asks each holder for a nullifier: Poseidon(genesis id, profile nonce,
 schema, verifierID, N), with the UniversalVerifier's verifierID; N must be unused by its other
 requests. Holders prove credentials issued to a profile DID (vc holder did create --profile-nonce),
@@ -651,7 +655,7 @@ file still gets the JSON).`,
     ),
     display: async (result: { id: string }, input) => messageLinkLines(result, input, '--reason', 'ask for fewer requests at once'),
     help: `Examples:
-  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd' -o request.json
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --bind-verifier --op '$sd' -o request.json
   $ vc verifier contract-request --id "$(jq -r .id request.json)" --qr -o invoke.json
   $ vc verifier contract-request --id 123456789,987654321 --to did:polygonid:polygon:local:2q... --link
   $ vc holder respond --request invoke.json -o response.json     # the holder's wallet, on chain
@@ -659,15 +663,18 @@ file still gets the JSON).`,
 
 The message (iden3comm proofs/1.0/contract-invoke-request, the js-sdk's ContractInvokeRequest) asks
 a Privado ID / js-sdk wallet, or vc holder respond, to prove V3 on-chain requests registered on this
-chain's UniversalVerifier (vc verifier request --circuit credentialAtomicQueryV3OnChain) and to
-submit the proofs itself: transaction_data names the UniversalVerifier, method 06c86a91
-(submitResponse), the chain id and network; the scope holds each request as registered on chain
-(read back, so the wallet proves what the validator checks); accept holds the plain-JSON profile
-(embedded auth, the query proofs carry the holder's auth). It comes from this wallet's verifier DID
-and is not recorded: the outcome is on chain (vc verifier status --request ID --address ADDRESS).
+chain's UniversalVerifier and to submit the proofs itself: transaction_data names the
+UniversalVerifier, method 06c86a91 (submitResponse), the chain id and network; the scope holds each
+request as registered on chain (read back, so the wallet proves what the validator checks); accept
+holds the plain-JSON profile (embedded auth, the query proofs carry the holder's auth). It comes from
+the UniversalVerifier's DID (did:iden3:privado:main:..., its verifierID): a js-sdk wallet binds its
+proofs to the message's sender (their verifierID, part of the query hash), so each request must be
+registered bound to the UniversalVerifier (vc verifier request --circuit
+credentialAtomicQueryV3OnChain --bind-verifier, or --nullifier-session). Nothing is recorded: the
+outcome is on chain (vc verifier status --request ID --address ADDRESS).
 --to names the holder's DID when known (the js-sdk's handler needs it; a wallet may fill it in).
 The JSON goes to stdout or -o FILE; --qr and --link as for vc verifier auth-request. A request id
-that is not registered, not vc's or not a V3 on-chain request is refused (exit 2).`,
+that is not registered, not vc's, not a V3 on-chain request or not bound is refused (exit 2).`,
   },
   {
     path: 'verifier status',

@@ -235,7 +235,8 @@ const CONTRACT_REQUEST = {
   thid: '0b6c3f8e-2d41-4c7a-9e55-8f1a2b3c4d5e',
   typ: 'application/iden3comm-plain-json',
   type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-request',
-  from: VERIFIER_DID_EXAMPLE,
+  // The UniversalVerifier's DID (its verifierID, from its address).
+  from: 'did:iden3:privado:main:2SZDsdYordSGoMEGQGaRFEQCnjwuZ9N1JABLdHLpKc',
   body: {
     reason: 'age check',
     transaction_data: { contract_address: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707', method_id: '06c86a91', chain_id: 152, network: 'polygon-local' },

@@ -7,14 +7,20 @@
  * the requests as registered (read back from the chain, so the wallet proves what the validator
  * checks), and accept holds the one profile vc's wallets satisfy on this chain: plain JSON, whose
  * auth is embedded in the query proofs (embeddedAuth).
+ *
+ * The message comes from the UniversalVerifier's own DID (its verifierID, type 0x01A1,
+ * did:iden3:privado:main), not from the wallet's verifier identity: a js-sdk wallet proves the
+ * scope for the message's `from` (the proofs carry its id as verifierID, which the query hash
+ * includes), so the requests must be bound to that verifier (registered with its verifierID:
+ * vc verifier request --bind-verifier, or a nullifier session), and `from` must name it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
-import { registeredRequest, requestIdExists } from '../../chain/universalVerifier.js';
+import { registeredRequest, requestIdExists, universalVerifierId } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
-import { ensureRoleIdentity } from '../pbq/identities.js';
+import { registeredVerifierId } from '../pbq/nullifier.js';
 import { SUBMIT_RESPONSE_METHOD_ID } from '../pbq/prove.js';
 import { V3_ON_CHAIN_REQUEST_CIRCUIT, credentialRequestSchema, type CredentialRequest } from '../pbq/pbqSchemas.js';
 import type { FieldNamer } from '../validate.js';
@@ -119,9 +125,17 @@ export async function createContractInvokeRequest(ctx: Context, options: Contrac
     if (request.circuitId !== V3_ON_CHAIN_REQUEST_CIRCUIT) {
       throw new UnprocessableError(`${names('id')}: request ${id} is a ${request.circuitId} request; contract-invoke requests are made for ${V3_ON_CHAIN_REQUEST_CIRCUIT} requests (vc verifier request --circuit ${V3_ON_CHAIN_REQUEST_CIRCUIT})`, { field: 'id' });
     }
+    if ((await registeredVerifierId(ctx, id)) === 0n) {
+      throw new UnprocessableError(
+        `${names('id')}: request ${id} is not bound to the UniversalVerifier (registered with verifierID 0): a Privado ID / js-sdk wallet proves it for the message's verifier, whose id the query hash would then not match; register it with vc verifier request --bind-verifier (or --nullifier-session)`,
+        { field: 'id' },
+      );
+    }
     scope.push({ id: request.id, circuitId: request.circuitId, query: request.query as Record<string, unknown>, ...(request.params === undefined ? {} : { params: request.params }) });
   }
-  const { did: from } = await ensureRoleIdentity(ctx, 'verifier');
+  const { core } = (await getIden3(ctx)).modules;
+  // The UniversalVerifier's DID: the verifier the proofs are bound to.
+  const from = core.DID.parseFromId(core.Id.fromBigInt(await universalVerifierId(ctx))).string();
   const id = randomUUID();
   const now = Math.floor(ctx.now().getTime() / 1000);
   return {

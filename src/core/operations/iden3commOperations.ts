@@ -60,7 +60,7 @@ const contractInvokeRequestResultSchema = z.object({
   thid: z.string(),
   typ: z.string(),
   type: z.literal('https://iden3-communication.io/proofs/1.0/contract-invoke-request'),
-  from: z.string().describe("the verifier's DID"),
+  from: z.string().describe("the UniversalVerifier's DID (did:iden3:privado:main:..., its verifierID): the verifier the proofs are bound to"),
   to: z.string().describe("the holder's DID, when given").optional(),
   body: z.object({
     reason: z.string().optional(),
@@ -75,13 +75,13 @@ const contractInvokeRequestResultSchema = z.object({
 export const iden3commContractRequest = defineOperation({
   name: 'pbq.contractRequest',
   summary:
-    "make an iden3comm contract-invoke-request (proofs/1.0/contract-invoke-request) from the wallet's verifier DID for V3 requests registered on the UniversalVerifier: a Privado ID / js-sdk wallet proves them and submits the proofs itself (submitResponse, embedded auth)",
+    "make an iden3comm contract-invoke-request (proofs/1.0/contract-invoke-request) from the UniversalVerifier's DID for V3 requests registered on it bound to it (--bind-verifier): a Privado ID / js-sdk wallet, or vc holder respond, proves them and submits the proofs itself (submitResponse, embedded auth)",
   input: z.strictObject({
     id: z
       .array(z.string().min(1).max(40))
       .min(1, 'give at least one request id (vc verifier request --circuit credentialAtomicQueryV3OnChain registers one)')
       .max(16, 'at most 16 requests in one message')
-      .describe('the registered requests (their ids), each a credentialAtomicQueryV3OnChain request'),
+      .describe('the registered requests (their ids), each a credentialAtomicQueryV3OnChain request bound to the UniversalVerifier (vc verifier request --bind-verifier)'),
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
     to: z.string().min(1).max(512).describe("the holder's DID, when known (the js-sdk's wallet needs to; a wallet may fill it in)").optional(),
     expires: z.number().int().describe('seconds until the message expires (default 3600, at most 30 days)').optional(),
@@ -89,8 +89,8 @@ export const iden3commContractRequest = defineOperation({
     link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
   }),
   result: contractInvokeRequestResultSchema,
-  // The wallet's verifier identity is created on first use.
-  mutates: true,
+  // Reads the chain only: nothing is recorded (the outcome is on chain).
+  mutates: false,
   run: async (ctx, input, call) => {
     const { createContractInvokeRequest } = await import('../iden3comm/contractRequest.js');
     return createContractInvokeRequest(ctx, input, call.names);

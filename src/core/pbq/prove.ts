@@ -19,7 +19,7 @@ import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
 import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, subjectProfileFor, type NullifierSession } from './nullifier.js';
+import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, registeredVerifierId, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
 export const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
@@ -236,13 +236,15 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
   const session = v3 ? (options.nullifierSession ?? (await registeredNullifierSession(ctx, options.request, options.names))) : undefined;
   if (session !== undefined && options.precheck !== false) subjectProfileFor(ctx, holder, options.request, session);
+  // A request bound to the verifier (a nullifier session, or --bind-verifier): the proof carries its verifierID.
+  const verifierID = session?.verifierID ?? (v3 ? await registeredVerifierId(ctx, options.request.id) : 0n);
   let verifierDid;
-  if (session !== undefined) {
+  if (verifierID !== 0n) {
     try {
       // The js-sdk takes the verifier as a DID (iden3comm's "from"); the UniversalVerifier's id is of type 0x01A1 (did:iden3:privado:main).
-      verifierDid = core.DID.parseFromId(core.Id.fromBigInt(session.verifierID));
+      verifierDid = core.DID.parseFromId(core.Id.fromBigInt(verifierID));
     } catch (error) {
-      throw new UnprocessableError(`request ${options.request.id}: its verifierID ${session.verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
+      throw new UnprocessableError(`request ${options.request.id}: its verifierID ${verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
     }
   }
 
