@@ -74,7 +74,7 @@ export type ReceivedAuthRequest = AuthRequestMessage & { to?: string };
 /** A proof request of a message's scope. */
 export type Scope = { id: number; circuitId: string; query: Record<string, unknown>; params?: Record<string, unknown> };
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Refuses a URL vc may not reach: not http(s), off this machine without allowRemote, or plain http off this machine. */
 export function checkReachable(url: string, allowRemote: boolean, what: string, field: string): URL {

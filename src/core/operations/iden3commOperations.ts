@@ -75,7 +75,7 @@ const contractInvokeRequestResultSchema = z.object({
 export const iden3commContractRequest = defineOperation({
   name: 'pbq.contractRequest',
   summary:
-    "make an iden3comm contract-invoke-request (proofs/1.0/contract-invoke-request) from the UniversalVerifier's DID for V3 requests registered on it bound to it (--bind-verifier): a Privado ID / js-sdk wallet, or vc holder respond, proves them and submits the proofs itself (submitResponse, embedded auth)",
+    "make an iden3comm contract-invoke-request (proofs/1.0/contract-invoke-request) from the UniversalVerifier's DID for V3 requests registered on it and bound to it (--bind-verifier): a Privado ID / js-sdk wallet, or vc holder respond, proves them and submits the proofs itself (submitResponse, embedded auth)",
   input: z.strictObject({
     id: z
       .array(z.string().min(1).max(40))
@@ -83,7 +83,7 @@ export const iden3commContractRequest = defineOperation({
       .max(16, 'at most 16 requests in one message')
       .describe('the registered requests (their ids), each a credentialAtomicQueryV3OnChain request bound to the UniversalVerifier (vc verifier request --bind-verifier)'),
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
-    to: z.string().min(1).max(512).describe("the holder's DID, when known (the js-sdk's wallet needs to; a wallet may fill it in)").optional(),
+    to: z.string().min(1).max(512).describe("the holder's DID, when known (the js-sdk's handler needs one; a wallet may fill it in)").optional(),
     expires: z.number().int().describe('seconds until the message expires (default 3600, at most 30 days)').optional(),
     qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
     link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
