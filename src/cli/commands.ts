@@ -417,11 +417,20 @@ this wallet or names an unreachable agent; exit 1 when the agent refuses.`,
     flags: { request: 'request <file|url|link>', credentialId: 'id <id>' },
     linkOrFile: ['request'],
     unwrap: { credential: 'credential' },
-    text: (result: { token: string }) => result.token,
-    summary: summary<{ request: string; from: string; scope: Array<{ id: number; circuitId: string }>; posted?: { url: string; status: number; truncated?: boolean } }>(
-      (result) =>
-        `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
-        (result.posted === undefined ? '' : `; posted to ${redactUrls(result.posted.url)}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
+    // The JWZ token of an authorization response; a contract-invoke-response is JSON.
+    text: (result: { token?: string }) => result.token ?? JSON.stringify(result, null, 2),
+    summary: summary<{
+      token?: string;
+      request: string;
+      from: string;
+      scope: Array<{ id: number; circuitId: string }>;
+      posted?: { url: string; status: number; truncated?: boolean };
+      body?: { scope: Array<{ id: number; txHash: string }> };
+    }>((result) =>
+      result.token === undefined
+        ? `submitted ${result.body?.scope.length ?? 0} proof${result.body?.scope.length === 1 ? '' : 's'} to the UniversalVerifier as ${short(result.from)} (${(result.body?.scope ?? []).map((item) => `request ${item.id}: tx ${item.txHash}`).join(', ')})`
+        : `answered request ${result.request} as ${short(result.from)} with ${result.scope.length} proof${result.scope.length === 1 ? '' : 's'}${result.scope.length === 0 ? '' : ` (${result.scope.map((item) => `${item.id}: ${item.circuitId}`).join(', ')})`}` +
+          (result.posted === undefined ? '' : `; posted to ${redactUrls(result.posted.url)}: the verifier answered ${result.posted.status}${result.posted.truncated === true ? ' (its answer cut to its first 64 KiB)' : ''}`),
     ),
     help: `Examples:
   $ vc holder respond --request req.json -o answer.jwz
@@ -446,7 +455,19 @@ is given, and then over https only; each exchange has a time and size limit and 
 redirect. An expired request, one that is not an authorization request, a malformed query (one
 field, one operator or {} to disclose, operands of its shape), a scope item no held credential
 satisfies, a circuit other than credentialAtomicQueryV3 or accept profiles without authV2
-are refused before any proof (exit 2).`,
+are refused before any proof (exit 2).
+
+A proofs/1.0/contract-invoke-request (vc verifier contract-request's, or a Privado ID verifier's)
+is answered on chain: each scope item (credentialAtomicQueryV3OnChain or MTPV2OnChain, registered
+on the UniversalVerifier) is proved and submitted as vc holder prove-submit does (WALLET_KEY sends,
+the same prechecks), and the output is the proofs/1.0/contract-invoke-response (JSON: each proof
+with its txHash). A wallet acts only on its own chain: another chain_id, another contract than
+this chain's UniversalVerifier, another method than submitResponse (06c86a91), a request that is
+not registered (or registered with another query), or accept profiles without plain JSON
+(embedded auth; signed JSON ES256K-R for an Ethereum identity) are refused before any proof
+(exit 2); --post does not apply. Each submission is journaled once sent: a re-run after a crash
+answers with it, submitting no second one; once the answer is written, a re-run is refused as
+already verified (exit 1).`,
   },
   {
     path: 'holder disclose',
@@ -586,11 +607,15 @@ credentialSubject.id a credential names.`,
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --proof-type sig --op '$between' --value 19900101,20010101
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --op '$sd'     # discloses birthDate on chain
   $ vc verifier request --circuit credentialAtomicQueryV3OnChain --nullifier-session 7   # one nullifier per holder profile
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --bind-verifier    # for vc verifier contract-request
 
 --value defaults to 20010101 for the field birthDate (the default field); another field needs it.
 --circuit credentialAtomicQueryV3OnChain registers with the V3 validator: more operators ($lte
 $gte $between $nonbetween $exists, and $sd, whose value \`vc verifier status\` shows), and
 --proof-type sig|mtp (default: either; a signature proof needs no state transition).
+--bind-verifier (V3) binds the request to the UniversalVerifier: its verifierID is in the query, so
+a proof must carry it, as Privado ID / js-sdk wallets prove on-chain requests (vc verifier
+contract-request needs it; a nullifier session binds the request too).
 --nullifier-session N (V3) asks each holder for a nullifier: Poseidon(genesis id, profile nonce,
 schema, verifierID, N), with the UniversalVerifier's verifierID; N must be unused by its other
 requests. Holders prove credentials issued to a profile DID (vc holder did create --profile-nonce),
@@ -630,6 +655,37 @@ Linked queries (groupId) are not made. The JSON goes to stdout or -o FILE; --qr 
 the universal link (https://wallet.privado.id/#i_m=<base64 of the request>) as a QR code for a
 terminal, --link the universal link and the iden3comm://?i_m= deep link (on stdout; with -o FILE the
 file still gets the JSON).`,
+  },
+  {
+    path: 'verifier contract-request',
+    operation: iden3comm.iden3commContractRequest,
+    flags: { id: 'id <ids>', to: 'to <did>', expires: 'expires <seconds>' },
+    summary: summary<{ id: string; from: string; body: { scope: Array<{ id: number }>; transaction_data: { contract_address: string; chain_id: number } } }>(
+      (result) =>
+        `contract-invoke request ${result.id} from ${short(result.from)}: prove and submit request${result.body.scope.length === 1 ? '' : 's'} ${result.body.scope.map((item) => item.id).join(', ')} to the UniversalVerifier ${result.body.transaction_data.contract_address} (chain ${result.body.transaction_data.chain_id})`,
+    ),
+    display: async (result: { id: string }, input) => messageLinkLines(result, input, '--reason', 'ask for fewer requests at once'),
+    help: `Examples:
+  $ vc verifier request --circuit credentialAtomicQueryV3OnChain --bind-verifier --op '$sd' -o request.json
+  $ vc verifier contract-request --id "$(jq -r .id request.json)" --qr -o invoke.json
+  $ vc verifier contract-request --id 123456789,987654321 --to did:polygonid:polygon:local:2q... --link
+  $ vc holder respond --request invoke.json -o response.json     # the holder's wallet, on chain
+  $ vc verifier status --request 123456789 --address 0x...
+
+The message (iden3comm proofs/1.0/contract-invoke-request, the js-sdk's ContractInvokeRequest) asks
+a Privado ID / js-sdk wallet, or vc holder respond, to prove V3 on-chain requests registered on this
+chain's UniversalVerifier and to submit the proofs itself: transaction_data names the
+UniversalVerifier, method 06c86a91 (submitResponse), the chain id and network; the scope holds each
+request as registered on chain (read back, so the wallet proves what the validator checks); accept
+holds the plain-JSON profile (embedded auth, the query proofs carry the holder's auth). It comes from
+the UniversalVerifier's DID (did:iden3:privado:main:..., its verifierID): a js-sdk wallet binds its
+proofs to the message's sender (their verifierID, part of the query hash), so each request must be
+registered bound to the UniversalVerifier (vc verifier request --circuit
+credentialAtomicQueryV3OnChain --bind-verifier, or --nullifier-session). Nothing is recorded: the
+outcome is on chain (vc verifier status --request ID --address ADDRESS).
+--to names the holder's DID when known (the js-sdk's handler needs it; a wallet may fill it in).
+The JSON goes to stdout or -o FILE; --qr and --link as for vc verifier auth-request. A request id
+that is not registered, not vc's, not a V3 on-chain request or not bound is refused (exit 2).`,
   },
   {
     path: 'verifier status',

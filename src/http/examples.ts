@@ -237,7 +237,32 @@ const AUTH_VERIFIED = {
   disclosed: { birthDate: '19900101' },
 };
 
+/** A contract-invoke-request as POST /contract-requests makes it (vc verifier contract-request). */
+const CONTRACT_REQUEST = {
+  id: '0b6c3f8e-2d41-4c7a-9e55-8f1a2b3c4d5e',
+  thid: '0b6c3f8e-2d41-4c7a-9e55-8f1a2b3c4d5e',
+  typ: 'application/iden3comm-plain-json',
+  type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-request',
+  // The UniversalVerifier's DID (its verifierID, from its address).
+  from: 'did:iden3:privado:main:2SZDsdYordSGoMEGQGaRFEQCnjwuZ9N1JABLdHLpKc',
+  body: {
+    reason: 'age check',
+    transaction_data: { contract_address: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707', method_id: '06c86a91', chain_id: 152, network: 'polygon-local' },
+    scope: [
+      {
+        id: 172638954210137,
+        circuitId: 'credentialAtomicQueryV3OnChain',
+        query: { allowedIssuers: ['*'], type: 'PassportCredential', context: PASSPORT_CONTEXT_URL, credentialSubject: { birthDate: { $lt: 20010101 } } },
+      },
+    ],
+    accept: ['iden3comm/v1;env=application/iden3comm-plain-json'],
+  },
+  created_time: 1735689600,
+  expires_time: 1735693200,
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  'pbq.contractRequest': { input: { id: ['172638954210137'], reason: 'age check' }, result: CONTRACT_REQUEST },
   'pbq.authRequest': {
     input: {
       queries: AUTH_REQUEST.body.scope.map((item) => item.query),

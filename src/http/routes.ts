@@ -60,6 +60,8 @@ export const ROUTES: readonly HttpRoute[] = [
   route('verifier', 'POST', '/auth-requests', iden3comm.iden3commAuthRequest, { omit: ['qr', 'link'], status: 201 }),
   route('verifier', 'GET', '/auth-requests/:id', iden3comm.iden3commSessionRequest),
   route('verifier', 'GET', '/auth-requests/:id/status', iden3comm.iden3commSessionStatus),
+  // On chain: a contract-invoke-request for registered V3 requests (the wallet submits the proofs itself).
+  route('verifier', 'POST', '/contract-requests', iden3comm.iden3commContractRequest, { omit: ['qr', 'link'], status: 201 }),
   route('verifier', 'POST', '/callback', iden3comm.iden3commCallback, { textBody: 'jwz', status: (result) => ((result as { verified: boolean }).verified ? 200 : 422), negativeStatus: 422 }),
   // A status list given in the body would be the holder's choice of list (an old one, before the revocation).
   route('verifier', 'POST', '/verify-vc', sd.sdVerify, { omit: ['statusList'], pooled: true }),

@@ -3,16 +3,18 @@
  * credentialAtomicQueryV3OnChain` is proved by a holder built directly on @0xpolygonid/js-sdk
  * (not through vc's code): a js-sdk issuer signs the official KYCAgeCredential for a js-sdk
  * holder (both genesis identities, their statuses in the IdentityTreeStore of vc's chain, no
- * state transition), the js-sdk's V3 input generator and its own prover (NativeProver) make the
- * proof with vc's circuit files, the js-sdk packs it for the UniversalVerifier's submitResponse,
- * the contract verifies it with vc's verifier, and `vc verifier status` reads it back.
+ * state transition); vc's verifier asks for the request with a proofs/1.0/contract-invoke-request
+ * (`vc verifier contract-request`), which the js-sdk's own ContractRequestHandler answers: its V3
+ * input generator and prover make the proof with vc's circuit files, it picks embedded auth from
+ * the accept profile and submits to the UniversalVerifier's submitResponse itself, the contract
+ * verifies it with vc's verifier, and `vc verifier status` reads it back.
  * One proof; the two identity creations each send one transaction.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   AuthMethod,
-  CircuitId,
+  ContractRequestHandler,
   CredentialStatusPublisherRegistry,
   CredentialStatusResolverRegistry,
   CredentialStatusType,
@@ -22,15 +24,18 @@ import {
   OnChainResolver,
   OnChainRevocationStorage,
   OnChainZKPVerifier,
+  PackageManager,
+  PlainPacker,
   ProofService,
   defaultEthConnectionConfig,
-  getChallengeFromEthAddress,
+  type ContractInvokeRequest,
+  type ContractInvokeResponse,
   type EthConnectionConfig,
 } from '@0xpolygonid/js-sdk';
 import { Id } from '@iden3/js-iden3-core';
-import { Contract, JsonRpcProvider, NonceManager, Wallet, type InterfaceAbi } from 'ethers';
+import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
 
 type Json = Record<string, unknown>;
@@ -69,7 +74,7 @@ afterAll(async () => {
 describe('a js-sdk holder proves a V3 request vc registered', () => {
   it('with the js-sdk input generator and prover on vc circuit files; the contract verifies it with vc verifier', async () => {
     const request = ok(
-      await vc(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
+      await vc(['verifier', 'request', '--circuit', V3, '--bind-verifier', '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
     ).json<{ id: number; circuitId: string; query: Json }>();
     expect(request.circuitId).toBe(V3);
 
@@ -108,25 +113,24 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     expect((credential.proof as Array<{ type: string }>).map((p) => p.type)).toEqual(['BJJSignature2021']);
     await credentialWallet.save(credential);
 
+    // vc's verifier asks for the request as a Privado ID verifier does: a contract-invoke-request
+    // (addressed to the holder: the js-sdk's handler needs `to`), which the js-sdk wallet's own
+    // ContractRequestHandler answers: it finds the credential, proves with the request's scope,
+    // picks embedded auth from the accept profile and submits to the UniversalVerifier itself.
+    const invoke = ok(await vc(['verifier', 'contract-request', '--id', String(request.id), '--to', holder.string()])).json<ContractInvokeRequest>();
     const proofService = new ProofService(identityWallet, credentialWallet, new FSCircuitStorage({ dirname: circuitsDir }), states, { documentLoader } as never);
-    const response = await proofService.generateProof({ id: request.id, circuitId: CircuitId.AtomicQueryV3OnChainStable, query: request.query as never }, holder, {
-      credential,
-      skipRevocation: false,
-      challenge: getChallengeFromEthAddress(account.address),
-    });
-    expect(response.circuitId).toBe(`${V3}-16-16-64-16-32`);
-    expect(response.pub_signals[6]).toBe('1');
-
-    const { txDataArgs } = await OnChainZKPVerifier.prepareTxArgsSubmit(
-      'http://127.0.0.1:0/unused-cross-chain-resolver',
-      { contract_address: chain.contracts.universalVerifier, method_id: '06c86a91', chain_id: chain.chainId },
-      [response],
-      { authMethod: AuthMethod.EMBEDDED_AUTH } as never,
-    );
-    const abi = (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', '@iden3', 'contracts', 'build', 'contracts', 'UniversalVerifier.json'), 'utf8')) as { abi: InterfaceAbi }).abi;
-    const universalVerifier = new Contract(chain.contracts.universalVerifier, abi, signer);
-    const sent = (await universalVerifier.getFunction('submitResponse')(...(txDataArgs as unknown[]))) as { wait(): Promise<{ status: number }> };
-    expect((await sent.wait()).status).toBe(1);
+    const packageManager = new PackageManager();
+    packageManager.registerPackers([new PlainPacker()]);
+    const zkpVerifier = new OnChainZKPVerifier([{ ...connection, contractAddress: chain.contracts.universalVerifier }], { didResolverUrl: 'http://127.0.0.1:0/unused-cross-chain-resolver' });
+    const handler = new ContractRequestHandler(packageManager, proofService, zkpVerifier);
+    const answer = (await handler.handle(invoke, { senderDid: holder, ethSigner: account })) as ContractInvokeResponse;
+    expect(answer).toMatchObject({ type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-response', from: holder.string(), to: invoke.from, body: { authProof: { authMethod: AuthMethod.EMBEDDED_AUTH } } });
+    expect(answer.body.scope).toHaveLength(1);
+    const [response] = answer.body.scope;
+    expect(response).toMatchObject({ id: request.id, circuitId: `${V3}-16-16-64-16-32`, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(response!.pub_signals[6]).toBe('1');
+    const receipt = await provider.getTransactionReceipt(response!.txHash!);
+    expect(receipt).toMatchObject({ status: 1, to: chain.contracts.universalVerifier, from: account.address });
 
     const read = ok(await vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
     expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });

@@ -23,13 +23,15 @@ import { getChain } from '../../src/chain/chainClient.js';
 import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../../src/iden3/wallet.js';
-import { jsonError, runVc, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+import { jsonError, runVc, runVcAsync, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
 /** anvil's first development account (public test key): the default submitter. */
 const DEV_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const V3 = 'credentialAtomicQueryV3OnChain';
+const CONTRACT_INVOKE_REQUEST = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';
+const CONTRACT_INVOKE_RESPONSE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-response';
 /** The sample passport's birthDate (fixtures/subjects/passport.json). */
 const BIRTH_DATE = 19900101;
 /** Proofs and a first V3 circuit build on a loaded 2-core machine: generous limits. */
@@ -191,12 +193,93 @@ describe('--proof both: signed at once, the Merkle proof added by the next publi
     expect(proofTypes((await ok(['holder', 'credentials', 'show', String(signed.id)])).credential as Json)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
   }, LONG);
 
-  it("the holder's upgraded copy, chosen without --credential, discloses birthDate on chain with an MTP proof ($sd): vc verifier status shows the value", async () => {
-    const request = (await ok(['verifier', 'request', '--circuit', V3, '--proof-type', 'mtp', '--op', '$sd', '-o', file('sd.json')])) as unknown as CredentialRequest;
+  it("the holder's upgraded copy, chosen without --credential, discloses birthDate on chain with an MTP proof ($sd), asked by a contract-invoke-request; a run killed after its submission is answered again without a second one; vc verifier status shows the value", async () => {
+    const request = (await ok(['verifier', 'request', '--circuit', V3, '--bind-verifier', '--proof-type', 'mtp', '--op', '$sd', '-o', file('sd.json')])) as unknown as CredentialRequest;
     expect(request.query.credentialSubject).toEqual({ birthDate: {} });
-    await ok(['holder', 'prove-submit', '--request', file('sd.json')]);
+    const chain = await getChain(ctx);
+    const verifier = chain.addresses.universalVerifier;
+    // The message comes from the UniversalVerifier's DID: its verifierID (type 0x01A1, from its address), which the proofs carry.
+    const verifierDid = DID.parseFromId(new Id(Uint8Array.from([0x01, 0xa1]), genesisFromEthAddress(getBytes(verifier)))).string();
+    const invoke = (await ok(['verifier', 'contract-request', '--id', String(request.id), '-o', file('invoke.json')])) as Json & { body: Json };
+    expect(invoke).toMatchObject({
+      type: CONTRACT_INVOKE_REQUEST,
+      typ: 'application/iden3comm-plain-json',
+      from: verifierDid,
+      body: {
+        transaction_data: { contract_address: verifier, method_id: '06c86a91', chain_id: 152, network: 'polygon-local' },
+        scope: [{ id: request.id, circuitId: V3, query: request.query }],
+        accept: ['iden3comm/v1;env=application/iden3comm-plain-json'],
+      },
+    });
+    expect(invoke.to).toBeUndefined();
+    expect(invoke.thid).toBe(invoke.id);
+
+    // What needs the chain is refused before any proof: another contract, a request not registered
+    // or registered with another query, and on the verifier's side an id that is no V3 request of its.
+    const spoiled = (change: (message: Json & { body: { transaction_data: Json; scope: Array<Json & { query: Json }> } }) => void): string => {
+      const message = JSON.parse(JSON.stringify(invoke)) as Json & { body: { transaction_data: Json; scope: Array<Json & { query: Json }> } };
+      change(message);
+      const name = file(`spoiled-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(name, JSON.stringify(message));
+      return name;
+    };
+    const refusedBeforeProof = async (name: string): Promise<string> => {
+      const run = await vc(['holder', 'respond', '--request', name]);
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      return jsonError(run.stderr).message;
+    };
+    const otherContract = spoiled((m) => (m.body.transaction_data.contract_address = chain.addresses.state));
+    expect(await refusedBeforeProof(otherContract)).toBe(
+      `--request ${otherContract}: transaction_data.contract_address ${chain.addresses.state} is not the UniversalVerifier ${verifier} of chain 152; a wallet acts only on its own chain`,
+    );
+    const unknown = spoiled((m) => (m.body.scope[0]!.id = 4242));
+    expect(await refusedBeforeProof(unknown)).toBe(`--request ${unknown}: scope 4242 (PassportCredential birthDate $sd): request 4242 is not registered on the UniversalVerifier ${verifier}; nothing would verify its proof`);
+    const otherQuery = spoiled((m) => (m.body.scope[0]!.query = { ...m.body.scope[0]!.query, credentialSubject: { birthDate: { $lt: 20010101 } } }));
+    expect(await refusedBeforeProof(otherQuery)).toMatch(/: scope \d+ \(PassportCredential birthDate \$lt\): not the request \d+ registered on the UniversalVerifier \(credentialAtomicQueryV3OnChain, \{"birthDate":\{\}\}\)/);
+    const notRegistered = await vc(['verifier', 'contract-request', '--id', '4242']);
+    expect(notRegistered.status).toBe(2);
+    expect(jsonError(notRegistered.stderr)).toMatchObject({ field: '--id', message: `--id: request 4242 is not registered on the UniversalVerifier ${verifier} (vc verifier request registers one)` });
+    const mtpRequest = (await ok(['verifier', 'request'])) as unknown as CredentialRequest;
+    const notV3 = await vc(['verifier', 'contract-request', '--id', `${request.id},${mtpRequest.id}`]);
+    expect(notV3.status).toBe(2);
+    expect(jsonError(notV3.stderr).message).toMatch(new RegExp(`^--id: request ${mtpRequest.id} is a credentialAtomicQueryMTPV2OnChain request; contract-invoke requests are made for credentialAtomicQueryV3OnChain requests`));
+    // A V3 request bound to no verifier: a js-sdk wallet's proof (for the message's verifier) would not match its query hash.
+    const unbound = (await ok(['verifier', 'request', '--circuit', V3, '--op', '$sd'])) as unknown as CredentialRequest;
+    const notBound = await vc(['verifier', 'contract-request', '--id', String(unbound.id)]);
+    expect(notBound.status).toBe(2);
+    expect(jsonError(notBound.stderr).message).toMatch(new RegExp(`^--id: request ${unbound.id} is not bound to the UniversalVerifier \\(registered with verifierID 0\\).*--bind-verifier`));
+    const mtpBound = await vc(['verifier', 'request', '--bind-verifier']);
+    expect(mtpBound.status).toBe(2);
+    expect(jsonError(mtpBound.stderr)).toMatchObject({ field: '--bind-verifier', message: expect.stringContaining('credentialAtomicQueryMTPV2OnChain has no verifierID') });
+    const blockBefore = await chain.provider.getBlockNumber();
+
+    // Killed once its output is due (the proof submitted and mined): the re-run answers with that submission.
+    const killed = await runVcAsync(['--json', 'holder', 'respond', '--request', file('invoke.json')], { home, env: { ...env, VC_CRASH_AT: 'output:pending' } });
+    expect(killed.status).not.toBe(0);
+    expect(killed.stdout).toBe('');
+    const blockSubmitted = await chain.provider.getBlockNumber();
+    expect(blockSubmitted).toBe(blockBefore + 1);
+    const response = (await ok(['holder', 'respond', '--request', file('invoke.json'), '-o', file('response.json')])) as Json & { body: { scope: Array<Json>; transaction_data: Json; authProof: Json } };
+    expect(await chain.provider.getBlockNumber()).toBe(blockSubmitted);
+    expect(response).toMatchObject({ id: invoke.id, thid: invoke.id, type: CONTRACT_INVOKE_RESPONSE, from: holderDid, to: invoke.from, body: { authProof: { authMethod: 'embeddedAuth' } } });
+    expect(response.body.scope).toHaveLength(1);
+    const [item] = response.body.scope as Array<{ id: number; circuitId: string; txHash: string; pub_signals: string[] }>;
+    expect(item).toMatchObject({ id: request.id, circuitId: `${V3}-16-16-64-16-32`, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(response.body.transaction_data).toEqual({ ...invoke.body.transaction_data as Json, txHash: item!.txHash });
+    const receipt = await chain.provider.getTransactionReceipt(item!.txHash);
+    expect(receipt).toMatchObject({ status: 1, blockNumber: blockSubmitted, to: verifier, from: DEV_ADDRESS });
+    // The proof the response carries is the one on chain: its requestID and operatorOutput ($sd) signals.
+    expect(item!.pub_signals[7]).toBe(String(request.id));
+    expect(item!.pub_signals[5]).toBe(String(BIRTH_DATE));
+
     const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
     expect(status).toMatchObject({ isVerified: true, circuitId: V3, disclosed: { birthDate: String(BIRTH_DATE) }, responseFields: { operatorOutput: String(BIRTH_DATE) } });
+    // Written out, the answer is done: another run is refused as already verified, submitting nothing.
+    const again = await vc(['holder', 'respond', '--request', file('invoke.json')]);
+    expect(again.status, again.stderr).toBe(1);
+    expect(jsonError(again.stderr).message).toMatch(new RegExp(`ProofAlreadyVerified\\(requestId=${request.id}, sender=${DEV_ADDRESS}\\)`));
+    expect(await chain.provider.getBlockNumber()).toBe(blockSubmitted);
   }, LONG);
 });
 

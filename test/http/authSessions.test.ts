@@ -3,7 +3,8 @@
  * no chain and no proof: a request made, read back as a wallet's request_uri reads it, its status
  * pending; a callback for an unknown session, of the wrong media type, without a session, with a
  * body that is no JWZ, a huge token or a body over the limit: each a 4xx with the JSON error body,
- * never a 500 or a hang. (A wallet's real answer: test/e2e/iden3commVerifier.test.ts.)
+ * never a 500 or a hang. (A wallet's real answer: test/e2e/iden3commVerifier.test.ts.) The bad
+ * input of POST /contract-requests (on chain), refused before the chain is reached.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,5 +149,27 @@ describe('iden3comm sessions: an anonymous post backed by no auth proof', () => 
     const answered = await post(`${base}/callback?sessionId=${id}`, otherCircuit, 'text/plain');
     expect(answered.status).toBeGreaterThanOrEqual(400);
     expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+  });
+});
+
+describe('POST /contract-requests (on chain; its answer: test/e2e/pbqV3 and jsSdkV3Prover)', () => {
+  it('answers bad input with a 400 naming the body field, before any chain is reached', async () => {
+    const empty = await post(`${base}/contract-requests`, JSON.stringify({ id: [] }), 'application/json');
+    expect(empty.status).toBe(400);
+    expect(errorOf(empty).message).toMatch(/^request body: field id: give at least one request id/);
+    const notAnId = await post(`${base}/contract-requests`, JSON.stringify({ id: ['12x'] }), 'application/json');
+    expect(notAnId.status).toBe(400);
+    expect(errorOf(notAnId).message).toBe('request body: field id: "12x" is not a request id (a positive integer, as vc verifier request gives it)');
+    const twice = await post(`${base}/contract-requests`, JSON.stringify({ id: ['7', '7'] }), 'application/json');
+    expect(errorOf(twice).message).toBe('request body: field id: request 7 is given twice');
+    const many = await post(`${base}/contract-requests`, JSON.stringify({ id: Array.from({ length: 17 }, (_, i) => String(i + 1)) }), 'application/json');
+    expect(errorOf(many).message).toMatch(/at most 16 requests/);
+    const expires = await post(`${base}/contract-requests`, JSON.stringify({ id: ['7'], expires: 0 }), 'application/json');
+    expect(errorOf(expires).message).toMatch(/^request body: field expires: expected seconds from 1 to 2592000/);
+    const to = await post(`${base}/contract-requests`, JSON.stringify({ id: ['7'], to: 'not-a-did' }), 'application/json');
+    expect(errorOf(to).message).toBe('request body: field to: "not-a-did" is not a DID (the holder\'s iden3 DID)');
+    // The CLI's display flags are not the route's.
+    expect((await post(`${base}/contract-requests`, JSON.stringify({ id: ['7'], link: true }), 'application/json')).status).toBe(400);
+    for (const answer of [twice, many, expires, to]) expect(answer.status).toBe(400);
   });
 });

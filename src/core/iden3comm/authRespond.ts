@@ -27,6 +27,7 @@ import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
 import { AUTH_ACCEPT_PROFILE, AUTH_SCOPE_CIRCUIT, type AuthRequestMessage } from './authRequest.js';
 import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
+import { CONTRACT_INVOKE_REQUEST_TYPE } from './contractRequest.js';
 
 /** The message type answered. */
 export const AUTH_REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
@@ -67,7 +68,8 @@ export interface RespondResult {
 /** A request as received: vc's own shape, plus the recipient a request may name. */
 export type ReceivedAuthRequest = AuthRequestMessage & { to?: string };
 
-type Scope = { id: number; circuitId: string; query: Record<string, unknown>; params?: Record<string, unknown> };
+/** A proof request of a message's scope. */
+export type Scope = { id: number; circuitId: string; query: Record<string, unknown>; params?: Record<string, unknown> };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -151,9 +153,9 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
   if (type !== AUTH_REQUEST_TYPE) {
     // Message types are the protocol's public names: shown whole.
     const shown = typeof type === 'string' ? type.slice(0, 200) : undefined;
-    throw new InputError(`${where}: ${shown !== undefined ? `is a ${shown} message` : 'has no message type'}, not an authorization request (${AUTH_REQUEST_TYPE})`, {
+    throw new InputError(`${where}: ${shown !== undefined ? `is a ${shown} message` : 'has no message type'}, not an authorization request (${AUTH_REQUEST_TYPE}) nor a contract-invoke-request (${CONTRACT_INVOKE_REQUEST_TYPE})`, {
       field: 'request',
-      publicUrls: [AUTH_REQUEST_TYPE, ...(shown !== undefined && shown.startsWith('https://iden3-communication.io/') ? [shown] : [])],
+      publicUrls: [AUTH_REQUEST_TYPE, CONTRACT_INVOKE_REQUEST_TYPE, ...(shown !== undefined && shown.startsWith('https://iden3-communication.io/') ? [shown] : [])],
     });
   }
   for (const field of ['id', 'from'] as const) {
@@ -186,18 +188,22 @@ function checkRequestMessage(value: unknown, where: string): ReceivedAuthRequest
   return { ...(value as unknown as ReceivedAuthRequest), body: { ...(body as unknown as AuthRequestMessage['body']), scope: scope as Scope[] } };
 }
 
+/** The message, given in any form (its JSON or object, a link carrying it, a URL serving it), read as JSON, not yet checked. */
+export async function readRequestMessage(given: RespondInput['request'], options: { allowRemote: boolean; names: FieldNamer }): Promise<unknown> {
+  if (typeof given !== 'string') return given;
+  const where = options.names('request');
+  const text = await requestText(given, options.allowRemote, where);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`, { field: 'request' });
+  }
+}
+
 /** The request, given in any form, read and checked. */
 export async function readAuthRequest(ctx: Context, given: RespondInput['request'], options: { allowRemote: boolean; names: FieldNamer }): Promise<ReceivedAuthRequest> {
   const where = options.names('request');
-  let value: unknown = given;
-  if (typeof given === 'string') {
-    const text = await requestText(given, options.allowRemote, where);
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`, { field: 'request' });
-    }
-  }
+  const value = await readRequestMessage(given, options);
   const request = checkRequestMessage(value, where);
   if (request.expires_time !== undefined && request.expires_time * 1000 <= ctx.now().getTime()) {
     throw new InputError(`${where}: the request expired at ${new Date(request.expires_time * 1000).toISOString()}`, { field: 'request' });
@@ -228,7 +234,7 @@ async function checkAcceptProfile(ctx: Context, request: ReceivedAuthRequest, wh
 }
 
 /** A scope item in words, for messages: `scope 123 (KYCAgeCredential birthday $sd)`. */
-function scopeLabel(scope: Scope): string {
+export function scopeLabel(scope: Scope): string {
   const query = scope.query as { type?: unknown; credentialSubject?: unknown };
   const subject = isObject(query.credentialSubject) ? Object.entries(query.credentialSubject)[0] : undefined;
   const condition = subject === undefined ? '' : ` ${subject[0]} ${isObject(subject[1]) ? (Object.keys(subject[1])[0] ?? '$sd') : ''}`;
@@ -239,7 +245,7 @@ function scopeLabel(scope: Scope): string {
 const credentialField = (input: RespondInput): string => (input.credential !== undefined ? 'credential' : input.credentialId !== undefined ? 'credentialId' : 'request');
 
 /** An error about one scope item: the same class, its message prefixed with the item. */
-function aboutScope(error: unknown, scope: Scope, input: RespondInput): unknown {
+export function aboutScope(error: unknown, scope: Scope, input: RespondInput): unknown {
   if (!(error instanceof VcError)) return error;
   const message = `${scopeLabel(scope)}: ${error.message}`;
   // The checks shared with vc holder prove name prove's inputs (credentialRequest..., verifiableCredential...): here they are this command's.
@@ -263,7 +269,7 @@ function operandProblem(value: unknown): string | undefined {
 }
 
 /** Why a scope item's query cannot be proved with credentialAtomicQueryV3 as given, or undefined (its shape only; credentials come later). */
-function scopeQueryProblem(query: Record<string, unknown>): string | undefined {
+export function scopeQueryProblem(query: Record<string, unknown>, circuitId: string = AUTH_SCOPE_CIRCUIT): string | undefined {
   for (const date of ['expirationDate', 'issuanceDate'] as const) {
     const value = query[date];
     if (value !== undefined && (typeof value !== 'string' || value.length > 64 || Number.isNaN(Date.parse(value)))) return `${date}: expected a date (ISO 8601), got ${JSON.stringify(value)?.slice(0, 80)}`;
@@ -271,7 +277,7 @@ function scopeQueryProblem(query: Record<string, unknown>): string | undefined {
   const subject = query.credentialSubject;
   if (!isObject(subject)) return 'credentialSubject: expected an object';
   const fields = Object.keys(subject);
-  if (fields.length > 1) return `credentialSubject asks ${fields.length} fields (${fields.slice(0, 4).join(', ')}); a ${AUTH_SCOPE_CIRCUIT} proof answers one`;
+  if (fields.length > 1) return `credentialSubject asks ${fields.length} fields (${fields.slice(0, 4).join(', ')}); a ${circuitId} proof answers one`;
   for (const field of fields) {
     if (field === '' || field.length > 256 || field in Object.prototype) return `credentialSubject: ${JSON.stringify(field.slice(0, 80))} is not a field name`;
     const condition = subject[field];
@@ -289,9 +295,9 @@ function scopeQueryProblem(query: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** The credential a scope item is proved with: the one given, or the newest held one that satisfies it. */
-async function credentialForScope(ctx: Context, scope: Scope, input: RespondInput, names: FieldNamer): Promise<{ credential: PbqCredentialInput; id: string }> {
-  const request = { id: scope.id, circuitId: AUTH_SCOPE_CIRCUIT, query: scope.query, ...(scope.params === undefined ? {} : { params: scope.params }) } as unknown as CredentialRequest;
+/** The credential a scope item is proved with (by the circuit named, by default the off-chain V3 one): the one given, or the newest held one that satisfies it. */
+export async function credentialForScope(ctx: Context, scope: Scope, input: RespondInput, names: FieldNamer, circuitId: string = AUTH_SCOPE_CIRCUIT): Promise<{ credential: PbqCredentialInput; id: string }> {
+  const request = { id: scope.id, circuitId, query: scope.query, ...(scope.params === undefined ? {} : { params: scope.params }) } as unknown as CredentialRequest;
   const query = request.query as Partial<CredentialRequest['query']>;
   if (typeof query.type !== 'string' || typeof query.context !== 'string' || !Array.isArray(query.allowedIssuers) || !isObject(query.credentialSubject)) {
     throw new InputError(`${names('request')}: ${scopeLabel(scope)}: its query needs type, context, allowedIssuers and credentialSubject`, { field: 'request' });

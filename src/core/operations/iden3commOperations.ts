@@ -7,6 +7,9 @@ import { defineOperation } from '../operation.js';
 import { PROOF_TYPES, V3_QUERY_OPERATORS, fieldCondition, requestOptionsSchema } from '../pbq/pbqSchemas.js';
 import { MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
 
+/** The message type of a contract-invoke-request (src/core/iden3comm/contractRequest.ts), named here so the dispatch loads nothing. */
+const CONTRACT_INVOKE_REQUEST_TYPE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';
+
 /** An authorization request message (checked loosely here; the wallet's record of it is what counts). */
 const authRequestMessageSchema = z.looseObject({
   id: z.string().min(1).max(256),
@@ -77,6 +80,58 @@ export const iden3commAuthRequest = defineOperation({
   run: async (ctx, input, call) => {
     const { createAuthRequest } = await import('../iden3comm/authRequest.js');
     return createAuthRequest(ctx, input, call.names);
+  },
+});
+
+/** The transaction a contract-invoke message names (the js-sdk's ContractInvokeTransactionData). */
+const transactionDataSchema = z.object({
+  contract_address: z.string().describe("the UniversalVerifier's address"),
+  method_id: z.string().describe('06c86a91: UniversalVerifier.submitResponse'),
+  chain_id: z.number(),
+  network: z.string().optional(),
+  txHash: z.string().describe('in the response: the first transaction').optional(),
+});
+
+/** A contract-invoke-request as vc makes it (the js-sdk's ContractInvokeRequest). */
+const contractInvokeRequestResultSchema = z.object({
+  id: z.string(),
+  thid: z.string(),
+  typ: z.string(),
+  type: z.literal('https://iden3-communication.io/proofs/1.0/contract-invoke-request'),
+  from: z.string().describe("the UniversalVerifier's DID (did:iden3:privado:main:..., its verifierID): the verifier the proofs are bound to"),
+  to: z.string().describe("the holder's DID, when given").optional(),
+  body: z.object({
+    reason: z.string().optional(),
+    transaction_data: transactionDataSchema,
+    scope: z.array(z.object({ id: z.number(), circuitId: z.string(), query: z.record(z.string(), z.unknown()), params: z.record(z.string(), z.unknown()).optional() })),
+    accept: z.array(z.string()).optional(),
+  }),
+  created_time: z.number().optional(),
+  expires_time: z.number().optional(),
+});
+
+export const iden3commContractRequest = defineOperation({
+  name: 'pbq.contractRequest',
+  summary:
+    "make an iden3comm contract-invoke-request (proofs/1.0/contract-invoke-request) from the UniversalVerifier's DID for V3 requests registered on it and bound to it (--bind-verifier): a Privado ID / js-sdk wallet, or vc holder respond, proves them and submits the proofs itself (submitResponse, embedded auth)",
+  input: z.strictObject({
+    id: z
+      .array(z.string().min(1).max(40))
+      .min(1, 'give at least one request id (vc verifier request --circuit credentialAtomicQueryV3OnChain registers one)')
+      .max(16, 'at most 16 requests in one message')
+      .describe('the registered requests (their ids), each a credentialAtomicQueryV3OnChain request bound to the UniversalVerifier (vc verifier request --bind-verifier)'),
+    reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
+    to: z.string().min(1).max(512).describe("the holder's DID, when known (the js-sdk's handler needs one; a wallet may fill it in)").optional(),
+    expires: z.number().int().describe('seconds until the message expires (default 3600, at most 30 days)').optional(),
+    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
+    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+  }),
+  result: contractInvokeRequestResultSchema,
+  // Reads the chain only: nothing is recorded (the outcome is on chain).
+  mutates: false,
+  run: async (ctx, input, call) => {
+    const { createContractInvokeRequest } = await import('../iden3comm/contractRequest.js');
+    return createContractInvokeRequest(ctx, input, call.names);
   },
 });
 
@@ -176,7 +231,8 @@ export const iden3commRespond = defineOperation({
     post: z.boolean().describe("post the token to the request's callbackUrl and report the verifier's answer").optional(),
     allowRemote: z.boolean().describe('let the request_uri and the callback be on another host than this machine (https only); without it, only 127.0.0.1, localhost and ::1').optional(),
   }),
-  result: z.object({
+  result: z.union([
+    z.object({
     token: z.string().describe('the JWZ token: the authorization/1.0/response, its auth proof authV2'),
     request: z.string(),
     thid: z.string(),
@@ -191,20 +247,48 @@ export const iden3commRespond = defineOperation({
         truncated: z.boolean().describe("true when the verifier's answer was longer than 64 KiB: body is its first 64 KiB, as text").optional(),
       })
       .optional(),
-  }),
+    }),
+    // A contract-invoke-request's answer: the proofs are on chain, each with its transaction.
+    z.object({
+      id: z.string(),
+      thid: z.string(),
+      typ: z.string(),
+      type: z.literal('https://iden3-communication.io/proofs/1.0/contract-invoke-response'),
+      from: z.string().describe('the holder DID that answered'),
+      to: z.string().describe("the verifier DID (the request's from)"),
+      body: z.object({
+        transaction_data: transactionDataSchema,
+        scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string(), txHash: z.string(), proof: z.unknown(), pub_signals: z.array(z.string()) })),
+        authProof: z.looseObject({ authMethod: z.enum(['embeddedAuth', 'ethIdentity']), userDid: z.string().optional() }),
+      }),
+      created_time: z.number(),
+    }),
+  ]),
   // It takes the exclusive turn itself for the proofs (and a new holder identity), and waits for
   // the verifier's answer to a post outside it (up to a minute): the other mutating routes go on.
   mutates: 'coalesced',
   run: async (ctx, input, call) => {
-    const { respondToAuthRequest } = await import('../iden3comm/authRespond.js');
-    return respondToAuthRequest(ctx, input, call.names);
+    const { readRequestMessage, respondToAuthRequest } = await import('../iden3comm/authRespond.js');
+    // The message's type says which: an authorization request, or a contract-invoke-request (answered on chain).
+    const message = await readRequestMessage(input.request, { allowRemote: input.allowRemote === true, names: call.names });
+    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === CONTRACT_INVOKE_REQUEST_TYPE) {
+      const { respondToContractInvoke } = await import('../iden3comm/contractRespond.js');
+      return respondToContractInvoke(ctx, message, input, call.names);
+    }
+    return respondToAuthRequest(ctx, { ...input, request: message as Record<string, unknown> }, call.names);
   },
-  // Posted answers are kept (a re-run of the same request by the same holder gets it, never posts a second one) until delivered.
+  // Posted answers (and contract submissions) are kept (a re-run of the same request by the same holder gets it, never a second one) until delivered.
   delivered: async (ctx, _input, result) => {
-    const { authRespondDelivered } = await import('../iden3comm/authRespond.js');
-    authRespondDelivered(ctx, result);
+    if ('token' in result) {
+      const { authRespondDelivered } = await import('../iden3comm/authRespond.js');
+      authRespondDelivered(ctx, result);
+      return;
+    }
+    const { contractRespondDelivered } = await import('../iden3comm/contractRespond.js');
+    contractRespondDelivered(ctx, result as never);
   },
   failure: (result) => {
+    if (!('token' in result)) return undefined;
     const posted = result.posted;
     if (posted === undefined || (posted.status >= 200 && posted.status < 300)) return undefined;
     // The verifier's reason: a refusal's (vc's callback: {verified: false, reason}), an error body's ({error: {message}} or {error}), or the body itself.

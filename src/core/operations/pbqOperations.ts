@@ -260,6 +260,9 @@ export const pbqRequest = defineOperation({
       )
       .meta({ examples: ['770077'] })
       .optional(),
+    bindVerifier: requestOptionsSchema.shape.bindVerifier.describe(
+      "V3 only: bind the request to the UniversalVerifier (its verifierID in the query even without a nullifier session), as Privado ID / js-sdk wallets prove on-chain requests: needed for vc verifier contract-request (default: bound only with a nullifier session)",
+    ),
   }),
   result: credentialRequestSchema,
   mutates: true,

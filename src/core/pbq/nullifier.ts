@@ -64,6 +64,22 @@ export async function registeredNullifierSession(ctx: Context, request: Credenti
 }
 
 /**
+ * The verifierID request `id` is registered with on the UniversalVerifier (V3): 0 when the request
+ * is bound to no verifier, else the UniversalVerifier's (a nullifier session, or vc verifier
+ * request --bind-verifier), which the proof must carry.
+ */
+export async function registeredVerifierId(ctx: Context, id: number): Promise<bigint> {
+  const registered = await registeredRequest(ctx, id);
+  const { AbiCoder } = await import('ethers');
+  try {
+    const [decoded] = AbiCoder.defaultAbiCoder().decode([V3_PARAMS_TYPE], registered.params) as unknown as [{ verifierID: bigint }];
+    return decoded.verifierID;
+  } catch (error) {
+    throw new UnprocessableError(`request ${id} is registered on the UniversalVerifier without the V3 validator's params (${describeError(error)})`, { field: 'credentialRequest.circuitId' });
+  }
+}
+
+/**
  * The profile nonce of the credential subject `subject` and its identity, refusing a subject that
  * is not a profile of a wallet identity: the circuit gives a nullifier only for a credential
  * issued to a profile DID (claimSubjectProfileNonce != 0).

@@ -239,6 +239,7 @@ export const requestOptionsSchema = z.object({
   circuitId: z.enum(REQUEST_CIRCUITS).optional(),
   proofType: z.enum(['sig', 'mtp']).optional(),
   nullifierSessionID: nullifierSessionSchema.optional(),
+  bindVerifier: z.boolean().optional(),
 });
 export type RequestOptions = z.output<typeof requestOptionsSchema>;
 

@@ -19,10 +19,10 @@ import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
 import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
-import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, subjectProfileFor, type NullifierSession } from './nullifier.js';
+import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, registeredVerifierId, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
 /** The function selector of UniversalVerifier.submitResponse (what the js-sdk packs for). */
-const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
+export const SUBMIT_RESPONSE_METHOD_ID = '06c86a91';
 
 /** Result of prove-submit: the request id mapped to true, plus where it happened. */
 export interface ProveSubmitResult {
@@ -51,6 +51,12 @@ export interface ProveOptions {
   names?: FieldNamer | undefined;
   /** The request's nullifier session as registered on chain, when the caller read it already (V3). */
   nullifierSession?: NullifierSession | undefined;
+  /**
+   * Called once the submission is broadcast, before its receipt is waited for, with the proof and
+   * the transaction's hash: a caller journals them, so that a re-run after a crash finds the
+   * submission instead of making a second one (vc holder respond, contract-invoke).
+   */
+  onSubmitted?: ((sent: { response: ZeroKnowledgeProofResponse; txHash: string }) => void) | undefined;
 }
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
@@ -230,13 +236,15 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
   const session = v3 ? (options.nullifierSession ?? (await registeredNullifierSession(ctx, options.request, options.names))) : undefined;
   if (session !== undefined && options.precheck !== false) subjectProfileFor(ctx, holder, options.request, session);
+  // A request bound to the verifier (a nullifier session, or --bind-verifier): the proof carries its verifierID.
+  const verifierID = session?.verifierID ?? (v3 ? await registeredVerifierId(ctx, options.request.id) : 0n);
   let verifierDid;
-  if (session !== undefined) {
+  if (verifierID !== 0n) {
     try {
       // The js-sdk takes the verifier as a DID (iden3comm's "from"); the UniversalVerifier's id is of type 0x01A1 (did:iden3:privado:main).
-      verifierDid = core.DID.parseFromId(core.Id.fromBigInt(session.verifierID));
+      verifierDid = core.DID.parseFromId(core.Id.fromBigInt(verifierID));
     } catch (error) {
-      throw new UnprocessableError(`request ${options.request.id}: its verifierID ${session.verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
+      throw new UnprocessableError(`request ${options.request.id}: its verifierID ${verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
     }
   }
 
@@ -319,7 +327,11 @@ export async function ethIdentityAuthResponse(userId: bigint): Promise<{ authMet
 }
 
 /** Submits a generated proof to the UniversalVerifier from the configured wallet. */
-export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofResponse): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
+export async function submitQueryProof(
+  ctx: Context,
+  proof: ZeroKnowledgeProofResponse,
+  onSubmitted?: ProveOptions['onSubmitted'],
+): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
   const chain = await getChain(ctx);
@@ -339,7 +351,10 @@ export async function submitQueryProof(ctx: Context, proof: ZeroKnowledgeProofRe
   const sent = await sendContractTransaction(
     ctx,
     { address: verifier, abi: universalVerifierAbi(), method: 'submitResponse', args: txDataArgs },
-    { description: `submit the proof for request ${proof.id} to the UniversalVerifier` },
+    {
+      description: `submit the proof for request ${proof.id} to the UniversalVerifier`,
+      ...(onSubmitted === undefined ? {} : { onSent: ({ hash }: { hash: string }) => onSubmitted({ response: proof, txHash: hash }) }),
+    },
   );
   return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address };
 }
@@ -366,7 +381,7 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
   }
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
-  const submitted = await submitQueryProof(ctx, response);
+  const submitted = await submitQueryProof(ctx, response, options.onSubmitted);
   const verified = await isRequestProofVerified(ctx, sender, id);
   if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);
   return { [String(id)]: true, ...submitted };

@@ -151,6 +151,8 @@ export async function encodeRequestParams(
   request: CredentialRequest,
   at: { names: FieldNamer; allowedIssuers: string; query: string },
   verifierID = 0n,
+  /** Bind the request to `verifierID` even without a nullifier session (vc verifier request --bind-verifier). */
+  bindVerifier = false,
 ): Promise<{ params: string; queryHash: bigint }> {
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
@@ -180,12 +182,14 @@ export async function encodeRequestParams(
   if (request.circuitId === V3_ON_CHAIN_REQUEST_CIRCUIT) {
     // As the circuit hashes it (js-sdk calculateQueryHashV3): $sd and $noop carry no values; the
     // revocation is checked; with a nullifier session, the UniversalVerifier's verifierID (the
-    // circuit's nullifier needs both; without a session both are 0: no nullifier).
+    // circuit's nullifier needs both; without a session both are 0: no nullifier), unless the
+    // request is bound to the verifier (its verifierID without a session: the proof must carry
+    // it, as Privado ID / js-sdk wallets prove on-chain requests for the message's verifier).
     const operator = Number(queryMetadata.operator);
     const queryValues = operator === SD_OPERATOR || operator === 0 ? [] : queryMetadata.values;
     const merklized = queryMetadata.merklizedSchema ? 1 : 0;
     const nullifierSessionID = BigInt(request.params?.nullifierSessionId ?? 0);
-    const requestVerifierID = nullifierSessionID === 0n ? 0n : verifierID;
+    const requestVerifierID = nullifierSessionID === 0n && !bindVerifier ? 0n : verifierID;
     const queryHash = sdk.calculateQueryHashV3(
       queryValues,
       schemaHash,
@@ -354,6 +358,9 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.proofType !== undefined) {
     throw new InputError(`${names('proofType')}: ${MTP_ON_CHAIN_CIRCUIT} proves with the MTP proof only; a proof type needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'proofType' });
   }
+  if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.bindVerifier === true) {
+    throw new InputError(`${names('bindVerifier')}: ${MTP_ON_CHAIN_CIRCUIT} has no verifierID; binding the request to the verifier needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'bindVerifier' });
+  }
   if (circuitId === MTP_ON_CHAIN_CIRCUIT && options.nullifierSessionID !== undefined) {
     throw new InputError(`${names('nullifierSessionID')}: ${MTP_ON_CHAIN_CIRCUIT} has no nullifier; a nullifier session needs ${names('circuitId')} ${V3_ON_CHAIN_REQUEST_CIRCUIT}`, { field: 'nullifierSessionID' });
   }
@@ -376,12 +383,12 @@ export async function createCredentialRequest(ctx: Context, options: RequestOpti
     });
   }
   if (validator === chain.addresses.v3Validator) await requireContractKind(ctx, 'v3Validator', validator, chain.addresses);
-  if (params !== undefined) {
+  if (params !== undefined || options.bindVerifier === true) {
     // The nullifier is bound to this verifier: the UniversalVerifier accepts a request's verifierID
     // when it is 0 or its own (setRequests: VerifierIDIsNotValid otherwise), and the circuit
     // gives a nullifier only with both a verifierID and a session id.
     const verifierID = await universalVerifierId(ctx);
-    encoded = await encodeRequestParams(ctx, { id: 1, circuitId, query, params }, encodingAt, verifierID);
+    encoded = await encodeRequestParams(ctx, { id: 1, circuitId, query, ...(params === undefined ? {} : { params }) }, encodingAt, verifierID, options.bindVerifier === true);
   }
   const { params: encodedParams, queryHash } = encoded;
   if (params !== undefined) {

@@ -89,7 +89,7 @@ describe('vc holder respond: a request it cannot read', () => {
 
     const offer = requestFile(request((message) => (message.type = 'https://iden3-communication.io/credentials/1.0/offer')));
     expect((await refused(['--request', offer])).message).toMatch(
-      /: is a https:\/\/iden3-communication\.io\/credentials\/1\.0\/offer message, not an authorization request \(https:\/\/iden3-communication\.io\/authorization\/1\.0\/request\)$/,
+      /: is a https:\/\/iden3-communication\.io\/credentials\/1\.0\/offer message, not an authorization request \(https:\/\/iden3-communication\.io\/authorization\/1\.0\/request\) nor a contract-invoke-request \(https:\/\/iden3-communication\.io\/proofs\/1\.0\/contract-invoke-request\)$/,
     );
     expect((await refused(['--request', requestFile([request()])])).message).toMatch(/: expected a JSON object \(an iden3comm message\)$/);
     const huge = requestFile(request((message) => (message.body.reason = 'x'.repeat(100 * 1024))));
@@ -106,8 +106,8 @@ describe('vc holder respond: a request it cannot read', () => {
     );
     expect((await refused(['--request', 'iden3comm://?foo=bar'])).message).toBe('--request: the iden3comm link carries neither i_m (the message) nor request_uri (where it is)');
     expect((await refused(['--request', 'iden3comm://?i_m=not*base64'])).message).toBe('--request: its i_m parameter is not base64');
-    const other = Buffer.from(JSON.stringify({ ...request(), type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-request' })).toString('base64');
-    expect((await refused(['--request', `https://wallet.privado.id/#i_m=${other}`])).message).toMatch(/: is a https:\/\/iden3-communication\.io\/proofs\/1\.0\/contract-invoke-request message, not an authorization request/);
+    const other = Buffer.from(JSON.stringify({ ...request(), type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-response' })).toString('base64');
+    expect((await refused(['--request', `https://wallet.privado.id/#i_m=${other}`])).message).toMatch(/: is a https:\/\/iden3-communication\.io\/proofs\/1\.0\/contract-invoke-response message, not an authorization request/);
   });
 
   it('reaches no other host without --allow-remote, and none over plain http with it', async () => {
@@ -245,5 +245,66 @@ describe("vc holder respond --post: the verifier's answer", () => {
     expect(iden3commRespond.failure!({ ...result, posted: { url, status: 400, body: { detail: 1 } } })).toBe(`the verifier at ${url} answered 400: {"detail":1}`);
     expect(iden3commRespond.failure!({ ...result, posted: { url, status: 500, body: 'line one\nline two' } })).toBe(`the verifier at ${url} answered 500: line one`);
     expect(iden3commRespond.failure!({ ...result, posted: { url, status: 502, body: null } })).toBe(`the verifier at ${url} answered 502`);
+  });
+});
+
+describe('vc holder respond: a contract-invoke-request it will not act on (refused before any proof or chain access)', () => {
+  const CONTRACT_TYPE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';
+  /** A well-formed contract-invoke-request for this wallet's chain (152), which each case spoils in one way. */
+  const invoke = (change: (message: Record<string, unknown> & { body: Record<string, unknown> & { transaction_data: Record<string, unknown> } }) => void = () => undefined): Record<string, unknown> => {
+    const message = {
+      id: '3f0e9a52-1c7b-4d8e-a6f3-5b2c9d0e1f47',
+      thid: '3f0e9a52-1c7b-4d8e-a6f3-5b2c9d0e1f47',
+      typ: 'application/iden3comm-plain-json',
+      type: CONTRACT_TYPE,
+      from: verifierDid,
+      body: {
+        reason: 'age check',
+        transaction_data: { contract_address: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707', method_id: '06c86a91', chain_id: 152, network: 'polygon-local' },
+        scope: [{ id: 7, circuitId: 'credentialAtomicQueryV3OnChain', query: { allowedIssuers: ['*'], type: 'KYCAgeCredential', context: 'https://example.org/kyc.jsonld', credentialSubject: { birthday: { $lt: 20000101 } } } }],
+        accept: ['iden3comm/v1;env=application/iden3comm-plain-json'],
+      },
+    };
+    change(message);
+    return message;
+  };
+  const at = (name: string): string => `--request ${name}`;
+
+  it('refuses another chain, another method, a malformed message, an empty scope, another circuit and accept profiles vc cannot satisfy, with the reason', async () => {
+    const other = requestFile(invoke((m) => (m.body.transaction_data.chain_id = 80002)));
+    expect(await refused(['--request', other])).toEqual(expect.objectContaining({ field: '--request', message: `${at(other)}: transaction_data.chain_id 80002 is not this wallet's chain 152; a wallet acts only on its own chain` }));
+    const method = requestFile(invoke((m) => (m.body.transaction_data.method_id = '0xb68967e2')));
+    expect((await refused(['--request', method])).message).toBe(`${at(method)}: transaction_data.method_id 0xb68967e2 is not UniversalVerifier.submitResponse (06c86a91), the one method vc submits proofs with`);
+    const missing = requestFile(invoke((m) => delete (m.body as { transaction_data?: unknown }).transaction_data));
+    expect((await refused(['--request', missing])).message).toBe(`${at(missing)}: field body.transaction_data: missing (expected object)`);
+    const address = requestFile(invoke((m) => (m.body.transaction_data.contract_address = 'UniversalVerifier')));
+    expect((await refused(['--request', address])).message).toBe(`${at(address)}: field body.transaction_data.contract_address: expected a contract address (0x and 40 hex digits)`);
+    const empty = requestFile(invoke((m) => (m.body.scope = [])));
+    expect((await refused(['--request', empty])).message).toBe(`${at(empty)}: field body.scope: no proof request: nothing to prove and submit`);
+    const badId = requestFile(invoke((m) => ((m.body.scope as Array<{ id: unknown }>)[0]!.id = '7')));
+    expect((await refused(['--request', badId])).message).toMatch(new RegExp(`^${at(badId).replace(/[()]/g, '\\$&')}: field body\\.scope\\[0\\]\\.id: `));
+    const offChain = requestFile(invoke((m) => ((m.body.scope as Array<{ circuitId: string }>)[0]!.circuitId = 'credentialAtomicQueryV3')));
+    expect((await refused(['--request', offChain])).message).toBe(
+      `${at(offChain)}: scope 7 (KYCAgeCredential birthday $lt) asks for a credentialAtomicQueryV3 proof; on chain vc proves credentialAtomicQueryMTPV2OnChain and credentialAtomicQueryV3OnChain requests`,
+    );
+    const twoFields = requestFile(invoke((m) => ((m.body.scope as Array<{ query: { credentialSubject: unknown } }>)[0]!.query.credentialSubject = { birthday: {}, documentType: {} })));
+    expect((await refused(['--request', twoFields])).message).toBe(`${at(twoFields)}: field body.scope[0].query.credentialSubject asks 2 fields (birthday, documentType); a credentialAtomicQueryV3OnChain proof answers one`);
+    const zkp = requestFile(invoke((m) => (m.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'])));
+    expect((await refused(['--request', zkp])).message).toBe(
+      `${at(zkp)}: the request accepts only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16; vc submits with embedded auth (iden3comm/v1;env=application/iden3comm-plain-json) or, for an Ethereum identity, ethIdentity (iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R)`,
+    );
+    const none = requestFile(invoke((m) => delete (m.body as { accept?: unknown }).accept));
+    expect((await refused(['--request', none])).message).toMatch(/the request accepts no accept profile \(the js-sdk then answers with an authV2 proof\); vc submits with embedded auth/);
+    const expired = requestFile(invoke((m) => (m.expires_time = 1_700_000_000)));
+    expect((await refused(['--request', expired])).message).toBe(`${at(expired)}: the request expired at 2023-11-14T22:13:20.000Z`);
+  });
+
+  it('refuses --post (the answer is the transactions) and a message a link carries is read as a file is', async () => {
+    const message = invoke();
+    const name = requestFile(message);
+    expect(await refused(['--request', name, '--post'])).toEqual(expect.objectContaining({ field: '--post', message: expect.stringContaining('a contract-invoke-request is answered on chain') }));
+    const link = `iden3comm://?i_m=${Buffer.from(JSON.stringify(invoke((m) => (m.body.transaction_data.chain_id = 1)))).toString('base64')}`;
+    expect((await refused(['--request', link])).message).toMatch(/transaction_data\.chain_id 1 is not this wallet's chain 152/);
+    expect(hits).toBe(0);
   });
 });

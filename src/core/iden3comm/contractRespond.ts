@@ -1,0 +1,275 @@
+/**
+ * iden3comm `proofs/1.0/contract-invoke-request` (issue 28), the wallet's side: `vc holder
+ * respond` given a contract-invoke-request (a Privado ID verifier's, or `vc verifier
+ * contract-request`'s) proves each scope item with a held credential and submits it to the
+ * UniversalVerifier itself, through vc holder prove-submit's machinery (proveAndSubmit: its
+ * prechecks, its nullifier and "already verified" refusals), and answers with the
+ * `proofs/1.0/contract-invoke-response` the js-sdk's ContractRequestHandler makes: its scope lists
+ * each proof with the hash of the transaction that carried it.
+ *
+ * A wallet acts only on its own chain: a request for another chain id, another contract than this
+ * chain's UniversalVerifier, another method than submitResponse, a scope item not registered on
+ * chain (or registered with another query), or accept profiles vc cannot satisfy is refused before
+ * any proof. Each submission is journaled in the wallet once broadcast: a re-run after a crash (a
+ * kill before the output was written) answers with the submission found, never a second one.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
+import { z } from 'zod';
+import type { Context } from '../../context.js';
+import { InputError, NetworkError, UnprocessableError, VerificationError, describeError, isVcError } from '../../errors.js';
+import { getChain } from '../../chain/chainClient.js';
+import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
+import { getIden3 } from '../../iden3/wallet.js';
+import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
+import { SUBMIT_RESPONSE_METHOD_ID, proveAndSubmit } from '../pbq/prove.js';
+import { REQUEST_CIRCUITS, type CredentialRequest } from '../pbq/pbqSchemas.js';
+import { parseInput, type FieldNamer } from '../validate.js';
+import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
+import {
+  CONTRACT_INVOKE_RESPONSE_TYPE,
+  EMBEDDED_AUTH_ACCEPT_PROFILE,
+  ETH_IDENTITY_ACCEPT_PROFILE,
+  MAX_CONTRACT_SCOPE,
+  PLAIN_MEDIA_TYPE,
+  registeredCredentialRequest,
+  type ContractInvokeTransactionData,
+} from './contractRequest.js';
+
+/** The auth a contract-invoke response carries (the js-sdk's AuthProof): embedded in the query proofs, or the sender's Ethereum identity. */
+export type ContractAuthProof = { authMethod: 'embeddedAuth' } | { authMethod: 'ethIdentity'; userDid: string };
+
+/** The answer (the js-sdk's ContractInvokeResponse): each proof with the hash of its transaction. */
+export interface ContractInvokeResponseMessage {
+  id: string;
+  thid: string;
+  typ: string;
+  type: typeof CONTRACT_INVOKE_RESPONSE_TYPE;
+  from: string;
+  to: string;
+  body: {
+    transaction_data: ContractInvokeTransactionData;
+    scope: Array<ZeroKnowledgeProofResponse & { txHash: string }>;
+    authProof: ContractAuthProof;
+  };
+  created_time: number;
+}
+
+/** Seconds a JavaScript date can name. */
+const MAX_DATE_SECONDS = 8.64e12;
+const safeId = z.number().int().positive().refine(Number.isSafeInteger, 'expected a positive safe integer (a request id)');
+
+/** What vc reads of a contract-invoke-request (the js-sdk's ContractInvokeRequest; other fields are kept, unread). */
+const contractInvokeRequestSchema = z.looseObject({
+  id: z.string().min(1).max(512),
+  thid: z.string().max(512).optional(),
+  from: z.string().min(1).max(512),
+  to: z.string().min(1).max(512).optional(),
+  expires_time: z.number().int().refine((seconds) => Math.abs(seconds) <= MAX_DATE_SECONDS, `expected seconds since 1970 (an integer within ±${MAX_DATE_SECONDS})`).optional(),
+  body: z.looseObject({
+    transaction_data: z.looseObject({
+      contract_address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a contract address (0x and 40 hex digits)'),
+      method_id: z.string().regex(/^(0x)?[0-9a-fA-F]{8}$/, 'expected a 4-byte method id (8 hex digits)'),
+      chain_id: z.number().int().positive().refine(Number.isSafeInteger, 'expected a chain id'),
+      network: z.string().max(200).optional(),
+    }),
+    accept: z.array(z.string().max(512)).max(16).optional(),
+    scope: z
+      .array(z.looseObject({ id: safeId, circuitId: z.string().min(1).max(200), query: z.record(z.string(), z.unknown()), params: z.record(z.string(), z.unknown()).optional() }))
+      .min(1, 'no proof request: nothing to prove and submit')
+      .max(MAX_CONTRACT_SCOPE, `vc answers at most ${MAX_CONTRACT_SCOPE} proof requests in one message`),
+  }),
+});
+type ContractInvokeRequest = z.output<typeof contractInvokeRequestSchema>;
+
+/** Where a broadcast submission is journaled until the answer is delivered. */
+const SUBMISSIONS_NS = 'iden3comm.contractSubmissions';
+type JournaledSubmission = { sender: string; txHash: string; response: ZeroKnowledgeProofResponse; sentAt: string };
+const submissionKey = (messageId: string, scopeId: number): string => JSON.stringify([messageId, scopeId]);
+
+/** Which of vc's two auth methods the request's accept profiles allow (no profile: the js-sdk's default, an authV2 JWZ, which vc cannot give on chain). */
+async function acceptedAuth(ctx: Context, accept: string[]): Promise<{ embedded: boolean; ethIdentity: boolean }> {
+  const { sdk } = (await getIden3(ctx)).modules;
+  const allowed = { embedded: false, ethIdentity: false };
+  for (const profile of accept) {
+    let parsed;
+    try {
+      parsed = sdk.parseAcceptProfile(profile);
+    } catch {
+      continue;
+    }
+    if (String(parsed.protocolVersion) !== 'iden3comm/v1') continue;
+    if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
+    if (String(parsed.env) === 'application/iden3comm-signed-json' && parsed.alg?.[0] !== undefined && String(parsed.alg[0]) === 'ES256K-R') allowed.ethIdentity = true;
+  }
+  return allowed;
+}
+
+/** The request checked: its shape, then what a wallet can tell without the chain. */
+async function checkContractInvokeRequest(ctx: Context, value: unknown, where: string): Promise<{ message: ContractInvokeRequest; auth: { embedded: boolean; ethIdentity: boolean } }> {
+  let message: ContractInvokeRequest;
+  try {
+    message = parseInput(contractInvokeRequestSchema, value, where);
+  } catch (error) {
+    throw isVcError(error) ? new InputError(error.message, { field: 'request' }) : error;
+  }
+  if (message.expires_time !== undefined && message.expires_time * 1000 <= ctx.now().getTime()) {
+    throw new InputError(`${where}: the request expired at ${new Date(message.expires_time * 1000).toISOString()}`, { field: 'request' });
+  }
+  const data = message.body.transaction_data;
+  const method = data.method_id.replace(/^0x/, '').toLowerCase();
+  if (method !== SUBMIT_RESPONSE_METHOD_ID) {
+    throw new UnprocessableError(`${where}: transaction_data.method_id ${data.method_id} is not UniversalVerifier.submitResponse (${SUBMIT_RESPONSE_METHOD_ID}), the one method vc submits proofs with`, { field: 'request' });
+  }
+  const ownChain = ctx.config.chain.chainId;
+  if (data.chain_id !== ownChain) {
+    throw new UnprocessableError(`${where}: transaction_data.chain_id ${data.chain_id} is not this wallet's chain ${ownChain}; a wallet acts only on its own chain`, { field: 'request' });
+  }
+  const accept = message.body.accept ?? [];
+  const auth = await acceptedAuth(ctx, accept);
+  if (!auth.embedded && !auth.ethIdentity) {
+    const asked = accept.length === 0 ? 'no accept profile (the js-sdk then answers with an authV2 proof)' : `only ${accept.map((profile) => profile.slice(0, 200)).join(', ')}`;
+    throw new UnprocessableError(`${where}: the request accepts ${asked}; vc submits with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or, for an Ethereum identity, ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`, {
+      field: 'request',
+    });
+  }
+  for (const [index, scope] of message.body.scope.entries()) {
+    if (!(REQUEST_CIRCUITS as readonly string[]).includes(scope.circuitId)) {
+      throw new UnprocessableError(`${where}: ${scopeLabel(scope as Scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; on chain vc proves ${REQUEST_CIRCUITS.join(' and ')} requests`, { field: 'request' });
+    }
+    const problem = scopeQueryProblem(scope.query, scope.circuitId);
+    if (problem !== undefined) throw new InputError(`${where}: field body.scope[${index}].query.${problem}`, { field: 'request' });
+  }
+  const { core } = (await getIden3(ctx)).modules;
+  try {
+    core.DID.parse(message.from);
+  } catch (error) {
+    throw new InputError(`${where}: field from: ${JSON.stringify(message.from.slice(0, 200))} is not a DID vc can read (${describeError(error)})`, { field: 'request' });
+  }
+  return { message, auth };
+}
+
+/** The scope item as the UniversalVerifier holds it: refuses one that is not registered, or registered with another query. */
+async function registeredScope(ctx: Context, scope: Scope, verifier: string, where: string): Promise<CredentialRequest> {
+  if (!(await requestIdExists(ctx, scope.id))) {
+    throw new UnprocessableError(`${where}: ${scopeLabel(scope)}: request ${scope.id} is not registered on the UniversalVerifier ${verifier}; nothing would verify its proof`, { field: 'request' });
+  }
+  const registered = await registeredCredentialRequest(ctx, scope.id);
+  const given = { id: scope.id, circuitId: scope.circuitId, query: scope.query, ...(scope.params === undefined ? {} : { params: scope.params }) } as unknown as CredentialRequest;
+  if (registered === undefined) return given;
+  const same = registered.circuitId === scope.circuitId && isDeepStrictEqual(JSON.parse(JSON.stringify(registered.query)), scope.query) && isDeepStrictEqual(registered.params ?? {}, scope.params ?? {});
+  if (!same) {
+    throw new UnprocessableError(`${where}: ${scopeLabel(scope)}: not the request ${scope.id} registered on the UniversalVerifier (${registered.circuitId}, ${JSON.stringify(registered.query.credentialSubject)}); the contract checks the proof against that one`, {
+      field: 'request',
+    });
+  }
+  return registered;
+}
+
+/** `vc holder respond` given a contract-invoke-request: the proofs submitted on chain, and the contract-invoke-response. */
+export async function respondToContractInvoke(ctx: Context, value: unknown, input: RespondInput, names: FieldNamer): Promise<ContractInvokeResponseMessage> {
+  const where = names('request');
+  if (input.post === true) {
+    throw new InputError(`${names('post')}: a contract-invoke-request is answered on chain (the proofs' transactions) and by the response written here; it names no callback to post to`, { field: 'post' });
+  }
+  if (input.credential !== undefined && input.credentialId !== undefined) {
+    throw new InputError(`${names('credential')} and ${names('credentialId')} both name a credential: give one of them`, { field: 'credentialId' });
+  }
+  const { message, auth } = await checkContractInvokeRequest(ctx, value, where);
+  const data = message.body.transaction_data;
+  const chain = await getChain(ctx);
+  const verifier = chain.addresses.universalVerifier;
+  if (data.contract_address.toLowerCase() !== verifier.toLowerCase()) {
+    throw new UnprocessableError(`${where}: transaction_data.contract_address ${data.contract_address} is not the UniversalVerifier ${verifier} of chain ${chain.chainId}; a wallet acts only on its own chain`, { field: 'request' });
+  }
+  const scopes = message.body.scope as Scope[];
+  const requests: CredentialRequest[] = [];
+  for (const scope of scopes) requests.push(await registeredScope(ctx, scope, verifier, where));
+
+  return ctx.exclusive(async () => {
+    // Every credential first (the refusals come before any proof), then one holder for them all.
+    const chosen = [];
+    for (const [index, scope] of scopes.entries()) chosen.push({ scope, request: requests[index]!, ...(await credentialForScope(ctx, scope, input, names, scope.circuitId)) });
+    const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
+    if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer comes from one identity`, { field: 'request' });
+    const holder = subjects[0] ?? (await ensureRoleIdentity(ctx, 'holder')).did;
+    requireWalletIdentity(ctx, holder, 'the credential subject');
+    if (message.to !== undefined && message.to !== holder) {
+      throw new UnprocessableError(`${where}: the request is addressed to ${message.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
+    }
+    const ethereum = (await ethereumAddressOfDid(ctx, holder)) !== undefined;
+    if (ethereum ? !auth.ethIdentity : !auth.embedded) {
+      const needed = ethereum ? `${holder} is an Ethereum identity, whose proofs are submitted with ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})` : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE})`;
+      throw new UnprocessableError(`${where}: the request's accept profiles (${(message.body.accept ?? []).join(', ')}) leave out what this answer needs: ${needed}`, { field: 'request' });
+    }
+
+    // A submission of an earlier run of this request: found (verified on chain), never made twice.
+    const sender = chain.signer.address;
+    const done = new Map<number, JournaledSubmission>();
+    for (const { scope } of chosen) {
+      const key = submissionKey(message.id, scope.id);
+      const journaled = ctx.store.get<JournaledSubmission>(SUBMISSIONS_NS, key);
+      const ours = journaled !== undefined && journaled.sender.toLowerCase() === sender.toLowerCase() ? journaled : undefined;
+      if (await isRequestProofVerified(ctx, sender, scope.id)) {
+        if (ours !== undefined) {
+          done.set(scope.id, ours);
+          continue;
+        }
+        throw new VerificationError(`${where}: ${scopeLabel(scope)}: ProofAlreadyVerified(requestId=${scope.id}, sender=${sender}): this address already has a verified proof for request ${scope.id}`, { field: 'request' });
+      }
+      if (ours !== undefined) {
+        const receipt = await chain.provider.getTransactionReceipt(ours.txHash).catch((error: unknown) => {
+          throw new NetworkError(`cannot read the transaction ${ours.txHash} of an earlier run: ${describeError(error)}`, { cause: error });
+        });
+        if (receipt === null) throw new NetworkError(`${scopeLabel(scope)}: its submission ${ours.txHash} by an earlier run is not mined yet; run again once it is`);
+        // Mined and failed: this run submits anew.
+        ctx.store.delete(SUBMISSIONS_NS, key);
+      }
+    }
+
+    const scopeResponses: Array<ZeroKnowledgeProofResponse & { txHash: string }> = [];
+    for (const { scope, request, credential } of chosen) {
+      const earlier = done.get(scope.id);
+      if (earlier !== undefined) {
+        scopeResponses.push({ txHash: earlier.txHash, ...earlier.response });
+        continue;
+      }
+      let submitted: { response: ZeroKnowledgeProofResponse; txHash: string } | undefined;
+      const key = submissionKey(message.id, scope.id);
+      try {
+        await proveAndSubmit(ctx, {
+          credential,
+          request,
+          names: (field) => (field.startsWith('credentialRequest') ? `${where} ${scopeLabel(scope)}${field.slice('credentialRequest'.length)}` : field.startsWith('verifiableCredential') ? `${names('credential')}${field.slice('verifiableCredential'.length)}` : names(field)),
+          onSubmitted: (sent) => {
+            submitted = sent;
+            ctx.store.put<JournaledSubmission>(SUBMISSIONS_NS, key, { sender, txHash: sent.txHash, response: sent.response, sentAt: ctx.now().toISOString() });
+          },
+        });
+      } catch (error) {
+        throw aboutScope(error, scope, input);
+      }
+      if (submitted === undefined) throw new VerificationError(`${scopeLabel(scope)}: no submission was made`);
+      scopeResponses.push({ txHash: submitted.txHash, ...submitted.response });
+    }
+
+    const authProof: ContractAuthProof = ethereum ? { authMethod: 'ethIdentity', userDid: holder } : { authMethod: 'embeddedAuth' };
+    return {
+      id: message.id,
+      thid: message.thid ?? message.id,
+      typ: PLAIN_MEDIA_TYPE,
+      type: CONTRACT_INVOKE_RESPONSE_TYPE,
+      from: holder,
+      to: message.from,
+      body: { transaction_data: { ...data, txHash: scopeResponses[0]!.txHash }, scope: scopeResponses, authProof },
+      created_time: Math.floor(ctx.now().getTime() / 1000),
+    };
+  });
+}
+
+/** The contract-invoke-response was delivered: its journal goes (a re-run is then refused as already verified, as vc holder prove-submit's is). */
+export function contractRespondDelivered(ctx: Context, result: ContractInvokeResponseMessage): void {
+  ctx.store.transaction(() => {
+    for (const item of result.body.scope) ctx.store.delete(SUBMISSIONS_NS, submissionKey(result.id, Number(item.id)));
+  });
+}
