@@ -4,9 +4,10 @@
  * (not through vc's code): a js-sdk issuer signs the official KYCAgeCredential for a js-sdk
  * holder (both genesis identities, their statuses in the IdentityTreeStore of vc's chain, no
  * state transition), the js-sdk's V3 input generator and its own prover (NativeProver) make the
- * proof with vc's circuit files, the js-sdk packs it for the UniversalVerifier's submitResponse,
- * the contract verifies it with vc's verifier, and `vc verifier status` reads it back.
- * One proof; the two identity creations each send one transaction.
+ * proof with vc's circuit files, the js-sdk packs it for the UniversalVerifier's submitResponse
+ * with an authV2 auth proof (processProofAuth: ProofService.generateAuthProof on vc's authV2
+ * circuit), the contract verifies both with vc's verifiers, and `vc verifier status` reads it back.
+ * One query proof and one auth proof; the two identity creations each send one transaction.
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,9 +23,11 @@ import {
   OnChainResolver,
   OnChainRevocationStorage,
   OnChainZKPVerifier,
+  calcChallengeAuth,
   ProofService,
   defaultEthConnectionConfig,
   getChallengeFromEthAddress,
+  processProofAuth,
   type EthConnectionConfig,
 } from '@0xpolygonid/js-sdk';
 import { Id } from '@iden3/js-iden3-core';
@@ -67,7 +70,7 @@ afterAll(async () => {
 });
 
 describe('a js-sdk holder proves a V3 request vc registered', () => {
-  it('with the js-sdk input generator and prover on vc circuit files; the contract verifies it with vc verifier', async () => {
+  it('with the js-sdk input generator and prover on vc circuit files, submitted with a js-sdk authV2 auth proof; the contract verifies both with vc verifiers', async () => {
     const request = ok(
       await vc(['verifier', 'request', '--circuit', V3, '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
     ).json<{ id: number; circuitId: string; query: Json }>();
@@ -80,6 +83,10 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const circuitsDir = path.join(tmp.dir, 'circuits');
     mkdirSync(circuitsDir);
     symlinkSync(small!.dir, path.join(circuitsDir, small!.id), 'dir');
+    // And vc's authV2 circuit (built on demand; the template home's deployment has its verifier).
+    const auth = status.onDemand.find((c) => c.id === 'authV2');
+    expect(auth?.complete).toBe(true);
+    symlinkSync(auth!.dir, path.join(circuitsDir, auth!.id), 'dir');
 
     const [, method, blockchain, network] = (ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
@@ -117,11 +124,20 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     expect(response.circuitId).toBe(`${V3}-16-16-64-16-32`);
     expect(response.pub_signals[6]).toBe('1');
 
+    // The auth proof as a js-sdk wallet makes it for an iden3-zkp-json accept profile (processProofAuth):
+    // ProofService.generateAuthProof on vc's authV2 circuit, over calcChallengeAuth(sender, responses).
+    const { authProof } = await processProofAuth(holder, proofService, {
+      supportedCircuits: [CircuitId.AuthV2],
+      acceptProfile: { protocolVersion: 'iden3comm/v1', env: 'application/iden3-zkp-json', circuits: ['authV2'] } as never,
+      senderAddress: account.address,
+      zkpResponses: [response],
+    });
+    expect(authProof.authMethod).toBe(AuthMethod.AUTHV2);
     const { txDataArgs } = await OnChainZKPVerifier.prepareTxArgsSubmit(
       'http://127.0.0.1:0/unused-cross-chain-resolver',
       { contract_address: chain.contracts.universalVerifier, method_id: '06c86a91', chain_id: chain.chainId },
       [response],
-      { authMethod: AuthMethod.EMBEDDED_AUTH } as never,
+      authProof,
     );
     const abi = (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', '@iden3', 'contracts', 'build', 'contracts', 'UniversalVerifier.json'), 'utf8')) as { abi: InterfaceAbi }).abi;
     const universalVerifier = new Contract(chain.contracts.universalVerifier, abi, signer);
@@ -130,6 +146,8 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
 
     const read = ok(await vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
     expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });
+    // The auth proof's challenge is the js-sdk's calcChallengeAuth, which the contract recomputed (else ChallengeIsInvalid).
+    expect((authProof as { zkp?: { pub_signals: string[] } }).zkp?.pub_signals[1]).toBe(calcChallengeAuth(account.address, [response]).toString());
     writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
   }, LONG);
 });
