@@ -155,9 +155,12 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
       if (cached !== undefined && cached.chainId === deployed.chainId) cached.addresses = deployed.addresses;
     }
   } else if (ctx.config.chain.rpcUrl !== undefined) {
-    // Another party deployed the contracts: their verifiers must be those of these circuits.
+    // Another party deployed the contracts: their verifiers must be those of these circuits (the
+    // authV2 one only when this flow submits authV2 proofs: built for another use, it is not in use here).
     const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
-    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) });
+    const { AUTH_V2_CIRCUIT } = await import('../circuits/sources.js');
+    const ids = info.circuits.map((c) => c.id).filter((id) => family === 'v3auth' || id !== AUTH_V2_CIRCUIT);
+    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids });
   }
   return info.dir;
 }
