@@ -53,12 +53,11 @@ export interface ProveOptions {
   /** The request's nullifier session as registered on chain, when the caller read it already (V3). */
   nullifierSession?: NullifierSession | undefined;
   /**
-   * The UniversalVerifier auth method to submit with (pbqSchemas' AUTH_METHODS); by default embeddedAuth, or
-   * ethIdentity for an Ethereum-based DID.
+   * The UniversalVerifier auth method to submit with (pbqSchemas' AUTH_METHODS); by default
+   * embeddedAuth, or ethIdentity for an Ethereum-based DID.
    */
   auth?: AuthMethodName | undefined;
 }
-
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
   const num = (v: unknown): number | string => (typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : String(v));
