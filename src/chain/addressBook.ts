@@ -33,6 +33,7 @@ export const CONTRACT_KEYS = [
   'mtpValidator',
   'identityTreeStoreImplementation',
   'identityTreeStore',
+  'authV2VerifierImplementation',
   'authV2Verifier',
   'authV2ValidatorImplementation',
   'authV2Validator',

@@ -18,7 +18,9 @@ import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
 import { requireContractKind } from './contractKind.js';
-import { V3_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
+import { AUTH_V2_METHOD } from './deployment/recipe.js';
+import { codeAddressOf } from './proxySlots.js';
+import { AUTH_V2_VERIFIER_CIRCUIT, ON_DEMAND_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
@@ -122,6 +124,24 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
       'read the MTP validator verifier',
     );
   }
+  if (circuit === AUTH_V2_VERIFIER_CIRCUIT) {
+    // What submitResponse calls: the validator of the UniversalVerifier's authV2 method, and its verifier.
+    const universalVerifier = iden3Artifact('UniversalVerifier').abi as never;
+    const exists = await readContract<boolean>(ctx, { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'authMethodExists', args: [AUTH_V2_METHOD] }, 'read the authV2 auth method');
+    if (!exists) {
+      throw new ConfigError(`the UniversalVerifier ${chain.addresses.universalVerifier} on chain ${chain.chainId} has no ${AUTH_V2_METHOD} auth method: proofs cannot be submitted with it`, { field: circuit });
+    }
+    const method = await readContract<{ validator: string }>(
+      ctx,
+      { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'getAuthMethod', args: [AUTH_V2_METHOD] },
+      'read the authV2 auth method',
+    );
+    return readContract<string>(
+      ctx,
+      { address: method.validator, abi: iden3Artifact('AuthV2Validator').abi as never, method: 'getVerifierByCircuitId', args: [circuit] },
+      "read the AuthV2Validator's verifier",
+    );
+  }
   const validator = chain.addresses.v3Validator;
   if (validator === undefined) {
     throw new ConfigError(`chain ${chain.chainId} no CredentialAtomicQueryV3StableValidator: set V3_ADDRESS (the deploying party's \`vc chain env\` gives it) or run \`vc chain deploy\` there`, {
@@ -141,11 +161,16 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
  * of a local circuit in use (`<dir>/<circuit>/verification_key.json`): the default ones, and the
  * V3 circuits named in `circuits.ids` (those the set in use holds).
  */
-export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir: string; development: boolean; ids?: readonly string[] }): Promise<void> {
+export async function checkVerifiersMatchCircuits(
+  ctx: Context,
+  circuits: { dir: string; development: boolean; ids?: readonly string[] },
+  only?: readonly VerifierCircuit[],
+): Promise<void> {
   const chain = await getChain(ctx);
-  const inUse = VERIFIER_CIRCUITS.filter((circuit) => !(V3_VERIFIER_CIRCUITS as readonly string[]).includes(circuit) || circuits.ids?.includes(circuit) === true);
+  const inUse = VERIFIER_CIRCUITS.filter((circuit) => (only === undefined || only.includes(circuit)) && (!ON_DEMAND_VERIFIER_CIRCUITS.includes(circuit) || circuits.ids?.includes(circuit) === true));
   for (const circuit of inUse) {
-    const address = await onChainVerifier(ctx, circuit);
+    // The authV2 verifier sits behind a proxy (upgraded in place when it changes): its implementation holds the key.
+    const address = await codeAddressOf(chain.provider, await onChainVerifier(ctx, circuit), `chain ${chain.chainId}`);
     const code = (await chain.provider.getCode(address)).toLowerCase().replace(/^0x/, '');
     const constants = readVerificationKeyConstants(path.join(circuits.dir, circuit, 'verification_key.json'));
     if (codeHoldsVerificationKey(code, constants)) continue;
@@ -156,7 +181,7 @@ export async function checkVerifiersMatchCircuits(ctx: Context, circuits: { dir:
     const theirs = ctx.config.chain.stateContractAddress !== undefined;
     const redeploy = circuits.development ? '`vc chain deploy` (development verifiers, the default on a development chain)' : '`vc chain deploy --official-verifiers`';
     const fix = theirs
-      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : "V3 validator's address"} changes)`
+      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : circuit === AUTH_V2_VERIFIER_CIRCUIT ? 'authV2 verifier, upgraded in place,' : "V3 validator's address"} changes)`
       : circuits.development
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;

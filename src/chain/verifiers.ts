@@ -15,9 +15,14 @@ export const DEV_VERIFIERS_NS = 'chain.verifiers';
 export const V3_VERIFIER_CIRCUITS = ['credentialAtomicQueryV3OnChain-16-16-64-16-32', 'credentialAtomicQueryV3OnChain'] as const;
 export type V3VerifierCircuit = (typeof V3_VERIFIER_CIRCUITS)[number];
 
+/** The auth circuit of the UniversalVerifier's `authV2` auth method (AuthV2Validator's verifier). */
+export const AUTH_V2_VERIFIER_CIRCUIT = 'authV2';
+
 /** Circuits whose Groth16 verifier contract is pluggable. */
-export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain' | V3VerifierCircuit;
-export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', ...V3_VERIFIER_CIRCUITS];
+export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain' | V3VerifierCircuit | typeof AUTH_V2_VERIFIER_CIRCUIT;
+export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', ...V3_VERIFIER_CIRCUITS, AUTH_V2_VERIFIER_CIRCUIT];
+/** The verifier circuits built on demand only (in use when the circuit set holds them). */
+export const ON_DEMAND_VERIFIER_CIRCUITS: readonly VerifierCircuit[] = [...V3_VERIFIER_CIRCUITS, AUTH_V2_VERIFIER_CIRCUIT];
 
 /** A compiled Groth16 verifier contract. */
 export interface VerifierArtifact {
@@ -66,6 +71,11 @@ const OFFICIAL_VERIFIERS: Record<VerifierCircuit, { artifact: string; requiredFu
     artifact: 'Groth16VerifierV3StableWrapper',
     requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
     why: 'the V3 validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierV3StableWrapper (14 signals)',
+  },
+  authV2: {
+    artifact: 'Groth16VerifierAuthV2Wrapper',
+    requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
+    why: 'the AuthV2Validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierAuthV2Wrapper (3 signals)',
   },
 };
 

@@ -381,11 +381,17 @@ session get a nullifier from its proofs; the identity's keys prove for it.`,
   $ vc holder prove-submit --credential passport.json --request request.json --json | jq .txHash
   $ vc holder prove-submit --id urn:uuid:6f1c... --request request.json    # a held credential
   $ vc holder prove-submit --request request.json     # the newest held credential the request can use
+  $ vc holder prove-submit --request v3request.json --auth authV2
 
 --credential takes the issuer's whole response ({message, credential}) or the bare credential;
 --id a credential of the holder's store (vc holder credentials list); with neither, the newest held
 iden3 credential of the request's type, context and allowed issuers (a note says so when several).
 The proof's challenge is the submitting address (WALLET_KEY), so only that address can use it.
+--auth chooses the UniversalVerifier's auth method: embeddedAuth (the default: the query proof's
+own auth), authV2 (V3 requests: a separate authV2 proof by vc's authV2 circuit, built on first use,
+over the challenge the contract computes from the sender and the responses; refused before proving
+when the chain's authV2 verifier is not the one of the circuits in use), ethIdentity (the default,
+and the only one, for a holder whose DID is the sending Ethereum address).
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
   },
   {

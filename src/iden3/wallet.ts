@@ -105,9 +105,11 @@ async function createIden3(ctx: Context): Promise<Iden3> {
  * stateTransition), 'v3' the same plus the V3 on-chain query circuit (its 16-16-64-16-32 size,
  * built on first use, and the full size when it is built already), 'iden3comm' the same default
  * set plus the off-chain ones of iden3comm answers (authV2, credentialAtomicQueryV3-16-16-64, and
- * the full credentialAtomicQueryV3 when it is built already); no contract verifies those.
+ * the full credentialAtomicQueryV3 when it is built already); no contract verifies those. 'v3auth'
+ * is 'v3' with authV2 (built on first use), whose proofs the UniversalVerifier's `authV2` auth
+ * method verifies (vc holder prove-submit --auth authV2).
  */
-export type CircuitFamily = 'mtp' | 'v3' | 'iden3comm';
+export type CircuitFamily = 'mtp' | 'v3' | 'v3auth' | 'iden3comm';
 
 /** The on-demand circuits of a family. */
 async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array<import('../circuits/sources.js').OnDemandCircuitId>> {
@@ -115,7 +117,8 @@ async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array
   const { V3_ON_CHAIN_SMALL_CIRCUIT, AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT } = await import('../circuits/sources.js');
   const { availableOnDemandCircuits } = await import('../circuits/build.js');
   if (family === 'iden3comm') return [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx)).filter((id) => id === V3_CIRCUIT)];
-  return [...new Set<import('../circuits/sources.js').OnDemandCircuitId>([V3_ON_CHAIN_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx))])];
+  const wanted: Array<import('../circuits/sources.js').OnDemandCircuitId> = family === 'v3auth' ? [V3_ON_CHAIN_SMALL_CIRCUIT, AUTH_V2_CIRCUIT] : [V3_ON_CHAIN_SMALL_CIRCUIT];
+  return [...new Set<import('../circuits/sources.js').OnDemandCircuitId>([...wanted, ...(await availableOnDemandCircuits(ctx))])];
 }
 
 /**
@@ -153,15 +156,41 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
       if (cached !== undefined && cached.chainId === deployed.chainId) cached.addresses = deployed.addresses;
     }
   } else if (ctx.config.chain.rpcUrl !== undefined) {
-    // Another party deployed the contracts: their verifiers must be those of these circuits.
+    // Another party deployed the contracts: their verifiers must be those of these circuits (the
+    // authV2 one only when this flow submits authV2 proofs: built for another use, it is not in use here).
     const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
-    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) });
+    const { AUTH_V2_CIRCUIT } = await import('../circuits/sources.js');
+    const ids = info.circuits.map((c) => c.id).filter((id) => family === 'v3auth' || id !== AUTH_V2_CIRCUIT);
+    await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids });
   }
   return info.dir;
 }
 
-const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = { mtp: CIRCUITS_DIR_KEY, v3: new ServiceKey<string>('iden3.circuitsDir.v3'), iden3comm: new ServiceKey<string>('iden3.circuitsDir.iden3comm') };
-const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = { mtp: PROVER_KEY, v3: new ServiceKey<Iden3Prover>('iden3.prover.v3'), iden3comm: new ServiceKey<Iden3Prover>('iden3.prover.iden3comm') };
+/**
+ * Refuses (ConfigError, exit 3) when the chain's authV2 verifier (behind the UniversalVerifier's
+ * `authV2` auth method) does not hold the verification key of the authV2 circuit in use: every
+ * authV2 proof would be refused by the contract.
+ */
+export async function requireAuthV2Verifier(ctx: Context): Promise<void> {
+  const { ensureCircuits } = await import('../circuits/build.js');
+  const { AUTH_V2_VERIFIER_CIRCUIT } = await import('../chain/verifiers.js');
+  const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
+  const info = await ensureCircuits(ctx, { extra: await extraCircuits(ctx, 'v3auth') });
+  await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) }, [AUTH_V2_VERIFIER_CIRCUIT]);
+}
+
+const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = {
+  mtp: CIRCUITS_DIR_KEY,
+  v3: new ServiceKey<string>('iden3.circuitsDir.v3'),
+  v3auth: new ServiceKey<string>('iden3.circuitsDir.v3auth'),
+  iden3comm: new ServiceKey<string>('iden3.circuitsDir.iden3comm'),
+};
+const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = {
+  mtp: PROVER_KEY,
+  v3: new ServiceKey<Iden3Prover>('iden3.prover.v3'),
+  v3auth: new ServiceKey<Iden3Prover>('iden3.prover.v3auth'),
+  iden3comm: new ServiceKey<Iden3Prover>('iden3.prover.iden3comm'),
+};
 
 /**
  * The circuit directory, with the embedded chain's verifiers aligned to it (once per Context).

@@ -9,6 +9,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { iden3Artifact } from '../../src/chain/artifacts.js';
+import { deployContracts } from '../../src/chain/deployment/deployContracts.js';
 import { stopLocalNode } from '../../src/chain/node/lifecycle.js';
 import { checkVerifiersMatchCircuits, codeHoldsVerificationKey, pushedConstants, readVerificationKeyConstants, verificationKeyConstants } from '../../src/chain/verifierMatch.js';
 import { compileVerifierCode, snarkjsPackageDir, verifierTemplate, wrapVerifierSource } from '../../src/circuits/solidity.js';
@@ -193,6 +195,12 @@ describe('a verifier\'s code against a verification key', () => {
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3Stable_16_16_64_16_32Wrapper'), v3Small)).toBe(true);
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3StableWrapper'), v3Small)).toBe(false);
     expect(codeHoldsVerificationKey(runtime('Groth16VerifierV3Stable_16_16_64_16_32Wrapper'), mtp)).toBe(false);
+    // The AuthV2Validator's: 3 public signals (userID, challenge, gistRoot).
+    const authV2 = keyOfSource('Groth16VerifierAuthV2');
+    expect(authV2).toHaveLength(14 + 2 * 4);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierAuthV2Wrapper'), authV2)).toBe(true);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierAuthV2Wrapper'), mtp)).toBe(false);
+    expect(codeHoldsVerificationKey(runtime('Groth16VerifierMTPWrapper'), authV2)).toBe(false);
   });
 });
 
@@ -227,5 +235,19 @@ describe('on-chain verifiers against the circuits in use', () => {
     expect(v3Error).toBeInstanceOf(ConfigError);
     expect((v3Error as ConfigError).field).toBe('credentialAtomicQueryV3OnChain');
     expect((v3Error as Error).message).toMatch(/the credentialAtomicQueryV3OnChain verifier on chain 152 \(0x[0-9a-fA-F]{40}\) is (the official one|not the verifier of these circuits), but the circuits in use .* are development builds/);
+
+    // authV2 (in use once built): the verifier behind the UniversalVerifier's authV2 method, read
+    // through its proxy; the development one is deployed with the first use that needs it.
+    const authDir = await proofCircuitsDir(ctx, 'v3auth');
+    await expect(checkVerifiersMatchCircuits(ctx, { dir: authDir, development: true, ids: ['authV2'] }, ['authV2'])).resolves.toBeUndefined();
+    // Not in use (not among the ids), it is not checked.
+    await expect(checkVerifiersMatchCircuits(ctx, { dir: other, development: false, ids: [] }, ['authV2'])).resolves.toBeUndefined();
+    // The official verifier swapped in behind the proxy: refused for the development circuit, naming it.
+    const official = iden3Artifact('Groth16VerifierAuthV2Wrapper');
+    await deployContracts(ctx, { verifiers: { authV2: { abi: official.abi, bytecode: official.bytecode } } });
+    const authError = await checkVerifiersMatchCircuits(ctx, { dir: authDir, development: true, ids: ['authV2'] }).catch((e: unknown) => e);
+    expect(authError).toBeInstanceOf(ConfigError);
+    expect((authError as ConfigError).field).toBe('authV2');
+    expect((authError as Error).message).toMatch(/^the authV2 verifier on chain 152 \(0x[0-9a-fA-F]{40}\) is the official one, but the circuits in use .* are development builds \(vc's own trusted setup\): every proof would be refused; deploy their verifiers with `vc chain deploy`/);
   }, 900_000);
 });

@@ -4,11 +4,12 @@
  * (not through vc's code): a js-sdk issuer signs the official KYCAgeCredential for a js-sdk
  * holder (both genesis identities, their statuses in the IdentityTreeStore of vc's chain, no
  * state transition); vc's verifier asks for the request with a proofs/1.0/contract-invoke-request
- * (`vc verifier contract-request`), which the js-sdk's own ContractRequestHandler answers: its V3
- * input generator and prover make the proof with vc's circuit files, it picks embedded auth from
- * the accept profile and submits to the UniversalVerifier's submitResponse itself, the contract
- * verifies it with vc's verifier, and `vc verifier status` reads it back.
- * One proof; the two identity creations each send one transaction.
+ * (`vc verifier contract-request`), which the js-sdk's own ContractRequestHandler answers as a
+ * Privado ID verifier asking for authV2 would have it: its V3 input generator and prover make the
+ * proof with vc's circuit files, its processProofAuth makes the authV2 auth proof on vc's authV2
+ * circuit, and it submits both to the UniversalVerifier's submitResponse itself; the contract
+ * verifies them with vc's verifiers, and `vc verifier status` reads it back.
+ * One query proof and one auth proof; the two identity creations each send one transaction.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,7 @@ import {
   PackageManager,
   PlainPacker,
   ProofService,
+  calcChallengeAuth,
   defaultEthConnectionConfig,
   type ContractInvokeRequest,
   type ContractInvokeResponse,
@@ -72,7 +74,7 @@ afterAll(async () => {
 });
 
 describe('a js-sdk holder proves a V3 request vc registered', () => {
-  it('with the js-sdk input generator and prover on vc circuit files; the contract verifies it with vc verifier', async () => {
+  it('with the js-sdk input generator and prover on vc circuit files, submitted with a js-sdk authV2 auth proof; the contract verifies both with vc verifiers', async () => {
     const request = ok(
       await vc(['verifier', 'request', '--circuit', V3, '--bind-verifier', '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
     ).json<{ id: number; circuitId: string; query: Json }>();
@@ -85,6 +87,10 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const circuitsDir = path.join(tmp.dir, 'circuits');
     mkdirSync(circuitsDir);
     symlinkSync(small!.dir, path.join(circuitsDir, small!.id), 'dir');
+    // And vc's authV2 circuit (built on demand; the template home's deployment has its verifier).
+    const auth = status.onDemand.find((c) => c.id === 'authV2');
+    expect(auth?.complete).toBe(true);
+    symlinkSync(auth!.dir, path.join(circuitsDir, auth!.id), 'dir');
 
     const [, method, blockchain, network] = (ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
@@ -123,8 +129,11 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     packageManager.registerPackers([new PlainPacker()]);
     const zkpVerifier = new OnChainZKPVerifier([{ ...connection, contractAddress: chain.contracts.universalVerifier }], { didResolverUrl: 'http://127.0.0.1:0/unused-cross-chain-resolver' });
     const handler = new ContractRequestHandler(packageManager, proofService, zkpVerifier);
+    // Asked with the js-sdk's default accept profile (an authV2 JWZ), the handler's processProofAuth
+    // makes an authV2 auth proof on vc's authV2 circuit, over calcChallengeAuth(sender, responses).
+    invoke.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'];
     const answer = (await handler.handle(invoke, { senderDid: holder, ethSigner: account })) as ContractInvokeResponse;
-    expect(answer).toMatchObject({ type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-response', from: holder.string(), to: invoke.from, body: { authProof: { authMethod: AuthMethod.EMBEDDED_AUTH } } });
+    expect(answer).toMatchObject({ type: 'https://iden3-communication.io/proofs/1.0/contract-invoke-response', from: holder.string(), to: invoke.from, body: { authProof: { authMethod: AuthMethod.AUTHV2 } } });
     expect(answer.body.scope).toHaveLength(1);
     const [response] = answer.body.scope;
     expect(response).toMatchObject({ id: request.id, circuitId: `${V3}-16-16-64-16-32`, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
@@ -134,6 +143,9 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
 
     const read = ok(await vc(['verifier', 'status', '--request', String(request.id), '--address', account.address])).json<Json>();
     expect(read).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { userID: Id.fromString(holder.string().split(':').at(-1)!).bigInt().toString() } });
+    // The auth proof's challenge is the js-sdk's calcChallengeAuth, which the contract recomputed (else ChallengeIsInvalid).
+    const { txHash: _txHash, ...proved } = response!;
+    expect((answer.body.authProof as { zkp?: { pub_signals: string[] } }).zkp?.pub_signals[1]).toBe(calcChallengeAuth(account.address, [proved as never]).toString());
     writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
   }, LONG);
 });

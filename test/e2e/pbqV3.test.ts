@@ -2,10 +2,14 @@
  * The V3 on-chain slice end to end on the embedded chain of one home: a credential signed without
  * any state transition (`vc issuer issue --proof sig`) proved at once with a signature proof of
  * credentialAtomicQueryV3OnChain ($between), the proof checked with snarkjs against vc's own key
- * and refused by the contract for another request (query hash), a revoked credential refused by
- * vc and by the circuit, and `--proof both` credentials whose claims the next issuance or `vc
- * issuer publish` publishes, the holder's upgraded copy then proved with an MTP proof disclosing
- * birthDate on chain ($sd, read back by `vc verifier status`), and a nullifier: a request with a
+ * and refused by the contract for another request (query hash), an authV2 auth proof made by vc
+ * for it refused by the contract when tampered and when given with other responses (its challenge
+ * is the UniversalVerifier's, the js-sdk's calcChallengeAuth) and accepted as vc submits it with
+ * the authV2 auth method, a revoked credential refused by vc and by the circuit, and `--proof
+ * both` credentials whose claims the next issuance or `vc issuer publish` publishes, the holder's
+ * upgraded copy then proved with an MTP proof disclosing birthDate on chain ($sd, asked by a
+ * contract-invoke-request that `vc holder respond` answers, read back by `vc verifier status`),
+ * and a nullifier: a request with a
  * nullifier session proved with a credential issued to a profile DID, whose nullifier on chain is
  * the circuit's formula computed here with @iden3/js-crypto, and a second proof of it from another
  * address refused before proving. Proofs are costly: three full V3 proofs and three state
@@ -20,7 +24,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { getChain } from '../../src/chain/chainClient.js';
-import { generateQueryProof, submitQueryProof } from '../../src/core/pbq/prove.js';
+import { AuthMethod, CircuitId, OnChainZKPVerifier, calcChallengeAuth, type ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
+import { sendContractTransaction } from '../../src/chain/transactions.js';
+import { authProofChallenge, generateQueryProof, packAuthProof, submitQueryProof } from '../../src/core/pbq/prove.js';
+import { universalVerifierAbi } from '../../src/core/pbq/request.js';
 import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../../src/iden3/wallet.js';
 import { jsonError, runVc, runVcAsync, runVcInProcess, tempDir, templateHome } from '../helpers.js';
@@ -126,9 +133,32 @@ describe('a signature credential, proved at once', () => {
 
     // The same proof given for another request: its query hash is not that request's.
     await expect(submitQueryProof(ctx, { ...response, id: other.id })).rejects.toMatchObject({ exitCode: 1, revertName: 'QueryHashDoesNotMatchTheRequestedOne' });
-    await submitQueryProof(ctx, response);
+
+    // An authV2 auth proof (vc's prover, vc's authV2 circuit) over the challenge the contract
+    // computes, which is the js-sdk's calcChallengeAuth: refused tampered, and for other responses.
+    const { chainId, addresses } = await getChain(ctx);
+    const txData = { contract_address: addresses.universalVerifier, method_id: '06c86a91', chain_id: chainId };
+    const submitArgs = async (responses: ZeroKnowledgeProofResponse[]): Promise<unknown[]> =>
+      (await OnChainZKPVerifier.prepareTxArgsSubmit('http://127.0.0.1:0/unused', txData, responses, { authMethod: AuthMethod.EMBEDDED_AUTH } as never)).txDataArgs as unknown[];
+    const args = await submitArgs([response]);
+    const challenge = await authProofChallenge(DEV_ADDRESS, args[1] as never);
+    expect(challenge).toBe(calcChallengeAuth(DEV_ADDRESS, [response]));
+    const auth = await (await getIden3Prover(ctx, 'v3auth')).proofService.generateAuthProof(CircuitId.AuthV2, DID.parse(holderDid), { challenge });
+    expect(auth.pub_signals[1]).toBe(challenge.toString());
+    const submit = async (authProof: { pub_signals: string[]; proof: unknown }, txArgs: unknown[]): Promise<unknown> =>
+      sendContractTransaction(
+        ctx,
+        { address: addresses.universalVerifier, abi: universalVerifierAbi(), method: 'submitResponse', args: [{ authMethod: 'authV2', proof: await packAuthProof(authProof as never) }, txArgs[1], txArgs[2]] },
+        { description: 'submitResponse (authV2)' },
+      );
+    await expect(submit({ ...auth, pub_signals: [auth.pub_signals[0]!, String(challenge + 1n), auth.pub_signals[2]!] }, args)).rejects.toMatchObject({ exitCode: 1, revertName: 'ProofIsNotValid' });
+    const piA = (auth.proof as { pi_a: string[] }).pi_a;
+    await expect(submit({ ...auth, proof: { ...(auth.proof as object), pi_a: [piA[1], piA[0], piA[2]] } }, args)).rejects.toMatchObject({ exitCode: 1, revertName: 'ProofIsNotValid' });
+    await expect(submit(auth, await submitArgs([{ ...response, id: other.id }]))).rejects.toMatchObject({ exitCode: 1, revertName: 'ChallengeIsInvalid' });
+    // Submitted by vc with the authV2 auth method (its own authV2 proof over this challenge), accepted.
+    expect(await submitQueryProof(ctx, response, { authV2: { holder: holderDid } })).toMatchObject({ authMethod: 'authV2' });
     const status = await ok(['verifier', 'status', '--request', String(between.id), '--address', DEV_ADDRESS]);
-    expect(status).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { isEmbeddedAuthVerified: '1', linkID: '0', nullifier: '0' } });
+    expect(status).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { linkID: '0', nullifier: '0' } });
     expect(status.disclosed).toBeUndefined();
   }, LONG);
 
@@ -137,6 +167,17 @@ describe('a signature credential, proved at once', () => {
     const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('mtp.json')]);
     expect(run.status).toBe(2);
     expect(jsonError(run.stderr).message).toMatch(/asks for an Iden3SparseMerkleTreeProof proof, and the credential has none yet/);
+    // An auth method the request or the holder cannot use is refused before anything is proved, naming --auth.
+    await ok(['verifier', 'request', '-o', file('v2.json')]);
+    const v2 = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('v2.json'), '--auth', 'authV2']);
+    expect(v2.status).toBe(2);
+    expect(jsonError(v2.stderr)).toMatchObject({ field: '--auth', message: `--auth: authV2 is for ${V3} requests; a credentialAtomicQueryMTPV2OnChain proof carries its own auth (embeddedAuth)` });
+    const eth = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('between.json'), '--auth', 'ethIdentity']);
+    expect(eth.status).toBe(2);
+    expect(jsonError(eth.stderr)).toMatchObject({ field: '--auth', message: expect.stringContaining(`ethIdentity is for a holder whose DID is its Ethereum address, and ${holderDid} is not one`) });
+    const bogus = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('between.json'), '--auth', 'authV3']);
+    expect(bogus.status).toBe(2);
+    expect(jsonError(bogus.stderr).message).toMatch(/--auth.*authV3.*embeddedAuth.*authV2.*ethIdentity/);
     // Without a credential, the held ones are chosen among those with a proof the request can use.
     const chosen = await vc(['holder', 'prove-submit', '--request', file('mtp.json')]);
     expect(chosen.status).toBe(2);

@@ -101,7 +101,7 @@ describe('issuer, holder and verifier: three wallets and three services on one c
     expect(status.body.isVerified).toBe(true);
   }, 900_000);
 
-  it("V3 over HTTP on the shared chain: each party knows the V3 validator from `vc chain env`; a signature proof of a credential issued with no state transition discloses birthDate ($sd)", async () => {
+  it("V3 over HTTP on the shared chain: each party knows the V3 validator from `vc chain env`; a signature proof of a credential issued with no state transition discloses birthDate ($sd), submitted with an authV2 proof", async () => {
     // The deployer's variables name the V3 validator and the IdentityTreeStore, so a party that
     // only has them can register a V3 request (it was refused: "no CredentialAtomicQueryV3StableValidator").
     const deployerEnv = runVc(['--json', 'chain', 'env'], { home: home('deployer'), env: { RPC_URL: rpcUrl, WALLET_KEY: KEYS.deployer } }).json<Record<string, string>>();
@@ -118,9 +118,14 @@ describe('issuer, holder and verifier: three wallets and three services on one c
     expect(issued.body.credential.proof.map((proof) => proof.type)).toEqual(['BJJSignature2021']);
     // No state transition (nor any other transaction) for a signed credential.
     expect(await rpc<string>('eth_blockNumber')).toBe(blockBefore);
-    const proved = await call<Record<string, unknown>>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body });
+    // With the authV2 auth method (the body's `auth`): the holder checks the deployer's authV2
+    // verifier (behind its proxy) against its own authV2 circuit before proving.
+    const badAuth = await call<{ error?: string }>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body, auth: 'authV3' });
+    expect(badAuth.status, JSON.stringify(badAuth.body)).toBe(400);
+    expect(JSON.stringify(badAuth.body)).toMatch(/auth/);
+    const proved = await call<Record<string, unknown>>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body, auth: 'authV2' });
     expect(proved.status, JSON.stringify(proved.body)).toBe(200);
-    expect(proved.body[String(request.body.id)]).toBe(true);
+    expect(proved.body).toMatchObject({ [String(request.body.id)]: true, authMethod: 'authV2' });
     const status = await call<{ isVerified: boolean; disclosed?: Record<string, string> }>('verifier', 'GET', `/request-status?request=${request.body.id}&address=${HOLDER_ADDRESS}`);
     expect(status.body).toMatchObject({ isVerified: true, disclosed: { birthDate: '19900101' } });
   }, 900_000);

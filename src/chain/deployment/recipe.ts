@@ -10,9 +10,19 @@
  * The State proxy keeps its address (and its identity states) when only its state-transition
  * verifier changes: its identity is its implementation and owner, and the verifier is swapped
  * with State.setVerifier.
+ *
+ * The authV2 verifier sits behind a proxy of its own, upgraded in place (an upgrade step) when
+ * the verifier changes: UniversalVerifier 2.3.0 binds an auth method to its validator once
+ * (setAuthMethod refuses a method that exists, AuthMethodAlreadyExists; disableAuthMethod and
+ * enableAuthMethod only switch isActive; nothing removes or repoints one), and AuthV2Validator
+ * takes its verifier in initialize only. So the validator and the UniversalVerifier's `authV2`
+ * method stay, and requests registered on the UniversalVerifier survive a change of the authV2
+ * circuit (built on demand, after the first deployment). The UniversalVerifier's identity
+ * includes the AuthV2Validator's address: a home deployed before the verifier had its proxy
+ * gets a new UniversalVerifier once, whose `authV2` method is the new validator.
  */
 import type { ContractKey, ProxiedContractKey } from '../addressBook.js';
-import { V3_VERIFIER_CIRCUITS, type ResolvedVerifier, type VerifierCircuit } from '../verifiers.js';
+import { AUTH_V2_VERIFIER_CIRCUIT, V3_VERIFIER_CIRCUITS, type ResolvedVerifier, type VerifierCircuit } from '../verifiers.js';
 
 /** The auth method of the UniversalVerifier whose user id comes from the query proof itself. */
 export const EMBEDDED_AUTH_METHOD = 'embeddedAuth';
@@ -60,11 +70,22 @@ export interface ProxyStep {
   label: string;
   /** The step that deployed the implementation. */
   implementation: ContractKey;
-  /** The @iden3/contracts artifact whose initialize(...) the proxy calls. */
-  artifact: string;
-  initialize: (inputs: RecipeInputs) => unknown[];
+  /** The @iden3/contracts artifact whose initialize(...) the proxy calls; none for an implementation without state (a verifier). */
+  initializer?: { artifact: string; args: (inputs: RecipeInputs) => unknown[] };
   /** What identifies the proxy (its fingerprint); by default its whole creation data. */
   identity?: (inputs: RecipeInputs) => unknown[];
+}
+
+/**
+ * Points a proxy deployed by an earlier step at the implementation another step deployed, unless
+ * it points there already (its EIP-1967 implementation slot, read first): ProxyAdmin.upgradeAndCall
+ * from the deployer, owner of the proxy's ProxyAdmin.
+ */
+export interface UpgradeStep {
+  kind: 'upgrade';
+  label: Text;
+  proxy: ProxiedContractKey;
+  implementation: ContractKey;
 }
 
 export interface ConfigureStep {
@@ -74,10 +95,15 @@ export interface ConfigureStep {
   artifact: string;
   /** The read whose value tells that the configuration is already in place. */
   unless: { method: string; args?: (inputs: RecipeInputs) => unknown[]; holds: (value: unknown, inputs: RecipeInputs) => boolean };
+  /**
+   * When `unless` holds, a second read that must agree with the recipe (the contract cannot be
+   * changed by the call once it is in place): otherwise the deployment stops with `refusal`.
+   */
+  agrees?: { method: string; args?: (inputs: RecipeInputs) => unknown[]; holds: (value: unknown, inputs: RecipeInputs) => boolean; refusal: (value: unknown, inputs: RecipeInputs) => string };
   call: { method: string; args: (inputs: RecipeInputs) => unknown[] };
 }
 
-export type DeploymentStep = ContractStep | ProxyStep | ConfigureStep;
+export type DeploymentStep = ContractStep | ProxyStep | UpgradeStep | ConfigureStep;
 
 /** A linked library or contract without constructor arguments, labelled with its artifact name. */
 function linked(key: ContractKey, artifact: string): ContractStep {
@@ -85,15 +111,21 @@ function linked(key: ContractKey, artifact: string): ContractStep {
 }
 
 /** The implementation of an @iden3/contracts artifact (step `<key>Implementation`) and its proxy (step `key`). */
-function behindProxy(key: ProxiedContractKey, artifact: string, initialize: (inputs: RecipeInputs) => unknown[]): DeploymentStep[] {
+function behindProxy(key: ProxiedContractKey, artifact: string, args: (inputs: RecipeInputs) => unknown[], identity?: (inputs: RecipeInputs) => unknown[]): DeploymentStep[] {
   const implementation: ContractKey = `${key}Implementation`;
   return [
     { kind: 'contract', key: implementation, label: `${artifact} implementation`, code: { linked: artifact } },
-    { kind: 'proxy', key, label: `${artifact} proxy`, implementation, artifact, initialize },
+    { kind: 'proxy', key, label: `${artifact} proxy`, implementation, initializer: { artifact, args }, ...(identity === undefined ? {} : { identity }) },
   ];
 }
 
 const sameAddress = (a: unknown, b: string): boolean => String(a).toLowerCase() === b.toLowerCase();
+
+/** The validator of UniversalVerifier.getAuthMethod's answer (an AuthMethodData tuple: validator, params, isActive). */
+function authMethodValidator(method: unknown): string {
+  const data = method as { validator?: unknown; [index: number]: unknown } | null;
+  return String(data?.validator ?? data?.[0] ?? '');
+}
 
 export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
   // Poseidon hash libraries (bytecode generated by circomlibjs) and the libraries linking them.
@@ -116,18 +148,44 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
     key: 'state',
     label: 'State proxy',
     implementation: 'stateImplementation',
-    artifact: 'State',
     // The cross-chain proof validator is left unset: no oracle signs global states on a local chain,
     // and State.processCrossChainProofs returns early for the empty proofs `vc` submits.
-    initialize: (inputs) => [inputs.address('stateTransitionVerifier'), inputs.defaultIdType, inputs.owner, inputs.zeroAddress],
+    initializer: { artifact: 'State', args: (inputs) => [inputs.address('stateTransitionVerifier'), inputs.defaultIdType, inputs.owner, inputs.zeroAddress] },
     // Implementation and owner only, so a verifier or id type change is applied in place (below)
     // instead of losing every identity state.
     identity: (inputs) => ['State', inputs.address('stateImplementation'), inputs.owner],
   },
 
-  // UniversalVerifier, behind a transparent proxy.
+  // The authV2 verifier (official or dev), behind a proxy whose identity is fixed: a verifier change
+  // upgrades it in place, so AuthV2Validator (which takes its verifier once, in initialize) and
+  // the UniversalVerifier's `authV2` method (bound once) keep working with the new verifier.
+  {
+    kind: 'contract',
+    key: 'authV2VerifierImplementation',
+    label: (inputs) => `${inputs.verifiers.authV2.record.source} authV2 verifier`,
+    code: { verifier: AUTH_V2_VERIFIER_CIRCUIT },
+  },
+  {
+    kind: 'proxy',
+    key: 'authV2Verifier',
+    label: 'authV2 verifier proxy',
+    implementation: 'authV2VerifierImplementation',
+    identity: (inputs) => ['authV2 verifier proxy', inputs.owner],
+  },
+  { kind: 'upgrade', label: 'authV2 verifier proxy upgraded (authV2 verifier changed)', proxy: 'authV2Verifier', implementation: 'authV2VerifierImplementation' },
+  // AuthV2Validator: the 'authV2' auth method of the UniversalVerifier, for clients that
+  // authenticate with a separate auth proof instead of embeddedAuth.
+  ...behindProxy('authV2Validator', 'AuthV2Validator', (inputs) => [inputs.address('state'), inputs.address('authV2Verifier'), inputs.owner]),
+
+  // UniversalVerifier, behind a transparent proxy. Its `authV2` auth method cannot be repointed,
+  // so a new AuthV2Validator means a new UniversalVerifier (its identity names the validator).
   linked('verifierLib', 'VerifierLib'),
-  ...behindProxy('universalVerifier', 'UniversalVerifier', (inputs) => [inputs.address('state'), inputs.owner]),
+  ...behindProxy(
+    'universalVerifier',
+    'UniversalVerifier',
+    (inputs) => [inputs.address('state'), inputs.owner],
+    (inputs) => ['UniversalVerifier', inputs.address('universalVerifierImplementation'), inputs.address('state'), inputs.owner, inputs.address('authV2Validator')],
+  ),
 
   // The MTP v2 query validator with its Groth16 verifier.
   {
@@ -163,11 +221,6 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
   // IdentityTreeStore: the on-chain reverse hash service (for RHS_URL-less setups using it).
   ...behindProxy('identityTreeStore', 'IdentityTreeStore', (inputs) => [inputs.address('state')]),
 
-  // AuthV2Validator (official verifier): the 'authV2' auth method of the UniversalVerifier,
-  // for clients that authenticate with a separate auth proof instead of embeddedAuth.
-  { kind: 'contract', key: 'authV2Verifier', label: 'official authV2 verifier', code: { artifact: 'Groth16VerifierAuthV2Wrapper' } },
-  ...behindProxy('authV2Validator', 'AuthV2Validator', (inputs) => [inputs.address('state'), inputs.address('authV2Verifier'), inputs.owner]),
-
   // EthIdentityValidator: the 'ethIdentity' auth method, for holders whose DID is built from the
   // Ethereum address that sends the response (no auth proof: the sender is the user).
   ...behindProxy('ethIdentityValidator', 'EthIdentityValidator', (inputs) => [inputs.owner]),
@@ -195,6 +248,16 @@ export const DEPLOYMENT_RECIPE: readonly DeploymentStep[] = [
     contract: 'universalVerifier',
     artifact: 'UniversalVerifier',
     unless: { method: 'authMethodExists', args: () => [AUTH_V2_METHOD], holds: (exists) => exists === true },
+    // An existing method cannot be repointed (setAuthMethod reverts AuthMethodAlreadyExists): the
+    // UniversalVerifier's identity names the validator, so this holds on a UniversalVerifier vc deployed.
+    agrees: {
+      method: 'getAuthMethod',
+      args: () => [AUTH_V2_METHOD],
+      holds: (method, inputs) => sameAddress(authMethodValidator(method), inputs.address('authV2Validator')),
+      refusal: (method, inputs) =>
+        `the UniversalVerifier ${inputs.address('universalVerifier')} has its ${AUTH_V2_METHOD} auth method bound to the validator ${authMethodValidator(method)}, not to ${inputs.address('authV2Validator')}, ` +
+        'and UniversalVerifier 2.3.0 cannot repoint an auth method; redeploy with `vc chain deploy --force`',
+    },
     call: { method: 'setAuthMethod', args: (inputs) => [{ authMethod: AUTH_V2_METHOD, validator: inputs.address('authV2Validator'), params: '0x' }] },
   },
   {

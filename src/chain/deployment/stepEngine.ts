@@ -11,10 +11,11 @@
  */
 import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../../context.js';
-import { NetworkError } from '../../errors.js';
+import { ConfigError, NetworkError } from '../../errors.js';
 import { saveAddressBook, type AddressBook, type ContractKey } from '../addressBook.js';
 import { type Artifact, bytecodeHash, iden3Artifact, linkBytecode, openZeppelinArtifact, poseidonLibrary, requiredLibraries } from '../artifacts.js';
 import type { ChainConnection } from '../connection.js';
+import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../proxySlots.js';
 import { readContract, sendContractTransaction, sendTransaction } from '../transactions.js';
 import type { CreationCode, DeploymentStep, RecipeInputs, Text } from './recipe.js';
 
@@ -57,7 +58,7 @@ export class Deployment {
     /** What is being done now, and the fraction of the steps done. */
     private readonly onProgress: (text: string, fraction: number) => void,
   ) {
-    this.totalSteps = steps.filter((step) => step.kind !== 'configure').length;
+    this.totalSteps = steps.filter((step) => step.kind === 'contract' || step.kind === 'proxy').length;
   }
 
   /** Runs every step of the recipe in order. */
@@ -71,12 +72,18 @@ export class Deployment {
         const artifact = iden3Artifact(step.artifact);
         const address = this.address(step.contract);
         const current = await this.read(address, artifact, step.unless.method, step.unless.args?.(inputs) ?? []);
-        if (!step.unless.holds(current, inputs)) await this.configure(text(step.label, inputs), address, artifact, step.call.method, step.call.args(inputs));
+        if (!step.unless.holds(current, inputs)) {
+          await this.configure(text(step.label, inputs), address, artifact, step.call.method, step.call.args(inputs));
+        } else if (step.agrees !== undefined) {
+          const value = await this.read(address, artifact, step.agrees.method, step.agrees.args?.(inputs) ?? []);
+          if (!step.agrees.holds(value, inputs)) throw new ConfigError(step.agrees.refusal(value, inputs));
+        }
+      } else if (step.kind === 'upgrade') {
+        await this.upgrade(text(step.label, inputs), this.address(step.proxy), this.address(step.implementation));
       } else if (step.kind === 'contract') {
         await this.run(this.plan(step.key, text(step.label, inputs), await this.creationCode(step.code, inputs)));
       } else {
-        const artifact = iden3Artifact(step.artifact);
-        const initData = this.encode(artifact, 'initialize', step.initialize(inputs));
+        const initData = step.initializer === undefined ? '0x' : this.encode(iden3Artifact(step.initializer.artifact), 'initialize', step.initializer.args(inputs));
         await this.run(this.proxy(step.key, step.label, this.address(step.implementation), initData, step.identity?.(inputs)));
       }
     }
@@ -139,6 +146,24 @@ export class Deployment {
     return this.ethers.Interface.from(artifact.abi as InterfaceAbi).encodeFunctionData(method, args);
   }
 
+  /**
+   * Points `proxy` at `implementation` unless its EIP-1967 implementation slot names it already
+   * (so a re-run after a kill, the upgrade mined or not, sends it at most once), through the
+   * ProxyAdmin its constructor created (the slot's admin), owned by the deployer.
+   */
+  private async upgrade(label: string, proxy: string, implementation: string): Promise<void> {
+    const current = await readProxySlot(this.connection.provider, proxy, EIP1967_IMPLEMENTATION_SLOT, this.connection.rpcUrl);
+    if (sameAddress(current, implementation)) return;
+    const admin = await readProxySlot(this.connection.provider, proxy, EIP1967_ADMIN_SLOT, this.connection.rpcUrl);
+    const proxyAdmin = openZeppelinArtifact('ProxyAdmin');
+    await sendContractTransaction(
+      this.ctx,
+      { address: admin, abi: proxyAdmin.abi as InterfaceAbi, method: 'upgradeAndCall', args: [proxy, implementation, '0x'] },
+      { description: label, checkpoint: false },
+    );
+    this.configured.push(label);
+  }
+
   private async configure(label: string, address: string, artifact: Artifact, method: string, args: unknown[]): Promise<void> {
     await sendContractTransaction(this.ctx, { address, abi: artifact.abi as InterfaceAbi, method, args }, { description: label, checkpoint: false });
     this.configured.push(label);
@@ -153,6 +178,8 @@ export class Deployment {
     saveAddressBook(this.ctx, this.book);
   }
 }
+
+const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
 function text(value: Text, inputs: RecipeInputs): string {
   return typeof value === 'string' ? value : value(inputs);

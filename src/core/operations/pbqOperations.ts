@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { defineOperation, type OperationCall } from '../operation.js';
 import {
+  AUTH_METHODS,
   credentialRequestSchema,
   didStringSchema,
   issueProofSchema,
@@ -316,6 +317,12 @@ export const pbqProveSubmit = defineOperation({
     verifiableCredential: pbqCredentialSchema.describe("the credential (spec 2.3); without it, a held one by its id, or else the holder's newest iden3 credential the request can use").optional(),
     credentialId: z.string().min(1).max(200).describe('the id of a held iden3 credential to prove with (vc holder credentials list)').optional(),
     credentialRequest: credentialRequestSchema.describe('the credential request (spec 2.1)'),
+    auth: z
+      .enum(AUTH_METHODS)
+      .describe(
+        "the UniversalVerifier auth method to submit with: embeddedAuth (the query proof's own auth), authV2 (a separate authV2 proof made with vc's circuit, V3 requests only), ethIdentity (a holder whose DID is the sending Ethereum address); by default embeddedAuth, or ethIdentity for an Ethereum-based DID",
+      )
+      .optional(),
   }),
   result: z.record(z.string(), z.unknown()),
   mutates: true,
@@ -324,7 +331,7 @@ export const pbqProveSubmit = defineOperation({
     refuseCredentialAndId(call.names, 'verifiableCredential', { credential: input.verifiableCredential, credentialId: input.credentialId });
     const credential = input.verifiableCredential ?? selectHeldIden3Credential(ctx, { credentialId: input.credentialId, request: input.credentialRequest, names: call.names });
     const { proveAndSubmit } = await import('../pbq/prove.js');
-    return proveAndSubmit(ctx, { credential, request: input.credentialRequest, names: call.names });
+    return proveAndSubmit(ctx, { credential, request: input.credentialRequest, names: call.names, auth: input.auth });
   },
 });
 

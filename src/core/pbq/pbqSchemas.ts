@@ -14,6 +14,15 @@ export const V3_ON_CHAIN_REQUEST_CIRCUIT = 'credentialAtomicQueryV3OnChain';
 export const REQUEST_CIRCUITS = [MTP_ON_CHAIN_CIRCUIT, V3_ON_CHAIN_REQUEST_CIRCUIT] as const;
 export type RequestCircuit = (typeof REQUEST_CIRCUITS)[number];
 
+/**
+ * The UniversalVerifier auth methods a proof may be submitted with (`vc holder prove-submit
+ * --auth`): embeddedAuth (the query proof's own BJJ auth), authV2 (a separate authV2 proof whose
+ * challenge binds the sender and the responses; V3 requests), ethIdentity (the sender is the
+ * holder, for a DID that is its Ethereum address). The names are the deployment's method names.
+ */
+export const AUTH_METHODS = ['embeddedAuth', 'authV2', 'ethIdentity'] as const;
+export type AuthMethodName = (typeof AUTH_METHODS)[number];
+
 /** Query operators supported by credentialAtomicQueryMTPV2OnChain (and `vc verifier request --op`). */
 export const QUERY_OPERATORS = ['$eq', '$lt', '$gt', '$in', '$nin', '$ne'] as const;
 export type QueryOperator = (typeof QUERY_OPERATORS)[number];

@@ -2,22 +2,23 @@
  * Prove and submit (spec flow step 4): the holder generates the credentialAtomicQueryMTPV2OnChain
  * proof of the request's query over the credential, with the challenge bound to the address that
  * submits it (the validator checks challenge == sender, so a proof cannot be replayed by another
- * address), submits it to the UniversalVerifier with embedded auth, waits for the receipt, and
+ * address), submits it to the UniversalVerifier with embedded auth (or ethIdentity, or a separate
+ * authV2 proof whose challenge binds the sender and the responses), waits for the receipt, and
  * reports the mapping `{ "<requestId>": true }` read back from the contract.
  */
 import type { RevocationStatus, W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, VerificationError, describeError, isVcError, walkErrorCauses, type VcError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
-import { ETH_IDENTITY_METHOD } from '../../chain/deployment/recipe.js';
+import { AUTH_V2_METHOD, EMBEDDED_AUTH_METHOD, ETH_IDENTITY_METHOD } from '../../chain/deployment/recipe.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
-import { getIden3, getIden3Prover, proofCircuitsDir, type Iden3 } from '../../iden3/wallet.js';
+import { getIden3, getIden3Prover, proofCircuitsDir, requireAuthV2Verifier, type CircuitFamily, type Iden3 } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { ethereumAddressOfDid, requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
-import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, type AuthMethodName, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, registeredVerifierId, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
@@ -57,6 +58,11 @@ export interface ProveOptions {
    * submission instead of making a second one (vc holder respond, contract-invoke).
    */
   onSubmitted?: ((sent: { response: ZeroKnowledgeProofResponse; txHash: string }) => void) | undefined;
+  /**
+   * The UniversalVerifier auth method to submit with (pbqSchemas' AUTH_METHODS); by default
+   * embeddedAuth, or ethIdentity for an Ethereum-based DID.
+   */
+  auth?: AuthMethodName | undefined;
 }
 
 function compare(op: string, actual: unknown, expected: unknown): boolean {
@@ -190,6 +196,12 @@ export async function credentialRevocationStatus(ctx: Context, credential: W3CCr
   }
 }
 
+/** The circuits a proof-and-submit uses: the query's, and authV2 for the authV2 auth method. */
+function circuitFamily(request: CredentialRequest, auth: AuthMethodName | undefined): CircuitFamily {
+  if (request.circuitId === MTP_ON_CHAIN_CIRCUIT) return 'mtp';
+  return auth === AUTH_V2_METHOD ? 'v3auth' : 'v3';
+}
+
 /** Generates the on-chain query proof for `sender` (the address that will submit it). */
 export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
   await checkProofInputs(ctx, options);
@@ -233,6 +245,7 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
       throw new UnprocessableError(`${(options.names ?? plainFieldNames)(field)}: ${holder} is the Ethereum identity of ${holderAddress}, and this wallet sends from ${options.sender}; the UniversalVerifier accepts its proofs only from that address (set WALLET_KEY to its key)`, { field });
     }
   }
+  refuseAuthMethod(options, holder, holderAddress);
   if (options.precheck !== false) checkCredentialAgainstRequest(credential, options.request);
   const session = v3 ? (options.nullifierSession ?? (await registeredNullifierSession(ctx, options.request, options.names))) : undefined;
   if (session !== undefined && options.precheck !== false) subjectProfileFor(ctx, holder, options.request, session);
@@ -255,7 +268,7 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
     });
   }
 
-  const { proofService, prover } = await getIden3Prover(ctx, v3 ? 'v3' : 'mtp');
+  const { proofService, prover } = await getIden3Prover(ctx, circuitFamily(options.request, options.auth));
   const before = prover.proofsGenerated;
   const step = ctx.progress.start(`generating the ${options.request.circuitId} proof`);
   try {
@@ -326,12 +339,83 @@ export async function ethIdentityAuthResponse(userId: bigint): Promise<{ authMet
   return { authMethod: ETH_IDENTITY_METHOD, proof: AbiCoder.defaultAbiCoder().encode(['uint256'], [userId]) };
 }
 
-/** Submits a generated proof to the UniversalVerifier from the configured wallet. */
+/** Refuses an auth method the request's circuit cannot use (before any circuit is built). */
+function refuseAuthForRequest(options: Pick<ProveOptions, 'auth' | 'request' | 'names'>): void {
+  if (options.auth === AUTH_V2_METHOD && options.request.circuitId === MTP_ON_CHAIN_CIRCUIT) {
+    const flag = (options.names ?? plainFieldNames)('auth');
+    throw new InputError(`${flag}: ${AUTH_V2_METHOD} is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} requests; a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (${EMBEDDED_AUTH_METHOD})`, { field: 'auth' });
+  }
+}
+
+/** Refuses an auth method the request or the holder's DID cannot use, naming the field. */
+function refuseAuthMethod(options: Pick<ProveOptions, 'auth' | 'request' | 'names'>, holder: string, holderAddress: string | undefined): void {
+  refuseAuthForRequest(options);
+  const auth = options.auth;
+  if (auth === undefined) return;
+  const flag = (options.names ?? plainFieldNames)('auth');
+  if (holderAddress !== undefined && auth !== ETH_IDENTITY_METHOD) {
+    throw new UnprocessableError(`${flag}: ${holder} is an Ethereum-based identity, which has no BJJ auth key for ${auth}; it submits with ${ETH_IDENTITY_METHOD} (the default for it)`, { field: 'auth' });
+  }
+  if (holderAddress === undefined && auth === ETH_IDENTITY_METHOD) {
+    throw new UnprocessableError(`${flag}: ${ETH_IDENTITY_METHOD} is for a holder whose DID is its Ethereum address, and ${holder} is not one; use ${EMBEDDED_AUTH_METHOD} or ${AUTH_V2_METHOD}`, { field: 'auth' });
+  }
+}
+
+/**
+ * The challenge of an auth proof (authV2) for these responses from `sender`, as the
+ * UniversalVerifier computes it in submitResponse: keccak256(abi.encode(sender, responses)) with
+ * its top four bits cleared (so it is a field element), over the exact responses submitted.
+ */
+export async function authProofChallenge(sender: string, responses: ReadonlyArray<{ requestId: unknown; proof: string; metadata: string }>): Promise<bigint> {
+  const { AbiCoder, keccak256 } = await import('ethers');
+  const encoded = AbiCoder.defaultAbiCoder().encode(
+    ['address', 'tuple(uint256 requestId, bytes proof, bytes metadata)[]'],
+    [sender, responses.map((response) => [response.requestId, response.proof, response.metadata])],
+  );
+  return BigInt(keccak256(encoded)) & ((1n << 252n) - 1n);
+}
+
+/** A Groth16 proof as AuthV2Validator.verify decodes it: abi.encode(uint256[] inputs, a, b, c), b's coordinates in the EVM's order. */
+export async function packAuthProof(proof: { proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[] }; pub_signals: string[] }): Promise<string> {
+  const { AbiCoder } = await import('ethers');
+  const { pi_a: a, pi_b: b, pi_c: c } = proof.proof;
+  return AbiCoder.defaultAbiCoder().encode(
+    ['uint256[]', 'uint256[2]', 'uint256[2][2]', 'uint256[2]'],
+    [proof.pub_signals, [a[0], a[1]], [[b[0]![1], b[0]![0]], [b[1]![1], b[1]![0]]], [c[0], c[1]]],
+  );
+}
+
+/** What submitQueryProof needs for an authV2 auth response: the holder whose auth proof it makes. */
+export interface AuthV2Submission {
+  holder: string;
+}
+
+/** Generates the holder's authV2 proof for `challenge` with vc's prover (the circuits of 'v3auth'). */
+async function generateAuthV2Proof(ctx: Context, holder: string, challenge: bigint): Promise<{ proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[] }; pub_signals: string[] }> {
+  const iden3 = await getIden3(ctx);
+  const { sdk, core } = iden3.modules;
+  const { proofService } = await getIden3Prover(ctx, 'v3auth');
+  const step = ctx.progress.start(`generating the ${AUTH_V2_METHOD} auth proof`);
+  try {
+    const auth = await proofService.generateAuthProof(sdk.CircuitId.AuthV2, core.DID.parse(holder), { challenge });
+    step.succeed('auth proof generated');
+    return auth as never;
+  } catch (error) {
+    step.fail();
+    throw vcErrorBehind(error) ?? new UnprocessableError(`the ${AUTH_V2_METHOD} proof of ${holder} could not be made: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Submits a generated proof to the UniversalVerifier from the configured wallet: with embedded
+ * auth, ethIdentity for a V3 proof without BJJ auth, or (`authV2`) with the holder's authV2 proof
+ * over the challenge the contract computes from the sender and the responses.
+ */
 export async function submitQueryProof(
   ctx: Context,
   proof: ZeroKnowledgeProofResponse,
-  onSubmitted?: ProveOptions['onSubmitted'],
-): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string }> {
+  options: { authV2?: AuthV2Submission; onSubmitted?: ProveOptions['onSubmitted'] } = {},
+): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string; authMethod: string }> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
   const chain = await getChain(ctx);
@@ -348,21 +432,37 @@ export async function submitQueryProof(
     { authMethod: sdk.AuthMethod.EMBEDDED_AUTH } as never,
   );
   if (ethIdentity) txDataArgs[0] = await ethIdentityAuthResponse(BigInt(signals[0]!));
+  else if (options.authV2 !== undefined) {
+    const responses = txDataArgs[1] as Array<{ requestId: unknown; proof: string; metadata: string }>;
+    const auth = await generateAuthV2Proof(ctx, options.authV2.holder, await authProofChallenge(chain.signer.address, responses));
+    txDataArgs[0] = { authMethod: AUTH_V2_METHOD, proof: await packAuthProof(auth) };
+  }
+  const authMethod = (txDataArgs[0] as { authMethod: string }).authMethod;
   const sent = await sendContractTransaction(
     ctx,
     { address: verifier, abi: universalVerifierAbi(), method: 'submitResponse', args: txDataArgs },
     {
-      description: `submit the proof for request ${proof.id} to the UniversalVerifier`,
-      ...(onSubmitted === undefined ? {} : { onSent: ({ hash }: { hash: string }) => onSubmitted({ response: proof, txHash: hash }) }),
+      description: `submit the proof for request ${proof.id} to the UniversalVerifier (${authMethod})`,
+      ...(options.onSubmitted === undefined ? {} : { onSent: ({ hash }: { hash: string }) => options.onSubmitted!({ response: proof, txHash: hash }) }),
     },
   );
-  return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address };
+  return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address, authMethod };
 }
 
 /** `vc holder prove-submit` / POST /generate-submit-proof. */
 export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
   await checkProofInputs(ctx, options);
-  await proofCircuitsDir(ctx, options.request.circuitId === MTP_ON_CHAIN_CIRCUIT ? 'mtp' : 'v3');
+  refuseAuthForRequest(options);
+  if (options.auth !== undefined) {
+    // The holder's kind of DID against the method, before the chain or the circuits (a DID vc
+    // cannot read is refused, naming it, when the proof is generated).
+    const holder = String(options.credential.credentialSubject.id);
+    const holderAddress = await ethereumAddressOfDid(ctx, holder).catch(() => null);
+    if (holderAddress !== null) refuseAuthMethod(options, holder, holderAddress);
+  }
+  await proofCircuitsDir(ctx, circuitFamily(options.request, options.auth));
+  // Before any proof: the chain's authV2 verifier must verify proofs of the authV2 circuit in use.
+  if (options.auth === AUTH_V2_METHOD) await requireAuthV2Verifier(ctx);
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
   const sender = chain.signer.address;
@@ -381,7 +481,10 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
   }
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
-  const submitted = await submitQueryProof(ctx, response, options.onSubmitted);
+  const submitted = await submitQueryProof(ctx, response, {
+    ...(options.auth === AUTH_V2_METHOD ? { authV2: { holder: String(options.credential.credentialSubject.id) } } : {}),
+    onSubmitted: options.onSubmitted,
+  });
   const verified = await isRequestProofVerified(ctx, sender, id);
   if (!verified) throw new VerificationError(`the UniversalVerifier did not record a verified proof for request ${id} (tx ${submitted.txHash})`);
   return { [String(id)]: true, ...submitted };

@@ -8,7 +8,8 @@ import { CONTRACT_KEYS, type ContractKey } from '../../../src/chain/addressBook.
 import { iden3Artifact } from '../../../src/chain/artifacts.js';
 import { DEPLOYMENT_RECIPE, ETH_IDENTITY_METHOD } from '../../../src/chain/deployment/recipe.js';
 
-const deploying = DEPLOYMENT_RECIPE.flatMap((step, index) => (step.kind === 'configure' ? [] : [{ key: step.key, index, step }]));
+const deploying = DEPLOYMENT_RECIPE.flatMap((step, index) => (step.kind === 'contract' || step.kind === 'proxy' ? [{ key: step.key, index, step }] : []));
+const inputs = { owner: '0x1', defaultIdType: '0x0212', zeroAddress: '0x0', verifiers: {} as never, address: (key: ContractKey) => `address of ${key}` };
 
 describe('deployment recipe', () => {
   it('deploys every contract key exactly once, and nothing else', () => {
@@ -17,22 +18,62 @@ describe('deployment recipe', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('deploys a proxy after its implementation, and configures only contracts deployed before', () => {
+  it('deploys a proxy after its implementation, and configures or upgrades only contracts deployed before', () => {
     const position = new Map<ContractKey, number>(deploying.map(({ key, index }) => [key, index]));
     DEPLOYMENT_RECIPE.forEach((step, index) => {
       if (step.kind === 'proxy') expect(position.get(step.implementation)!, step.key).toBeLessThan(index);
       if (step.kind === 'configure') expect(position.get(step.contract)!, String(step.label)).toBeLessThan(index);
+      if (step.kind === 'upgrade') {
+        expect(position.get(step.proxy)!, String(step.label)).toBeLessThan(index);
+        expect(position.get(step.implementation)!, String(step.label)).toBeLessThan(index);
+      }
     });
+  });
+
+  it("keeps the authV2 verifier's proxy (fixed identity) and upgrades it to the current verifier, so the AuthV2Validator and the UniversalVerifier never change with the verifier", () => {
+    const at = (kind: string, key: string): number => DEPLOYMENT_RECIPE.findIndex((step) => step.kind === kind && 'key' in step && step.key === key);
+    const implementation = DEPLOYMENT_RECIPE[at('contract', 'authV2VerifierImplementation')];
+    expect(implementation).toMatchObject({ code: { verifier: 'authV2' } });
+    const proxy = DEPLOYMENT_RECIPE[at('proxy', 'authV2Verifier')];
+    expect(proxy?.kind === 'proxy' && proxy.initializer).toBeUndefined();
+    // Its identity names neither the implementation nor the verifier: a change of either keeps the proxy.
+    const identity = proxy?.kind === 'proxy' ? proxy.identity?.({ ...inputs, verifiers: { authV2: 'one' } as never }) : undefined;
+    expect(identity).toEqual(proxy?.kind === 'proxy' ? proxy.identity?.({ ...inputs, verifiers: { authV2: 'another' } as never, address: () => 'elsewhere' }) : 'no identity');
+    const upgrade = DEPLOYMENT_RECIPE.findIndex((step) => step.kind === 'upgrade');
+    expect(DEPLOYMENT_RECIPE[upgrade]).toMatchObject({ proxy: 'authV2Verifier', implementation: 'authV2VerifierImplementation' });
+    const validator = DEPLOYMENT_RECIPE[at('proxy', 'authV2Validator')];
+    expect(validator?.kind === 'proxy' && validator.initializer?.args(inputs)).toEqual(['address of state', 'address of authV2Verifier', '0x1']);
+    // The UniversalVerifier comes after the validator, and its identity names it: a new validator is a new UniversalVerifier.
+    const universalVerifier = DEPLOYMENT_RECIPE[at('proxy', 'universalVerifier')];
+    expect(at('proxy', 'universalVerifier')).toBeGreaterThan(at('proxy', 'authV2Validator'));
+    expect(universalVerifier?.kind === 'proxy' && universalVerifier.identity?.(inputs)).toContain('address of authV2Validator');
+  });
+
+  it('registers authV2 unless it exists, and refuses an authV2 method bound to another validator (UniversalVerifier 2.3.0 cannot repoint one)', () => {
+    const configure = DEPLOYMENT_RECIPE.find((step) => step.kind === 'configure' && step.call.method === 'setAuthMethod' && String(step.label).includes('(authV2)'));
+    if (configure?.kind !== 'configure') throw new Error('no authV2 configure step');
+    expect(configure.call.args(inputs)).toEqual([{ authMethod: 'authV2', validator: 'address of authV2Validator', params: '0x' }]);
+    expect(configure.unless.holds(false, inputs)).toBe(false);
+    expect(configure.unless.holds(true, inputs)).toBe(true);
+    const agrees = configure.agrees!;
+    expect(agrees).toMatchObject({ method: 'getAuthMethod' });
+    expect(agrees.args?.(inputs)).toEqual(['authV2']);
+    // ethers gives the AuthMethodData tuple as a Result: by name and by position.
+    expect(agrees.holds({ validator: 'ADDRESS OF AUTHV2VALIDATOR', params: '0x', isActive: true }, inputs)).toBe(true);
+    expect(agrees.holds(['address of authV2Validator', '0x', true], inputs)).toBe(true);
+    expect(agrees.holds({ validator: '0xother', params: '0x', isActive: true }, inputs)).toBe(false);
+    expect(agrees.refusal({ validator: '0xother' }, inputs)).toBe(
+      'the UniversalVerifier address of universalVerifier has its authV2 auth method bound to the validator 0xother, not to address of authV2Validator, and UniversalVerifier 2.3.0 cannot repoint an auth method; redeploy with `vc chain deploy --force`',
+    );
   });
 
   it('registers the ethIdentity auth method with the EthIdentityValidator proxy, whose artifact verifies a sender against the user id', () => {
     const proxy = DEPLOYMENT_RECIPE.find((step) => step.kind === 'proxy' && step.key === 'ethIdentityValidator');
-    expect(proxy).toMatchObject({ artifact: 'EthIdentityValidator', implementation: 'ethIdentityValidatorImplementation' });
+    expect(proxy).toMatchObject({ initializer: { artifact: 'EthIdentityValidator' }, implementation: 'ethIdentityValidatorImplementation' });
     const abi = iden3Artifact('EthIdentityValidator').abi as Array<{ type: string; name?: string; inputs?: Array<{ type: string }> }>;
     expect(abi.find((item) => item.type === 'function' && item.name === 'verify')?.inputs?.map((input) => input.type)).toEqual(['address', 'bytes', 'bytes']);
     const configure = DEPLOYMENT_RECIPE.find((step) => step.kind === 'configure' && step.call.method === 'setAuthMethod' && String(step.label).includes(ETH_IDENTITY_METHOD));
     expect(configure).toBeDefined();
-    const inputs = { owner: '0x1', defaultIdType: '0x0212', zeroAddress: '0x0', verifiers: {} as never, address: (key: ContractKey) => `address of ${key}` };
     expect(configure!.kind === 'configure' && configure!.call.args(inputs)).toEqual([{ authMethod: 'ethIdentity', validator: 'address of ethIdentityValidator', params: '0x' }]);
   });
 });

@@ -1,0 +1,141 @@
+/**
+ * The authV2 verifier's deployment steps on a real anvil node (a copy of the template home, its
+ * contracts deployed): the verifier behind a proxy of its own, upgraded in place when it changes,
+ * so the AuthV2Validator and the UniversalVerifier's `authV2` auth method (which UniversalVerifier
+ * 2.3.0 binds once) stay; a re-run after either crash window (the new implementation recorded,
+ * its upgrade sent or not) does the missing work once; and a home deployed before the proxy
+ * existed gets a new validator and UniversalVerifier whose `authV2` method is that validator.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/parse.js';
+import { Context } from '../../../src/context.js';
+import { readAddressBook, saveAddressBook } from '../../../src/chain/addressBook.js';
+import { bytecodeHash, iden3Artifact, openZeppelinArtifact } from '../../../src/chain/artifacts.js';
+import { getChain } from '../../../src/chain/chainClient.js';
+import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/deployContracts.js';
+import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
+import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
+import { readContract, sendContractTransaction, sendTransaction } from '../../../src/chain/transactions.js';
+import { tempDir, templateHome } from '../../helpers.js';
+
+const tmp = tempDir('vc-authv2-verifier-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const contexts: Context[] = [];
+const UPGRADE = 'authV2 verifier proxy upgraded (authV2 verifier changed)';
+
+function newContext(): Context {
+  const ctx = new Context({ config: parseConfig({}, home) });
+  contexts.push(ctx);
+  return ctx;
+}
+
+afterAll(async () => {
+  for (const ctx of contexts) await ctx.close();
+  const ctx = new Context({ config: parseConfig({}, home) });
+  try {
+    await stopLocalNode(ctx, { persist: false });
+  } finally {
+    await ctx.close();
+  }
+  tmp.cleanup();
+}, 60_000);
+
+const official = iden3Artifact('Groth16VerifierAuthV2Wrapper');
+/** Another creation bytecode of the same verifier (trailing bytes a constructor without arguments ignores): what a rebuilt dev verifier looks like. */
+const variant = (n: number): { abi: unknown[]; bytecode: string } => ({ abi: official.abi, bytecode: `${official.bytecode}${'00'.repeat(n)}` });
+
+/** What submitResponse runs for `authV2`: the UniversalVerifier's validator, its verifier, and the code behind that proxy. */
+async function authV2Chain(ctx: Context): Promise<{ universalVerifier: string; validator: string; verifier: string; implementation: string }> {
+  const chain = await getChain(ctx);
+  const universalVerifier = chain.addresses.universalVerifier;
+  const method = await readContract<{ validator: string; isActive: boolean }>(
+    ctx,
+    { address: universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: ['authV2'] },
+    'getAuthMethod',
+  );
+  expect(method.isActive).toBe(true);
+  const verifier = await readContract<string>(ctx, { address: method.validator, abi: iden3Artifact('AuthV2Validator').abi as never, method: 'getVerifierByCircuitId', args: ['authV2'] }, 'getVerifierByCircuitId');
+  const implementation = await readProxySlot(chain.provider, verifier, EIP1967_IMPLEMENTATION_SLOT, 'test');
+  return { universalVerifier, validator: method.validator, verifier, implementation };
+}
+
+describe('the authV2 verifier behind its proxy', () => {
+  it("a changed verifier upgrades the proxy in place: validator, UniversalVerifier and its authV2 method stay; a re-run does nothing", async () => {
+    const ctx = newContext();
+    const before = await authV2Chain(ctx);
+    const book = readAddressBook(ctx)!;
+    // The template's deployment: the proxy runs the recorded implementation, the validator uses the proxy.
+    expect(before.verifier.toLowerCase()).toBe(book.contracts.authV2Verifier!.address.toLowerCase());
+    expect(before.implementation.toLowerCase()).toBe(book.contracts.authV2VerifierImplementation!.address.toLowerCase());
+    expect(before.validator.toLowerCase()).toBe(book.contracts.authV2Validator!.address.toLowerCase());
+
+    const changed = await deployContracts(ctx, { verifiers: { authV2: variant(1) } });
+    expect(changed.deployed).toEqual(['authV2VerifierImplementation']);
+    expect(changed.configured).toEqual([UPGRADE]);
+    expect(changed.book.verifiers.authV2).toMatchObject({ source: 'dev', codeHash: bytecodeHash(variant(1).bytecode) });
+    const after = await authV2Chain(newContext());
+    expect({ ...after, implementation: undefined }).toEqual({ ...before, implementation: undefined });
+    expect(after.implementation.toLowerCase()).toBe(changed.book.contracts.authV2VerifierImplementation!.address.toLowerCase());
+    expect(after.implementation).not.toBe(before.implementation);
+
+    const again = await deployContracts(newContext());
+    expect({ deployed: again.deployed, configured: again.configured }).toEqual({ deployed: [], configured: [] });
+  });
+
+  it('a deployment killed after the new implementation was recorded completes the upgrade once, whether it was sent or not', async () => {
+    const ctx = newContext();
+    const chain = await getChain(ctx);
+    const proxy = readAddressBook(ctx)!.contracts.authV2Verifier!.address;
+    const done = await deployContracts(ctx, { verifiers: { authV2: variant(2) } });
+    expect(done.configured).toEqual([UPGRADE]);
+    const newImplementation = done.book.contracts.authV2VerifierImplementation!.address;
+
+    // Killed after the upgrade was mined, before the book was complete: nothing is sent again.
+    saveAddressBook(ctx, { ...readAddressBook(ctx)!, complete: false });
+    const rerun = await deployContracts(newContext());
+    expect({ deployed: rerun.deployed, configured: rerun.configured }).toEqual({ deployed: [], configured: [] });
+
+    // Killed before the upgrade was sent (the proxy still runs an older implementation): the re-run sends it, once.
+    const older = await sendTransaction(ctx, { data: official.bytecode }, { description: 'an older implementation', checkpoint: false });
+    const admin = await readProxySlot(chain.provider, proxy, EIP1967_ADMIN_SLOT, 'test');
+    await sendContractTransaction(ctx, { address: admin, abi: openZeppelinArtifact('ProxyAdmin').abi as never, method: 'upgradeAndCall', args: [proxy, older.contractAddress!, '0x'] }, { description: 'back', checkpoint: false });
+    saveAddressBook(ctx, { ...readAddressBook(ctx)!, complete: false });
+    const resumed = await deployContracts(newContext());
+    expect({ deployed: resumed.deployed, configured: resumed.configured }).toEqual({ deployed: [], configured: [UPGRADE] });
+    expect((await readProxySlot(chain.provider, proxy, EIP1967_IMPLEMENTATION_SLOT, 'test')).toLowerCase()).toBe(newImplementation.toLowerCase());
+    expect((await deployContracts(newContext())).configured).toEqual([]);
+  });
+
+  it('a home deployed before the proxy (the official verifier given to the validator directly) gets a validator and a UniversalVerifier whose authV2 method uses the proxy', async () => {
+    const ctx = newContext();
+    const before = readAddressBook(ctx)!;
+    // The earlier recipe: `authV2Verifier` a plain verifier contract, no implementation step, the
+    // UniversalVerifier and validator recorded with the fingerprints of their creation data.
+    const plain = await sendTransaction(ctx, { data: official.bytecode }, { description: 'the earlier plain authV2 verifier', checkpoint: false });
+    const older = structuredClone(before);
+    delete older.contracts.authV2VerifierImplementation;
+    older.contracts.authV2Verifier = { address: plain.contractAddress!, fingerprint: bytecodeHash(official.bytecode), txHash: plain.hash, blockNumber: plain.blockNumber };
+    older.contracts.authV2Validator!.fingerprint = 'creation data of the earlier validator';
+    older.contracts.universalVerifier!.fingerprint = 'creation data of the earlier UniversalVerifier';
+    delete older.verifiers.authV2;
+    saveAddressBook(ctx, older);
+
+    const next = newContext();
+    await ensureDeployed(next);
+    const after = readAddressBook(next)!;
+    expect(after.complete).toBe(true);
+    for (const key of ['authV2Verifier', 'authV2Validator', 'universalVerifier'] as const) expect(after.contracts[key]!.address, key).not.toBe(older.contracts[key]!.address);
+    for (const key of ['state', 'mtpValidator', 'v3Validator', 'identityTreeStore', 'ethIdentityValidator'] as const) expect(after.contracts[key], key).toEqual(before.contracts[key]);
+    const chain = await authV2Chain(next);
+    expect(chain.universalVerifier.toLowerCase()).toBe(after.contracts.universalVerifier!.address.toLowerCase());
+    expect(chain.validator.toLowerCase()).toBe(after.contracts.authV2Validator!.address.toLowerCase());
+    expect(chain.verifier.toLowerCase()).toBe(after.contracts.authV2Verifier!.address.toLowerCase());
+    expect(chain.implementation.toLowerCase()).toBe(after.contracts.authV2VerifierImplementation!.address.toLowerCase());
+    // The new UniversalVerifier is configured as the first one was (its other methods, its validators).
+    const uv = { address: chain.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never };
+    for (const method of ['embeddedAuth', 'ethIdentity']) expect(await readContract<boolean>(next, { ...uv, method: 'authMethodExists', args: [method] }, method), method).toBe(true);
+    for (const key of ['mtpValidator', 'v3Validator'] as const) expect(await readContract<boolean>(next, { ...uv, method: 'isWhitelistedValidator', args: [after.contracts[key]!.address] }, key), key).toBe(true);
+    expect((await deployContracts(newContext())).deployed).toEqual([]);
+  });
+});
