@@ -157,6 +157,28 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
 }
 
 /**
+ * The fix for a mismatched authV2 verifier: when the UniversalVerifier's `authV2` method is bound
+ * to another validator than the one this deployment upgrades (an earlier vc bound it, and
+ * UniversalVerifier 2.3.0 cannot repoint a method), deploying again changes nothing for it.
+ */
+async function authV2Fix(ctx: Context, circuit: VerifierCircuit, fix: string): Promise<string> {
+  if (circuit !== AUTH_V2_VERIFIER_CIRCUIT) return fix;
+  const chain = await getChain(ctx);
+  const own = chain.addresses.all.authV2Validator;
+  const method = await readContract<{ validator: string }>(
+    ctx,
+    { address: chain.addresses.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: [AUTH_V2_METHOD] },
+    'read the authV2 auth method',
+  );
+  if (own === undefined || method.validator.toLowerCase() === own.toLowerCase()) return fix;
+  return (
+    `the UniversalVerifier ${chain.addresses.universalVerifier} binds its ${AUTH_V2_METHOD} method to the validator ${method.validator} (deployed by an earlier vc), ` +
+    `which UniversalVerifier 2.3.0 cannot repoint: submit with embeddedAuth (the default), or deploy new contracts with \`vc chain deploy --force\` ` +
+    '(requests registered on this UniversalVerifier stay on it)'
+  );
+}
+
+/**
  * Refuses (ConfigError, exit 3) when a verifier on the chain does not hold the verification key
  * of a local circuit in use (`<dir>/<circuit>/verification_key.json`): the default ones, and the
  * V3 circuits named in `circuits.ids` (those the set in use holds).
@@ -186,8 +208,8 @@ export async function checkVerifiersMatchCircuits(
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;
     const message = circuits.development
-      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${fix}`
-      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${fix}`;
+      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${await authV2Fix(ctx, circuit, fix)}`
+      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${await authV2Fix(ctx, circuit, fix)}`;
     throw new ConfigError(message, { field: circuit });
   }
 }

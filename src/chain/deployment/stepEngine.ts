@@ -11,7 +11,7 @@
  */
 import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../../context.js';
-import { ConfigError, NetworkError } from '../../errors.js';
+import { NetworkError } from '../../errors.js';
 import { saveAddressBook, type AddressBook, type ContractKey } from '../addressBook.js';
 import { type Artifact, bytecodeHash, iden3Artifact, linkBytecode, openZeppelinArtifact, poseidonLibrary, requiredLibraries } from '../artifacts.js';
 import type { ChainConnection } from '../connection.js';
@@ -72,12 +72,7 @@ export class Deployment {
         const artifact = iden3Artifact(step.artifact);
         const address = this.address(step.contract);
         const current = await this.read(address, artifact, step.unless.method, step.unless.args?.(inputs) ?? []);
-        if (!step.unless.holds(current, inputs)) {
-          await this.configure(text(step.label, inputs), address, artifact, step.call.method, step.call.args(inputs));
-        } else if (step.agrees !== undefined) {
-          const value = await this.read(address, artifact, step.agrees.method, step.agrees.args?.(inputs) ?? []);
-          if (!step.agrees.holds(value, inputs)) throw new ConfigError(step.agrees.refusal(value, inputs));
-        }
+        if (!step.unless.holds(current, inputs)) await this.configure(text(step.label, inputs), address, artifact, step.call.method, step.call.args(inputs));
       } else if (step.kind === 'upgrade') {
         await this.upgrade(text(step.label, inputs), this.address(step.proxy), this.address(step.implementation));
       } else if (step.kind === 'contract') {

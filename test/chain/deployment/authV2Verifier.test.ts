@@ -4,7 +4,8 @@
  * so the AuthV2Validator and the UniversalVerifier's `authV2` auth method (which UniversalVerifier
  * 2.3.0 binds once) stay; a re-run after either crash window (the new implementation recorded,
  * its upgrade sent or not) does the missing work once; and a home deployed before the proxy
- * existed gets a new validator and UniversalVerifier whose `authV2` method is that validator.
+ * existed keeps its UniversalVerifier, whose `authV2` method stays bound to the earlier validator
+ * (vc refuses authV2 there, naming it, when its verifier is not the circuits' one).
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/d
 import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
 import { readContract, sendContractTransaction, sendTransaction } from '../../../src/chain/transactions.js';
+import { requireAuthV2Verifier } from '../../../src/iden3/wallet.js';
 import { tempDir, templateHome } from '../../helpers.js';
 
 const tmp = tempDir('vc-authv2-verifier-');
@@ -107,17 +109,17 @@ describe('the authV2 verifier behind its proxy', () => {
     expect((await deployContracts(newContext())).configured).toEqual([]);
   });
 
-  it('a home deployed before the proxy (the official verifier given to the validator directly) gets a validator and a UniversalVerifier whose authV2 method uses the proxy', async () => {
+  it("a home deployed before the proxy keeps its UniversalVerifier (and its requests) and gets a validator behind the proxy; the UniversalVerifier's authV2 method stays bound to the earlier validator, and authV2 is refused naming it when that validator's verifier is not the circuits' one", async () => {
     const ctx = newContext();
     const before = readAddressBook(ctx)!;
+    const bound = await authV2Chain(ctx);
     // The earlier recipe: `authV2Verifier` a plain verifier contract, no implementation step, the
-    // UniversalVerifier and validator recorded with the fingerprints of their creation data.
+    // validator recorded with the fingerprint of its creation data (which named that verifier).
     const plain = await sendTransaction(ctx, { data: official.bytecode }, { description: 'the earlier plain authV2 verifier', checkpoint: false });
     const older = structuredClone(before);
     delete older.contracts.authV2VerifierImplementation;
     older.contracts.authV2Verifier = { address: plain.contractAddress!, fingerprint: bytecodeHash(official.bytecode), txHash: plain.hash, blockNumber: plain.blockNumber };
     older.contracts.authV2Validator!.fingerprint = 'creation data of the earlier validator';
-    older.contracts.universalVerifier!.fingerprint = 'creation data of the earlier UniversalVerifier';
     delete older.verifiers.authV2;
     saveAddressBook(ctx, older);
 
@@ -125,17 +127,22 @@ describe('the authV2 verifier behind its proxy', () => {
     await ensureDeployed(next);
     const after = readAddressBook(next)!;
     expect(after.complete).toBe(true);
-    for (const key of ['authV2Verifier', 'authV2Validator', 'universalVerifier'] as const) expect(after.contracts[key]!.address, key).not.toBe(older.contracts[key]!.address);
-    for (const key of ['state', 'mtpValidator', 'v3Validator', 'identityTreeStore', 'ethIdentityValidator'] as const) expect(after.contracts[key], key).toEqual(before.contracts[key]);
+    for (const key of ['authV2Verifier', 'authV2Validator'] as const) expect(after.contracts[key]!.address, key).not.toBe(older.contracts[key]!.address);
+    for (const key of ['universalVerifier', 'state', 'mtpValidator', 'v3Validator', 'identityTreeStore', 'ethIdentityValidator'] as const) expect(after.contracts[key], key).toEqual(before.contracts[key]);
+    // UniversalVerifier 2.3.0 cannot repoint an auth method: authV2 stays bound to the earlier validator.
     const chain = await authV2Chain(next);
-    expect(chain.universalVerifier.toLowerCase()).toBe(after.contracts.universalVerifier!.address.toLowerCase());
-    expect(chain.validator.toLowerCase()).toBe(after.contracts.authV2Validator!.address.toLowerCase());
-    expect(chain.verifier.toLowerCase()).toBe(after.contracts.authV2Verifier!.address.toLowerCase());
-    expect(chain.implementation.toLowerCase()).toBe(after.contracts.authV2VerifierImplementation!.address.toLowerCase());
-    // The new UniversalVerifier is configured as the first one was (its other methods, its validators).
-    const uv = { address: chain.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never };
-    for (const method of ['embeddedAuth', 'ethIdentity']) expect(await readContract<boolean>(next, { ...uv, method: 'authMethodExists', args: [method] }, method), method).toBe(true);
-    for (const key of ['mtpValidator', 'v3Validator'] as const) expect(await readContract<boolean>(next, { ...uv, method: 'isWhitelistedValidator', args: [after.contracts[key]!.address] }, key), key).toBe(true);
+    expect(chain.universalVerifier.toLowerCase()).toBe(before.contracts.universalVerifier!.address.toLowerCase());
+    expect(chain.validator.toLowerCase()).toBe(bound.validator.toLowerCase());
+    expect(chain.validator.toLowerCase()).not.toBe(after.contracts.authV2Validator!.address.toLowerCase());
+    // Behind it, the official verifier (what an earlier vc gave its validator): vc refuses authV2
+    // before proving, naming the validator it is bound to and the way out.
+    const officialImplementation = await sendTransaction(next, { data: official.bytecode }, { description: 'the official authV2 verifier', checkpoint: false });
+    const admin = await readProxySlot((await getChain(next)).provider, chain.verifier, EIP1967_ADMIN_SLOT, 'test');
+    await sendContractTransaction(next, { address: admin, abi: openZeppelinArtifact('ProxyAdmin').abi as never, method: 'upgradeAndCall', args: [chain.verifier, officialImplementation.contractAddress!, '0x'] }, { description: 'official', checkpoint: false });
+    await expect(requireAuthV2Verifier(newContext())).rejects.toMatchObject({
+      exitCode: 3,
+      message: expect.stringContaining(`binds its authV2 method to the validator ${chain.validator} (deployed by an earlier vc), which UniversalVerifier 2.3.0 cannot repoint: submit with embeddedAuth (the default), or deploy new contracts with \`vc chain deploy --force\``),
+    });
     expect((await deployContracts(newContext())).deployed).toEqual([]);
   });
 });
