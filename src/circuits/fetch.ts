@@ -195,7 +195,7 @@ async function extractEntryAtomically(archive: string, dataStart: number, entry:
   }
 }
 
-/** The circuits vc takes from the archive: its default ones and the V3 on-chain query circuit (both sizes). */
+/** The circuits vc takes from the archive: its default ones and every on-demand one (V3 on chain and off chain, authV2, authV3; each size). */
 const FETCHED_CIRCUIT_IDS: readonly string[] = [...PROJECT_CIRCUIT_IDS, ...ON_DEMAND_CIRCUIT_IDS];
 
 /** Extracts `<...>/<circuitId>/<file>` entries of the project's circuits into `<dir>/<circuitId>/<file>`. */
