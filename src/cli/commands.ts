@@ -469,9 +469,10 @@ on the UniversalVerifier) is proved and submitted as vc holder prove-submit does
 the same prechecks), and the output is the proofs/1.0/contract-invoke-response (JSON: each proof
 with its txHash). A wallet acts only on its own chain: another chain_id, another contract than
 this chain's UniversalVerifier, another method than submitResponse (06c86a91), a request that is
-not registered (or registered with another query), or accept profiles without plain JSON
-(embedded auth; signed JSON ES256K-R for an Ethereum identity) are refused before any proof
-(exit 2); --post does not apply. Each submission is journaled once sent: a re-run after a crash
+not registered (or registered with another query), or accept profiles that allow none of plain
+JSON (embedded auth), an authV2 JWZ (vc's authV2 proof submitted with it; also when no profile is
+named, the js-sdk's default) or, for an Ethereum identity, signed JSON ES256K-R (ethIdentity) are
+refused before any proof (exit 2); --post does not apply. Each submission is journaled once sent: a re-run after a crash
 answers with it, submitting no second one; once the answer is written, a re-run is refused as
 already verified (exit 1).`,
   },

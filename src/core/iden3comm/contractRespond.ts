@@ -19,12 +19,14 @@ import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { InputError, NetworkError, UnprocessableError, VerificationError, describeError, isVcError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
+import { AUTH_V2_METHOD } from '../../chain/deployment/recipe.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
 import { SUBMIT_RESPONSE_METHOD_ID, proveAndSubmit } from '../pbq/prove.js';
 import { REQUEST_CIRCUITS, type CredentialRequest } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
+import { AUTH_ACCEPT_PROFILE } from './authRequest.js';
 import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
 import {
   CONTRACT_INVOKE_RESPONSE_TYPE,
@@ -37,7 +39,7 @@ import {
 } from './contractRequest.js';
 
 /** The auth a contract-invoke response carries (the js-sdk's AuthProof): embedded in the query proofs, or the sender's Ethereum identity. */
-export type ContractAuthProof = { authMethod: 'embeddedAuth' } | { authMethod: 'ethIdentity'; userDid: string };
+export type ContractAuthProof = { authMethod: 'embeddedAuth' } | { authMethod: 'authV2' } | { authMethod: 'ethIdentity'; userDid: string };
 
 /** The answer (the js-sdk's ContractInvokeResponse): each proof with the hash of its transaction. */
 export interface ContractInvokeResponseMessage {
@@ -87,26 +89,47 @@ const SUBMISSIONS_NS = 'iden3comm.contractSubmissions';
 type JournaledSubmission = { sender: string; txHash: string; response: ZeroKnowledgeProofResponse; sentAt: string };
 const submissionKey = (messageId: string, scopeId: number): string => JSON.stringify([messageId, scopeId]);
 
-/** Which of vc's two auth methods the request's accept profiles allow (no profile: the js-sdk's default, an authV2 JWZ, which vc cannot give on chain). */
-async function acceptedAuth(ctx: Context, accept: string[]): Promise<{ embedded: boolean; ethIdentity: boolean }> {
-  const { sdk } = (await getIden3(ctx)).modules;
-  const allowed = { embedded: false, ethIdentity: false };
+/** The media type of JWZ messages (an accept profile naming it asks for an auth proof). */
+const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
+
+/** The auth methods a request's accept profiles allow vc to submit with. */
+export interface AcceptedAuth {
+  embedded: boolean;
+  authV2: boolean;
+  ethIdentity: boolean;
+}
+
+/**
+ * Which of vc's auth methods the request's accept profiles allow: embedded auth for a plain-json
+ * profile, authV2 for an iden3-zkp-json one naming authV2 (and for no profile at all: the js-sdk's
+ * default, an authV2 proof), ethIdentity for a signed-json ES256K-R one.
+ */
+export function acceptedAuth(parseAcceptProfile: (profile: string) => { protocolVersion: unknown; env: unknown; circuits?: unknown[]; alg?: unknown[] }, accept: readonly string[]): AcceptedAuth {
+  const allowed: AcceptedAuth = { embedded: false, authV2: accept.length === 0, ethIdentity: false };
   for (const profile of accept) {
     let parsed;
     try {
-      parsed = sdk.parseAcceptProfile(profile);
+      parsed = parseAcceptProfile(profile);
     } catch {
       continue;
     }
     if (String(parsed.protocolVersion) !== 'iden3comm/v1') continue;
     if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
+    if (String(parsed.env) === ZKP_MEDIA_TYPE && (parsed.circuits ?? []).map(String).includes(AUTH_V2_METHOD)) allowed.authV2 = true;
     if (String(parsed.env) === 'application/iden3comm-signed-json' && parsed.alg?.[0] !== undefined && String(parsed.alg[0]) === 'ES256K-R') allowed.ethIdentity = true;
   }
   return allowed;
 }
 
+/** The auth method vc submits with for a holder: ethIdentity for an Ethereum identity; else embedded auth, or authV2 when only that is accepted. */
+export function chooseContractAuth(allowed: AcceptedAuth, ethereum: boolean): 'embeddedAuth' | 'authV2' | 'ethIdentity' | undefined {
+  if (ethereum) return allowed.ethIdentity ? 'ethIdentity' : undefined;
+  if (allowed.embedded) return 'embeddedAuth';
+  return allowed.authV2 ? 'authV2' : undefined;
+}
+
 /** The request checked: its shape, then what a wallet can tell without the chain. */
-async function checkContractInvokeRequest(ctx: Context, value: unknown, where: string): Promise<{ message: ContractInvokeRequest; auth: { embedded: boolean; ethIdentity: boolean } }> {
+async function checkContractInvokeRequest(ctx: Context, value: unknown, where: string): Promise<{ message: ContractInvokeRequest; auth: AcceptedAuth }> {
   let message: ContractInvokeRequest;
   try {
     message = parseInput(contractInvokeRequestSchema, value, where);
@@ -126,12 +149,13 @@ async function checkContractInvokeRequest(ctx: Context, value: unknown, where: s
     throw new UnprocessableError(`${where}: transaction_data.chain_id ${data.chain_id} is not this wallet's chain ${ownChain}; a wallet acts only on its own chain`, { field: 'request' });
   }
   const accept = message.body.accept ?? [];
-  const auth = await acceptedAuth(ctx, accept);
-  if (!auth.embedded && !auth.ethIdentity) {
-    const asked = accept.length === 0 ? 'no accept profile (the js-sdk then answers with an authV2 proof)' : `only ${accept.map((profile) => profile.slice(0, 200)).join(', ')}`;
-    throw new UnprocessableError(`${where}: the request accepts ${asked}; vc submits with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or, for an Ethereum identity, ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`, {
-      field: 'request',
-    });
+  const { sdk } = (await getIden3(ctx)).modules;
+  const auth = acceptedAuth((profile) => sdk.parseAcceptProfile(profile), accept);
+  if (!auth.embedded && !auth.authV2 && !auth.ethIdentity) {
+    throw new UnprocessableError(
+      `${where}: the request accepts only ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc submits with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}), an authV2 proof (${AUTH_ACCEPT_PROFILE}) or, for an Ethereum identity, ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`,
+      { field: 'request' },
+    );
   }
   for (const [index, scope] of message.body.scope.entries()) {
     if (!(REQUEST_CIRCUITS as readonly string[]).includes(scope.circuitId)) {
@@ -198,8 +222,11 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
       throw new UnprocessableError(`${where}: the request is addressed to ${message.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
     }
     const ethereum = (await ethereumAddressOfDid(ctx, holder)) !== undefined;
-    if (ethereum ? !auth.ethIdentity : !auth.embedded) {
-      const needed = ethereum ? `${holder} is an Ethereum identity, whose proofs are submitted with ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})` : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE})`;
+    const authMethod = chooseContractAuth(auth, ethereum);
+    if (authMethod === undefined) {
+      const needed = ethereum
+        ? `${holder} is an Ethereum identity, whose proofs are submitted with ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`
+        : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or an authV2 proof (${AUTH_ACCEPT_PROFILE})`;
       throw new UnprocessableError(`${where}: the request's accept profiles (${(message.body.accept ?? []).join(', ')}) leave out what this answer needs: ${needed}`, { field: 'request' });
     }
 
@@ -240,6 +267,7 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
         await proveAndSubmit(ctx, {
           credential,
           request,
+          ...(authMethod === 'authV2' ? { auth: authMethod } : {}),
           names: (field) => (field.startsWith('credentialRequest') ? `${where} ${scopeLabel(scope)}${field.slice('credentialRequest'.length)}` : field.startsWith('verifiableCredential') ? `${names('credential')}${field.slice('verifiableCredential'.length)}` : names(field)),
           onSubmitted: (sent) => {
             submitted = sent;
@@ -253,7 +281,7 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
       scopeResponses.push({ txHash: submitted.txHash, ...submitted.response });
     }
 
-    const authProof: ContractAuthProof = ethereum ? { authMethod: 'ethIdentity', userDid: holder } : { authMethod: 'embeddedAuth' };
+    const authProof: ContractAuthProof = authMethod === 'ethIdentity' ? { authMethod, userDid: holder } : { authMethod };
     return {
       id: message.id,
       thid: message.thid ?? message.id,

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLBACK_MAX_ANSWER_BYTES, postToken } from '../../../src/core/iden3comm/authRespond.js';
+import { acceptedAuth, chooseContractAuth } from '../../../src/core/iden3comm/contractRespond.js';
 import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
 import { plainFieldNames } from '../../../src/core/validate.js';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
@@ -270,6 +271,26 @@ describe('vc holder respond: a contract-invoke-request it will not act on (refus
   };
   const at = (name: string): string => `--request ${name}`;
 
+  it("picks the auth method from the accept profiles as a js-sdk wallet would: embedded auth first, an authV2 proof when only that is accepted (or nothing is named: the js-sdk's default), ethIdentity for an Ethereum identity only", async () => {
+    const { parseAcceptProfile } = await import('@0xpolygonid/js-sdk');
+    const parse = (profile: string) => parseAcceptProfile(profile) as never;
+    const PLAIN = 'iden3comm/v1;env=application/iden3comm-plain-json';
+    const AUTHV2 = 'iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16';
+    const AUTHV3 = 'iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16';
+    const ES256K = 'iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R';
+    const choose = (accept: string[], ethereum = false) => chooseContractAuth(acceptedAuth(parse, accept), ethereum);
+    expect(choose([PLAIN])).toBe('embeddedAuth');
+    expect(choose([AUTHV2, PLAIN])).toBe('embeddedAuth');
+    expect(choose([AUTHV2])).toBe('authV2');
+    expect(choose([])).toBe('authV2');
+    expect(choose([AUTHV3])).toBeUndefined();
+    expect(choose(['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'])).toBe('authV2');
+    expect(choose(['not a profile', 'iden3comm/v2;env=application/iden3comm-plain-json'])).toBeUndefined();
+    expect(choose([ES256K])).toBeUndefined();
+    expect(choose([ES256K], true)).toBe('ethIdentity');
+    expect(choose([PLAIN, AUTHV2], true)).toBeUndefined();
+  });
+
   it('refuses another chain, another method, a malformed message, an empty scope, another circuit and accept profiles vc cannot satisfy, with the reason', async () => {
     const other = requestFile(invoke((m) => (m.body.transaction_data.chain_id = 80002)));
     expect(await refused(['--request', other])).toEqual(expect.objectContaining({ field: '--request', message: `${at(other)}: transaction_data.chain_id 80002 is not this wallet's chain 152; a wallet acts only on its own chain` }));
@@ -289,12 +310,10 @@ describe('vc holder respond: a contract-invoke-request it will not act on (refus
     );
     const twoFields = requestFile(invoke((m) => ((m.body.scope as Array<{ query: { credentialSubject: unknown } }>)[0]!.query.credentialSubject = { birthday: {}, documentType: {} })));
     expect((await refused(['--request', twoFields])).message).toBe(`${at(twoFields)}: field body.scope[0].query.credentialSubject asks 2 fields (birthday, documentType); a credentialAtomicQueryV3OnChain proof answers one`);
-    const zkp = requestFile(invoke((m) => (m.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'])));
-    expect((await refused(['--request', zkp])).message).toBe(
-      `${at(zkp)}: the request accepts only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16; vc submits with embedded auth (iden3comm/v1;env=application/iden3comm-plain-json) or, for an Ethereum identity, ethIdentity (iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R)`,
+    const authV3 = requestFile(invoke((m) => (m.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16', 'iden3comm/v2;env=application/iden3comm-plain-json'])));
+    expect((await refused(['--request', authV3])).message).toBe(
+      `${at(authV3)}: the request accepts only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16, iden3comm/v2;env=application/iden3comm-plain-json; vc submits with embedded auth (iden3comm/v1;env=application/iden3comm-plain-json), an authV2 proof (iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16) or, for an Ethereum identity, ethIdentity (iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R)`,
     );
-    const none = requestFile(invoke((m) => delete (m.body as { accept?: unknown }).accept));
-    expect((await refused(['--request', none])).message).toMatch(/the request accepts no accept profile \(the js-sdk then answers with an authV2 proof\); vc submits with embedded auth/);
     const expired = requestFile(invoke((m) => (m.expires_time = 1_700_000_000)));
     expect((await refused(['--request', expired])).message).toBe(`${at(expired)}: the request expired at 2023-11-14T22:13:20.000Z`);
   });
