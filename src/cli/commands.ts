@@ -849,7 +849,7 @@ Examples:
         (info.onDemand.length === 0 ? '' : `; built on demand: ${info.onDemand.map((c) => `${c.id} (${c.complete ? 'built' : 'not built yet'})`).join(', ')}`) +
         `; prover: ${info.prover.inUse} (${info.prover.reason})`,
     ),
-    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthe authV3 ones by vc circuits build --circuit ID only. They are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthe authV3 ones by the first vc holder respond or vc verifier verify --jwz of a request accepting\nauthV3 only, or vc circuits build --circuit ID. They are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {
     path: 'circuits fetch',
