@@ -217,7 +217,7 @@ export async function readAuthRequest(ctx: Context, given: RespondInput['request
  * (chooseAuthCircuit: authV2 when allowed, else authV3-8-32 or authV3); a request that allows none
  * is refused before any proof.
  */
-export async function authCircuitFor(ctx: Context, request: ReceivedAuthRequest, where: string): Promise<AuthCircuit> {
+export async function authCircuitFor(ctx: Context, request: ReceivedAuthRequest, where: string): Promise<{ circuit: AuthCircuit; allowed: AuthCircuit[] }> {
   const accept = request.body.accept ?? [];
   const { sdk } = (await getIden3(ctx)).modules;
   const allowed = acceptedAuthCircuits(accept, (profile) => sdk.parseAcceptProfile(profile));
@@ -226,7 +226,7 @@ export async function authCircuitFor(ctx: Context, request: ReceivedAuthRequest,
   if (chosen === undefined) {
     throw new UnprocessableError(`${where}: the request accepts ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc answers only ${authAcceptProfile(AUTH_CIRCUITS)}`, { field: 'request' });
   }
-  return chosen;
+  return { circuit: chosen, allowed };
 }
 
 /** A scope item in words, for messages: `scope 123 (KYCAgeCredential birthday $sd)`. */
@@ -359,7 +359,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     if (callback === '') throw new InputError(`${names('post')}: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier`, { field: 'post' });
     checkReachable(callback, allowRemote, `${names('post')} (the request's callbackUrl)`, 'post');
   }
-  const authCircuit = await authCircuitFor(ctx, request, where);
+  const auth = await authCircuitFor(ctx, request, where);
   const scopes = request.body.scope as Scope[];
   for (const scope of scopes) {
     if (scope.circuitId !== AUTH_SCOPE_CIRCUIT) {
@@ -378,7 +378,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
 
   // The proofs hold the server's exclusive turn (they share the prover and read the trees); the post
   // to the callback waits for the verifier outside it, never blocking the other mutating routes.
-  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier, authCircuit));
+  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier, auth));
   // Posted already by a run that never delivered its output (killed before it): that answer, not a second one.
   if (kept) return result;
   if (input.post === true) {
@@ -411,7 +411,7 @@ export function authRespondDelivered(ctx: Context, result: RespondResult): void 
 }
 
 /** The answer to a checked request: every scope item proved and the response packed as a JWZ. */
-async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID, authCircuit: AuthCircuit): Promise<{ result: RespondResult; kept: boolean }> {
+async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID, auth: { circuit: AuthCircuit; allowed: AuthCircuit[] }): Promise<{ result: RespondResult; kept: boolean }> {
   const where = names('request');
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
@@ -485,7 +485,15 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     from: holder,
     to: request.from,
   };
-  const token = await packAuthResponse(ctx, response, holderDid, authCircuit);
+  let token: string;
+  try {
+    token = await packAuthResponse(ctx, response, holderDid, auth.circuit);
+  } catch (error) {
+    // The small authV3's trees too shallow for this holder or this chain's GIST: the full one, when the request allows it.
+    if (!(error instanceof AuthTreesTooDeepError) || auth.circuit !== 'authV3-8-32' || !auth.allowed.includes('authV3')) throw error;
+    ctx.progress.info(`${error.message}; proving with authV3 instead`);
+    token = await packAuthResponse(ctx, response, holderDid, 'authV3');
+  }
   const result: RespondResult = {
     token,
     request: request.id,
@@ -495,6 +503,28 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     scope: chosen.map(({ scope, id }, index) => ({ id: scope.id, circuitId: responses[index]!.circuitId, credential: id })),
   };
   return { result, kept: false };
+}
+
+/** The Merkle proof depths an auth circuit holds: the identity's trees, and the GIST. */
+const AUTH_LEVELS: Record<AuthCircuit, { identity: number; gist: number }> = { authV2: { identity: 40, gist: 64 }, authV3: { identity: 40, gist: 64 }, 'authV3-8-32': { identity: 8, gist: 32 } };
+
+/** The holder's trees or the GIST are deeper than the auth circuit holds. */
+export class AuthTreesTooDeepError extends UnprocessableError {}
+
+/**
+ * Why an auth circuit's inputs (the js-sdk's, as JSON) do not fit it, or undefined: a Merkle
+ * proof with more siblings than the circuit has levels (the js-sdk pads shorter ones and leaves
+ * longer ones to fail in the witness).
+ */
+export function authDepthProblem(inputs: Uint8Array, circuitId: AuthCircuit): string | undefined {
+  const levels = AUTH_LEVELS[circuitId];
+  const parsed = JSON.parse(new TextDecoder().decode(inputs)) as Record<string, unknown>;
+  const length = (name: string): number => (Array.isArray(parsed[name]) ? parsed[name].length : 0);
+  for (const [name, what] of [['authClaimIncMtp', "the holder's claims tree"], ['authClaimNonRevMtp', "the holder's revocation tree"]] as const) {
+    if (length(name) > levels.identity) return `${what} needs ${length(name)} levels, ${circuitId} holds ${levels.identity}`;
+  }
+  if (length('gistMtp') > levels.gist) return `the chain's GIST needs ${length('gistMtp')} levels, ${circuitId} holds ${levels.gist}`;
+  return undefined;
 }
 
 /**
@@ -517,7 +547,12 @@ export async function packAuthResponse(ctx: Context, response: Record<string, un
     verify: (messageHash, proof, verificationKey) => registered.verify(messageHash, proof, verificationKey),
     prove: async (inputs) => (await prover.generate(inputs, circuitId)) as unknown as import('@iden3/js-jwz').ZKProof,
   };
-  const token = new jwz.Token(method, JSON.stringify(response), (hash, circuit) => proofService.generateAuthInputs(hash, holder, circuit as never));
+  const token = new jwz.Token(method, JSON.stringify(response), async (hash, circuit) => {
+    const inputs = await proofService.generateAuthInputs(hash, holder, circuit as never);
+    const problem = authDepthProblem(inputs, circuitId);
+    if (problem !== undefined) throw new AuthTreesTooDeepError(`the ${circuitId} proof of the answer cannot be made: ${problem}`);
+    return inputs;
+  });
   token.setHeader('typ', ZKP_MEDIA_TYPE);
   const step = ctx.progress.start(`generating the ${circuitId} proof (the JWZ token)`);
   try {

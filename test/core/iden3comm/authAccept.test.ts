@@ -2,11 +2,14 @@
  * Which auth circuit a JWZ answer is proved with (issue 28, authV3): the request's accept profiles
  * read as the js-sdk reads them (its parseAcceptProfile, used directly), and the holder's choice
  * among what they allow: authV2 whenever allowed (the default, as before), else the small authV3
- * (8, 32) before the full one, one vc has built before one it would build. No circuit is built.
+ * (8, 32) before the full one, one vc has built before one it would build; inputs whose Merkle
+ * proofs are deeper than the chosen circuit holds are told apart (the holder then falls back from
+ * authV3-8-32 to authV3 when allowed). No circuit is built.
  */
 import { parseAcceptProfile } from '@0xpolygonid/js-sdk';
 import { describe, expect, it } from 'vitest';
 import { AUTH_ACCEPT_PROFILE, AUTH_CIRCUITS, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit } from '../../../src/core/iden3comm/authRequest.js';
+import { authDepthProblem } from '../../../src/core/iden3comm/authRespond.js';
 import { iden3commAuthRequest } from '../../../src/core/operations/iden3commOperations.js';
 
 const parse = (profile: string): ReturnType<typeof parseAcceptProfile> => parseAcceptProfile(profile);
@@ -66,5 +69,23 @@ describe("the holder's auth circuit", () => {
 
   it('is none when the request allows no auth circuit vc proves with', () => {
     expect(chooseAuthCircuit([], ['authV3', 'authV3-8-32'])).toBeUndefined();
+  });
+});
+
+describe("the auth inputs' depths", () => {
+  const inputs = (identity: number, gist: number, nonRev = identity): Uint8Array =>
+    new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: new Array(identity).fill('0'), authClaimNonRevMtp: new Array(nonRev).fill('0'), gistMtp: new Array(gist).fill('0'), challenge: '1' }));
+
+  it('fit a circuit of at least as many levels (the js-sdk pads them to the levels it was asked for)', () => {
+    expect(authDepthProblem(inputs(8, 32), 'authV3-8-32')).toBeUndefined();
+    expect(authDepthProblem(inputs(40, 64), 'authV3')).toBeUndefined();
+    expect(authDepthProblem(inputs(40, 64), 'authV2')).toBeUndefined();
+  });
+
+  it('are too deep for authV3-8-32 beyond 8 identity levels or 32 GIST levels, naming the tree', () => {
+    expect(authDepthProblem(inputs(40, 64), 'authV3-8-32')).toBe("the holder's claims tree needs 40 levels, authV3-8-32 holds 8");
+    expect(authDepthProblem(inputs(8, 32, 9), 'authV3-8-32')).toBe("the holder's revocation tree needs 9 levels, authV3-8-32 holds 8");
+    expect(authDepthProblem(inputs(8, 33), 'authV3-8-32')).toBe("the chain's GIST needs 33 levels, authV3-8-32 holds 32");
+    expect(authDepthProblem(inputs(41, 64), 'authV3')).toBe("the holder's claims tree needs 41 levels, authV3 holds 40");
   });
 });
