@@ -1,8 +1,9 @@
 /**
  * The JWZ check shared by every iden3comm receiver of vc (the verifier's callback and
  * `vc verifier verify --jwz`, the issuer agent's fetch-request): the token's auth proof (authV2,
- * authV3 or authV3-8-32, as the caller accepts) verifies with vc's verification key of its circuit, the js-sdk's ZKPPacker unpacks it (the proof again, the sender
- * is the proof's identity) and the GIST root the proof names is the State contract's current root,
+ * authV3 or authV3-8-32, as the caller accepts) verifies with vc's verification key of its
+ * circuit, the js-sdk's ZKPPacker unpacks it (the proof again, the sender is the proof's
+ * identity) and the GIST root the proof names is the State contract's current root,
  * or one replaced less than AUTH_GIST_WINDOW_MS ago. A token that does not verify is a refusal with
  * its reason; an operational failure (the chain unreachable, the store) stays an error.
  */
