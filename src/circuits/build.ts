@@ -500,7 +500,7 @@ export interface OnDemandCircuitStatus extends CircuitFiles {
 /** Status without building: where the files are (or would be), keys, counts, dev or official. */
 export async function circuitsStatus(ctx: Context, options: BuildOptions = {}): Promise<CircuitsInfo & { upToDate: boolean; onDemand: OnDemandCircuitStatus[] }> {
   const buildHint = (id: string): string => {
-    if ((AUTH_V3_CIRCUIT_IDS as readonly string[]).includes(id)) return `built by \`vc circuits build --circuit ${id}\``;
+    if ((AUTH_V3_CIRCUIT_IDS as readonly string[]).includes(id)) return `built by the first iden3comm answer or verification of a request accepting authV3 only, or \`vc circuits build --circuit ${id}\``;
     return `built by the first ${(IDEN3COMM_CIRCUIT_IDS as readonly string[]).includes(id) ? 'vc verifier verify (iden3comm)' : 'V3 request or proof'}, or \`vc circuits build --circuit ${id}\``;
   };
   if (ctx.config.circuitsPath !== undefined && options.circuits === undefined) {

@@ -46,8 +46,8 @@ export const V3_CIRCUIT = 'credentialAtomicQueryV3';
 export const IDEN3COMM_CIRCUIT_IDS = [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT] as const;
 /**
  * The authV3 circuits (authV2's successor, which also takes Ethereum-based identities), at the
- * official size (40, 64) and the small one (8, 32): built only by `vc circuits build --circuit
- * ID`, as no command proves with them yet.
+ * official size (40, 64) and the small one (8, 32): built by `vc circuits build --circuit ID`, or
+ * on first use by an iden3comm answer or verification whose request accepts authV3 only.
  */
 export const AUTH_V3_CIRCUIT_IDS = ['authV3', 'authV3-8-32'] as const;
 

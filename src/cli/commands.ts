@@ -449,7 +449,9 @@ Answers an iden3comm authorization/1.0/request as a Privado ID wallet does: for 
 credential of its type, context and allowed issuers that satisfies the query is proved (or the one
 given with --credential / --id, for every item), with the item's id as the proof's challenge; the
 answer (authorization/1.0/response, from the credentials' subject DID) is packed as a JWZ whose auth
-proof is authV2 (Groth16), which the request's accept profiles must allow. The token goes to stdout
+proof (Groth16) is authV2 when the request's accept profiles allow it (or name none), else authV3-8-32
+or authV3 (the one built already, else the small one, built on first use, about 20 s); a request
+allowing none of them is refused before any proof. The token goes to stdout
 or -o FILE (the result as JSON with --json); --post sends it to the request's callbackUrl and
 reports the verifier's answer (exit 1 when it refuses; an answer over 64 KiB is cut, said so). A
 posted answer is kept until it is written: a re-run after a crash gives it back, posting no second.
@@ -632,7 +634,7 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
   {
     path: 'verifier auth-request',
     operation: iden3comm.iden3commAuthRequest,
-    flags: { queries: 'query <file>', context: 'context-url <url>', proofType: 'proof-type <sig|mtp>', callback: 'callback <url>', expires: 'expires <seconds>' },
+    flags: { queries: 'query <file>', context: 'context-url <url>', proofType: 'proof-type <sig|mtp>', callback: 'callback <url>', expires: 'expires <seconds>', accept: 'accept <circuits>' },
     fileLists: ['queries'],
     summary: summary<{ id: string; from: string; expires_time?: number; body: { scope: unknown[] } }>(
       (result) =>
@@ -646,11 +648,14 @@ and vc holder prove-submit refuses a second proof with a nullifier already on ch
   $ echo '{"type":"KYCAgeCredential","context":"URL","credentialSubject":{"birthday":{}}}' > sd.json
   $ echo '{"type":"KYCAgeCredential","context":"URL","credentialSubject":{"documentType":{"$in":[1,2]}}}' > doc.json
   $ vc verifier auth-request --query sd.json --query doc.json -o req.json
+  $ vc verifier auth-request --query sd.json --accept authV3,authV3-8-32 -o req.json
   $ vc verifier verify --jwz answer.jwz --request req.json
 
 The request (iden3comm authorization/1.0/request, made with the js-sdk's createAuthorizationRequest)
 comes from this wallet's verifier DID (its own identity, created on first use) and holds one
-credentialAtomicQueryV3 proof request per query; it accepts JWZ answers proved with authV2, and is
+credentialAtomicQueryV3 proof request per query; it accepts JWZ answers whose auth proof is authV2
+(Groth16), or with --accept the auth circuits named (authV2, authV3, authV3-8-32: one accept
+profile, iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3,authV3-8-32;alg=groth16), and is
 recorded in the wallet so that \`vc verifier verify --jwz\` checks an answer against it. One query
 takes the query flags of \`vc verifier request\` (all V3 operators). Several (at most 16) are
 given with --query FILE (repeated, or comma-separated), each file one query in the iden3 query
@@ -762,7 +767,8 @@ credential that names its subject must be presented by that subject). A challeng
 the second time; --require-nonce refuses any other challenge.
 
 --jwz FILE --request FILE verifies, off chain, the JWZ token a Privado ID / js-sdk wallet answered a
-\`vc verifier auth-request\` with: the authV2 proof (this wallet's verification key), its GIST root on
+\`vc verifier auth-request\` with: the auth proof (authV2, or authV3 / authV3-8-32 when the request
+accepts them; this wallet's verification key of that circuit, built on first use), its GIST root on
 the State contract (current, or replaced at most 5 minutes ago), the sender, the thread (the token
 answers this request), the request's expiry, one proof for each of the request's proof requests
 (a token answering only some of them is refused, naming those left), each against the request as
@@ -850,7 +856,7 @@ Examples:
         (info.onDemand.length === 0 ? '' : `; built on demand: ${info.onDemand.map((c) => `${c.id} (${c.complete ? 'built' : 'not built yet'})`).join(', ')}`) +
         `; prover: ${info.prover.inUse} (${info.prover.reason})`,
     ),
-    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthe authV3 ones by vc circuits build --circuit ID only. They are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
+    help: 'The V3 circuits are built on demand (the first V3 request or proof, or vc circuits build --circuit ID);\nthe authV3 ones by the first vc holder respond or vc verifier verify --jwz of a request accepting\nauthV3 only, or vc circuits build --circuit ID. They are listed under onDemand.\n\nExample:\n  $ vc circuits status --json | jq ".circuits[].statistics"',
   },
   {
     path: 'circuits fetch',

@@ -217,3 +217,24 @@ export function getIden3Prover(ctx: Context, family: CircuitFamily = 'mtp'): Pro
     return { proofService, prover, circuitsDir };
   });
 }
+
+const AUTH_PROVER_KEYS = new Map<string, ServiceKey<{ prover: TimedProver; circuitsDir: string }>>();
+
+/**
+ * vc's prover of an authV3 circuit (authV3 or authV3-8-32: iden3comm JWZ answers whose request
+ * accepts no authV2), on a circuit set holding it, built on first use (once per Context).
+ */
+export function getAuthV3Prover(ctx: Context, circuitId: 'authV3' | 'authV3-8-32'): Promise<{ prover: TimedProver; circuitsDir: string }> {
+  let key = AUTH_PROVER_KEYS.get(circuitId);
+  if (key === undefined) {
+    key = new ServiceKey(`iden3.prover.${circuitId}`);
+    AUTH_PROVER_KEYS.set(circuitId, key);
+  }
+  return ctx.lazy(key, async () => {
+    const iden3 = await getIden3(ctx);
+    const { ensureCircuits } = await import('../circuits/build.js');
+    const circuitsDir = (await ensureCircuits(ctx, { extra: [circuitId] })).dir;
+    const circuitStorage = new iden3.modules.sdk.FSCircuitStorage({ dirname: circuitsDir });
+    return { prover: new TimedProver(circuitStorage, iden3.modules, () => proverOffload(ctx), circuitsDir, () => selectProver(ctx)), circuitsDir };
+  });
+}

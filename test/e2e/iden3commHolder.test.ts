@@ -15,6 +15,12 @@
  * items taken out), as vc's verifier and the session's callback do, naming the two left; `vc
  * verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
  * held credential satisfies is refused before any proof, naming that item.
+ * authV3: a request that accepts only the authV3 circuits (`vc verifier auth-request --accept
+ * authV3,authV3-8-32`, one proof request) is answered by `vc holder respond` with a token whose auth
+ * proof is authV3-8-32 (vc's circuit, built on demand here, once); `vc verifier verify --jwz`
+ * verifies it, and js-iden3-auth's fullVerify (its Verifier on vc's circuit files, authV3-8-32
+ * among them) accepts it; the same token with one byte of its auth proof changed, and the authV2
+ * token of the first answer, are refused by vc with the reason, and the changed one by js-iden3-auth.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -44,6 +50,7 @@ let verifierService: VcServer | undefined;
 let base: string;
 let relay: Server | undefined;
 let posts = 0;
+let stateResolvers: Record<string, resolver.EthStateResolver>;
 
 beforeAll(async () => {
   holder = ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String;
@@ -94,8 +101,9 @@ beforeAll(async () => {
   answer = JSON.parse(readFileSync(file('answer.json'), 'utf8')) as typeof answer;
   token = String(answer.token);
 
+  stateResolvers = { [`${network.blockchain}:${network.networkId}`]: new resolver.EthStateResolver(chain.rpcUrl, chain.contracts.state) };
   verifier = await auth.Verifier.newVerifier({
-    stateResolver: { [`${network.blockchain}:${network.networkId}`]: new resolver.EthStateResolver(chain.rpcUrl, chain.contracts.state) },
+    stateResolver: stateResolvers,
     circuitsDir: circuits.dir,
     documentLoader: documentLoader as never,
   });
@@ -206,5 +214,61 @@ describe('the same answer, verified by @iden3/js-iden3-auth', () => {
     const changedPayload = payloadText.replace(`"${BIRTHDAY}"`, `"${BIRTHDAY + 1}"`);
     expect(changedPayload).not.toBe(payloadText);
     await expect(verifier.fullVerify(`${header}.${Buffer.from(changedPayload).toString('base64url')}.${proof}`, request)).rejects.toThrow('challenge is not equal to message hash');
+  }, LONG);
+});
+
+describe('a request accepting only authV3 (vc verifier auth-request --accept authV3,authV3-8-32)', () => {
+  let v3Request: typeof request;
+  let v3Answer: Json & { scope: Array<{ id: number; circuitId: string; credential: string }> };
+  let v3Token: string;
+
+  beforeAll(async () => {
+    ok(await vc(['verifier', 'auth-request', '--query', file('query-0.json'), '--accept', 'authV3,authV3-8-32', '--reason', 'age check', '-o', file('request-v3.json')]));
+    v3Request = JSON.parse(readFileSync(file('request-v3.json'), 'utf8')) as typeof request;
+    // authV3-8-32 is built here on demand (vc's circuit, ~20 s, cached for the runs after).
+    ok(await vc(['holder', 'respond', '--request', file('request-v3.json'), '-o', file('answer-v3.json')]));
+    v3Answer = JSON.parse(readFileSync(file('answer-v3.json'), 'utf8')) as typeof v3Answer;
+    v3Token = String(v3Answer.token);
+    writeFileSync(file('answer-v3.jwz'), v3Token);
+    // The same token with one byte of its auth proof changed.
+    const [head, payload, proof] = v3Token.split('.') as [string, string, string];
+    const proofText = Buffer.from(proof, 'base64url').toString('utf8');
+    const at = proofText.indexOf('"pi_a":["') + 12;
+    writeFileSync(file('changed-v3.jwz'), `${head}.${payload}.${Buffer.from(proofText.slice(0, at) + (proofText[at] === '1' ? '2' : '1') + proofText.slice(at + 1)).toString('base64url')}`);
+  }, LONG);
+
+  it("is answered by vc's holder with an authV3-8-32 token, which vc verifies; the token with a changed auth proof, or relabelled authV2, is refused with the reason", async () => {
+    expect(v3Request.body.accept).toEqual(['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3,authV3-8-32;alg=groth16']);
+    const header = JSON.parse(Buffer.from(v3Token.split('.')[0]!, 'base64url').toString('utf8')) as Json;
+    expect(header).toMatchObject({ alg: 'groth16', circuitId: 'authV3-8-32', typ: 'application/iden3-zkp-json' });
+    expect(v3Answer).toMatchObject({ request: v3Request.id, from: holder, scope: [{ id: v3Request.body.scope[0]!.id, circuitId: 'credentialAtomicQueryV3-16-16-64', credential: credentialId }] });
+
+    // The token relabelled authV2 (its header, which the proof signs): a circuit this request does not accept.
+    const [head, payload, proof] = v3Token.split('.') as [string, string, string];
+    const relabelled = { ...(JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as Json), circuitId: 'authV2' };
+    writeFileSync(file('authV2-v3.jwz'), `${Buffer.from(JSON.stringify(relabelled)).toString('base64url')}.${payload}.${proof}`);
+    const refusedV2 = await vc(['verifier', 'verify', '--jwz', file('authV2-v3.jwz'), '--request', file('request-v3.json')]);
+    expect(refusedV2.status, refusedV2.stderr).toBe(1);
+    expect(refusedV2.json<Json>()).toEqual({ verified: false, request: v3Request.id, reason: 'the token is proved with groth16:authV2; the request accepts groth16:authV3 or groth16:authV3-8-32 only' });
+
+    const changed = await vc(['verifier', 'verify', '--jwz', file('changed-v3.jwz'), '--request', file('request-v3.json')]);
+    expect(changed.status, changed.stderr).toBe(1);
+    expect(changed.json<Json>()).toEqual({ verified: false, request: v3Request.id, reason: 'the auth proof (authV3-8-32) does not verify against the token' });
+
+    const verified = await vc(['verifier', 'verify', '--jwz', file('answer-v3.jwz'), '--request', file('request-v3.json')]);
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.json<Json>()).toMatchObject({ verified: true, request: v3Request.id, from: holder, disclosed: { birthday: String(BIRTHDAY) } });
+  }, LONG);
+
+  it("is accepted by js-iden3-auth's fullVerify on vc's authV3-8-32 key, and refused with one byte of its auth proof changed", async () => {
+    const circuits = ok(await vc(['circuits', 'build', '--circuit', 'authV2,credentialAtomicQueryV3-16-16-64,authV3-8-32'])).json<{ dir: string }>();
+    const v3Verifier = await auth.Verifier.newVerifier({ stateResolver: stateResolvers, circuitsDir: circuits.dir, documentLoader: documentLoader as never });
+    const options = { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 };
+    const response = await v3Verifier.fullVerify(v3Token, v3Request, options);
+    expect(response).toMatchObject({ from: holder, to: v3Request.from, thid: v3Request.thid });
+    expect(response.body.scope.map((item) => [item.id, item.circuitId, item.pub_signals[5]])).toEqual([[v3Request.body.scope[0]!.id, 'credentialAtomicQueryV3-16-16-64', String(BIRTHDAY)]]);
+    await expect(v3Verifier.fullVerify(readFileSync(file('changed-v3.jwz'), 'utf8'), v3Request, options)).rejects.toThrow('bad point: equation left != right');
+    // The verifier without vc's authV3-8-32 key (the authV2 one only) cannot check it at all.
+    await expect(verifier.fullVerify(v3Token, v3Request, options)).rejects.toThrow('message was packed with unsupported circuit');
   }, LONG);
 });

@@ -5,6 +5,7 @@
  * never a 500 or a hang; a plain JSON message still goes to the plain-message agent. (A wallet's
  * real fetch: test/e2e/iden3commIssuer.test.ts.)
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVcServe, tempDir, type VcServer } from '../helpers.js';
@@ -14,7 +15,8 @@ let server: VcServer;
 let agent: string;
 
 beforeAll(async () => {
-  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_LIMIT: String(512 * 1024) } });
+  // An empty circuit cache: no authV3 circuit is built on this agent's machine (and none gets built).
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: path.join(tmp.dir, 'circuits') } });
   agent = `${server.urls.issuer!}/agent`;
 }, 120_000);
 
@@ -52,9 +54,13 @@ describe('POST /agent with a JWZ body: bad input', () => {
     expect(huge.status).toBe(413);
     const payload = b64({ id: '1', type: 'https://iden3-communication.io/credentials/1.0/fetch-request', body: { id: 'urn:uuid:1' } });
     const proof = b64({ proof: { pi_a: ['1', '2', '1'], pi_b: [['1', '2'], ['3', '4'], ['1', '0']], pi_c: ['1', '2', '1'], protocol: 'groth16' }, pub_signals: ['1'] });
+    // authV3 is accepted once built on the agent's machine: not built there, a token of it is refused without building it.
     const authV3 = await post(`${b64({ ...ZKP_HEADER, circuitId: 'authV3' })}.${payload}.${proof}`, 'application/iden3-zkp-json');
     expect(authV3.status).toBe(422);
-    expect(authV3.error.message).toBe("request body: refused: the token is proved with groth16:authV3; vc's agent accepts groth16:authV2 only");
+    expect(authV3.error.message).toBe(
+      "request body: refused: the token is proved with groth16:authV3; vc's agent accepts groth16:authV2, and groth16:authV3 or groth16:authV3-8-32 once built on its machine (vc circuits build --circuit ID)",
+    );
+    expect(existsSync(path.join(tmp.dir, 'circuits'))).toBe(false);
   });
 
   it('still reads a JSON body as a plain message (its own checks)', async () => {

@@ -148,7 +148,25 @@ describe('iden3comm sessions: an anonymous post backed by no auth proof', () => 
     const otherCircuit = `${b64({ ...ZKP_HEADER, circuitId: 'authV3' })}.${payload}.${b64({ proof: { pi_a: [], pi_b: [], pi_c: [], protocol: 'groth16' }, pub_signals: [] })}`;
     const answered = await post(`${base}/callback?sessionId=${id}`, otherCircuit, 'text/plain');
     expect(answered.status).toBeGreaterThanOrEqual(400);
+    expect(answered.body).toEqual({ verified: false, request: id, reason: 'the token is proved with groth16:authV3; the request accepts groth16:authV2 only' });
     expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+  });
+
+  it('makes a request accepting the authV3 circuits (accept), refusing an authV2 token for it and an auth circuit vc does not know', async () => {
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', callback: `${base}/callback`, accept: ['authV3-8-32', 'authV3'] }), 'application/json');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = String(made.body.id);
+    expect((made.body.body as Json).accept).toEqual(['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3-8-32,authV3;alg=groth16']);
+    const payload = b64({ id: 'x', thid: id, type: 'https://iden3-communication.io/authorization/1.0/response', from: 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn', to: made.body.from, body: { scope: [] } });
+    const authV2 = `${b64(ZKP_HEADER)}.${payload}.${b64({ proof: { pi_a: [], pi_b: [], pi_c: [], protocol: 'groth16' }, pub_signals: [] })}`;
+    const answered = await post(`${base}/callback?sessionId=${id}`, authV2, 'text/plain');
+    expect(answered.status).toBe(422);
+    expect(answered.body).toEqual({ verified: false, request: id, reason: 'the token is proved with groth16:authV2; the request accepts groth16:authV3 or groth16:authV3-8-32 only' });
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+
+    const unknown = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', accept: ['authV4'] }), 'application/json');
+    expect(unknown.status).toBe(400);
+    expect(errorOf(unknown).message).toMatch(/^request body: field accept\[0\]: expected auth circuits of authV2, authV3, authV3-8-32/);
   });
 });
 

@@ -19,8 +19,56 @@ import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
 
 /** The circuit a scope proof request names: js-sdk 1.45 answers it with its 16-16-64 size or the full one. */
 export const AUTH_SCOPE_CIRCUIT = 'credentialAtomicQueryV3';
-/** The only answer vc verifies: a JWZ whose auth proof is authV2 (Groth16). */
-export const AUTH_ACCEPT_PROFILE = 'iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16';
+/**
+ * The auth circuits of the JWZ answers vc makes and verifies (Groth16): authV2, and its successor
+ * authV3 at the official size (40, 64) or the small one (8, 32).
+ */
+export const AUTH_CIRCUITS = ['authV2', 'authV3', 'authV3-8-32'] as const;
+export type AuthCircuit = (typeof AUTH_CIRCUITS)[number];
+/** The accept profile of a request whose JWZ answers may be proved with any of `circuits` (the js-sdk's buildAccept form: one profile, the circuits comma-separated). */
+export function authAcceptProfile(circuits: readonly AuthCircuit[]): string {
+  return `iden3comm/v1;env=application/iden3-zkp-json;circuitId=${circuits.join(',')};alg=groth16`;
+}
+/** How an accept profile reads (the js-sdk's parseAcceptProfile, passed in so that this module loads nothing). */
+export type AcceptProfileParser = (profile: string) => { protocolVersion: unknown; env: unknown; circuits?: unknown[] | undefined; alg?: unknown[] | undefined };
+
+/**
+ * The auth circuits vc knows that a request's accept profiles allow a JWZ answer to be proved with:
+ * the iden3comm/v1 zero-knowledge profiles (env application/iden3-zkp-json) whose algorithms
+ * include groth16 (or name none), each the circuits it names (all when it names none). No accept
+ * profile at all is the js-sdk's default: authV2. A profile that does not parse allows nothing.
+ */
+export function acceptedAuthCircuits(accept: readonly string[] | undefined, parse: AcceptProfileParser): AuthCircuit[] {
+  if (accept === undefined || accept.length === 0) return ['authV2'];
+  const allowed = new Set<string>();
+  for (const profile of accept) {
+    let parsed;
+    try {
+      parsed = parse(profile);
+    } catch {
+      continue;
+    }
+    if (String(parsed.protocolVersion) !== 'iden3comm/v1' || String(parsed.env) !== 'application/iden3-zkp-json') continue;
+    if (parsed.alg !== undefined && parsed.alg.length > 0 && !parsed.alg.map(String).includes('groth16')) continue;
+    const circuits = parsed.circuits === undefined || parsed.circuits.length === 0 ? AUTH_CIRCUITS : parsed.circuits.map(String);
+    for (const circuit of circuits) allowed.add(circuit);
+  }
+  return AUTH_CIRCUITS.filter((circuit) => allowed.has(circuit));
+}
+
+/**
+ * The auth circuit a holder proves its answer with, among those the request allows: authV2 (the
+ * default, as before), else authV3: the small size (8, 32) before the full one, and one vc has
+ * built already before one it would build first. Undefined when the request allows none.
+ */
+export function chooseAuthCircuit(allowed: readonly AuthCircuit[], built: readonly string[]): AuthCircuit | undefined {
+  if (allowed.includes('authV2')) return 'authV2';
+  const v3 = (['authV3-8-32', 'authV3'] as const).filter((circuit) => allowed.includes(circuit));
+  return v3.find((circuit) => built.includes(circuit)) ?? v3[0];
+}
+
+/** The default: a JWZ whose auth proof is authV2 (Groth16). */
+export const AUTH_ACCEPT_PROFILE = authAcceptProfile(['authV2']);
 /** The universal link's domain (docs.privado.id, Universal Links): the web wallet, or the mobile app that claims it. */
 export const UNIVERSAL_LINK_BASE = 'https://wallet.privado.id/';
 /** Store namespace of the requests made, by their id (= thid). */
@@ -73,6 +121,8 @@ export interface AuthRequestOptions extends RequestQueryOptions {
   reason?: string | undefined;
   callback?: string | undefined;
   expires?: number | undefined;
+  /** The auth circuits the answer may be proved with (default authV2 only). */
+  accept?: AuthCircuit[] | undefined;
 }
 
 /** The query flags, which `queries` replaces. */
@@ -167,7 +217,8 @@ function checkCallback(callback: string, names: FieldNamer): void {
 
 /**
  * `vc verifier auth-request`: the request (the js-sdk's createAuthorizationRequest, from the
- * wallet's verifier DID, accepting authV2 JWZ answers), recorded in the wallet.
+ * wallet's verifier DID, accepting JWZ answers proved with the auth circuits asked, authV2 by
+ * default), recorded in the wallet.
  */
 export async function createAuthRequest(ctx: Context, options: AuthRequestOptions, names: FieldNamer): Promise<AuthRequestMessage> {
   const callback = options.callback ?? '';
@@ -175,6 +226,10 @@ export async function createAuthRequest(ctx: Context, options: AuthRequestOption
   const expires = options.expires ?? DEFAULT_EXPIRES_SECONDS;
   if (!Number.isSafeInteger(expires) || expires < 1 || expires > MAX_EXPIRES_SECONDS) {
     throw new InputError(`${names('expires')}: expected seconds from 1 to ${MAX_EXPIRES_SECONDS} (30 days), got ${String(expires)}`, { field: 'expires' });
+  }
+  const accept = options.accept ?? ['authV2'];
+  if (accept.length === 0 || new Set(accept).size !== accept.length || accept.some((circuit) => !(AUTH_CIRCUITS as readonly string[]).includes(circuit))) {
+    throw new InputError(`${names('accept')}: expected one or more distinct auth circuits of ${AUTH_CIRCUITS.join(', ')}, got ${JSON.stringify(accept.join(',').slice(0, 200))}`, { field: 'accept' });
   }
   const queries = await scopeQueries(ctx, options, names);
   const { did: verifier } = await ensureRoleIdentity(ctx, 'verifier');
@@ -185,7 +240,7 @@ export async function createAuthRequest(ctx: Context, options: AuthRequestOption
   const message = sdk.createAuthorizationRequest(options.reason ?? 'vc verifier auth-request', verifier, callback, {
     scope: scope as never,
     expires_time: expiresAt,
-    accept: [AUTH_ACCEPT_PROFILE],
+    accept: [authAcceptProfile(accept)],
   }) as unknown as AuthRequestMessage;
   // The session is the request: a callback naming none gets the request's id (what POST /callback reads).
   if (callback !== '') {

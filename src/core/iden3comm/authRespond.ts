@@ -3,8 +3,9 @@
  * `authorization/1.0/request` (a Privado ID / js-sdk verifier's, or `vc verifier auth-request`'s)
  * as a wallet does: for each scope item a held iden3 credential that satisfies it (or the one
  * given) is proved with the js-sdk's ProofService on vc's prover, the answer
- * (`authorization/1.0/response`) is packed as a JWZ by the js-sdk's PackageManager and ZKPPacker
- * with vc's authV2 circuit files, and the token is written or posted to the request's callback.
+ * (`authorization/1.0/response`) is packed as a JWZ whose auth proof is authV2, or authV3-8-32 /
+ * authV3 when the request's accept profiles allow no authV2 (vc's circuit files, built on first
+ * use), and the token is written or posted to the request's callback.
  *
  * Network rule (vc loads nothing from the network silently): a request_uri, a request URL and a
  * callback are used when they are on this machine (127.0.0.1, localhost, ::1); another host only
@@ -18,14 +19,14 @@ import { DataModelError, InputError, NetworkError, NotFoundError, TooLargeError,
 import { boundedFetch } from '../../boundedFetch.js';
 import { isLoopbackUrl } from '../../status/statusListFetch.js';
 import { AUTH_V2_CIRCUIT } from '../../circuits/sources.js';
-import { getIden3, getIden3Prover } from '../../iden3/wallet.js';
+import { getAuthV3Prover, getIden3, getIden3Prover } from '../../iden3/wallet.js';
 import { selectHeldIden3Credential } from '../holder/heldSelection.js';
 import { checkCredentialAgainstRequest, checkProofInputs, credentialRevocationStatus, proofFailure } from '../pbq/prove.js';
 import { requireWalletIdentity } from '../pbq/identities.js';
 import { conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
-import { AUTH_ACCEPT_PROFILE, AUTH_SCOPE_CIRCUIT, type AuthRequestMessage } from './authRequest.js';
+import { AUTH_CIRCUITS, AUTH_SCOPE_CIRCUIT, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit, type AuthCircuit, type AuthRequestMessage } from './authRequest.js';
 import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
 import { CONTRACT_INVOKE_REQUEST_TYPE } from './contractRequest.js';
 
@@ -211,26 +212,21 @@ export async function readAuthRequest(ctx: Context, given: RespondInput['request
   return request;
 }
 
-/** Refuses a request whose accept profiles leave out authV2 Groth16 JWZ, the one answer vc packs. */
-async function checkAcceptProfile(ctx: Context, request: ReceivedAuthRequest, where: string): Promise<void> {
+/**
+ * The auth circuit the answer is proved with, as the request's accept profiles allow
+ * (chooseAuthCircuit: authV2 when allowed, else authV3-8-32 or authV3); a request that allows none
+ * is refused before any proof.
+ */
+export async function authCircuitFor(ctx: Context, request: ReceivedAuthRequest, where: string): Promise<{ circuit: AuthCircuit; allowed: AuthCircuit[] }> {
   const accept = request.body.accept ?? [];
-  if (accept.length === 0) return;
   const { sdk } = (await getIden3(ctx)).modules;
-  const fits = accept.some((profile) => {
-    let parsed;
-    try {
-      parsed = sdk.parseAcceptProfile(profile);
-    } catch {
-      return false;
-    }
-    return (
-      String(parsed.protocolVersion) === 'iden3comm/v1' &&
-      String(parsed.env) === ZKP_MEDIA_TYPE &&
-      (parsed.circuits === undefined || parsed.circuits.map(String).includes('authV2')) &&
-      (parsed.alg === undefined || parsed.alg.map(String).includes('groth16'))
-    );
-  });
-  if (!fits) throw new UnprocessableError(`${where}: the request accepts ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc answers only ${AUTH_ACCEPT_PROFILE}`, { field: 'request' });
+  const allowed = acceptedAuthCircuits(accept, (profile) => sdk.parseAcceptProfile(profile));
+  const { availableOnDemandCircuits } = await import('../../circuits/build.js');
+  const chosen = chooseAuthCircuit(allowed, allowed.includes('authV2') ? [] : await availableOnDemandCircuits(ctx));
+  if (chosen === undefined) {
+    throw new UnprocessableError(`${where}: the request accepts ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc answers only ${authAcceptProfile(AUTH_CIRCUITS)}`, { field: 'request' });
+  }
+  return { circuit: chosen, allowed };
 }
 
 /** A scope item in words, for messages: `scope 123 (KYCAgeCredential birthday $sd)`. */
@@ -363,7 +359,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
     if (callback === '') throw new InputError(`${names('post')}: the request names no callbackUrl to post to; write the token (-o FILE) and give it to the verifier`, { field: 'post' });
     checkReachable(callback, allowRemote, `${names('post')} (the request's callbackUrl)`, 'post');
   }
-  await checkAcceptProfile(ctx, request, where);
+  const auth = await authCircuitFor(ctx, request, where);
   const scopes = request.body.scope as Scope[];
   for (const scope of scopes) {
     if (scope.circuitId !== AUTH_SCOPE_CIRCUIT) {
@@ -382,7 +378,7 @@ export async function respondToAuthRequest(ctx: Context, input: RespondInput, na
 
   // The proofs hold the server's exclusive turn (they share the prover and read the trees); the post
   // to the callback waits for the verifier outside it, never blocking the other mutating routes.
-  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier));
+  const { result, kept } = await ctx.exclusive(() => proveAnswer(ctx, request, input, names, verifier, auth));
   // Posted already by a run that never delivered its output (killed before it): that answer, not a second one.
   if (kept) return result;
   if (input.post === true) {
@@ -415,7 +411,7 @@ export function authRespondDelivered(ctx: Context, result: RespondResult): void 
 }
 
 /** The answer to a checked request: every scope item proved and the response packed as a JWZ. */
-async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID): Promise<{ result: RespondResult; kept: boolean }> {
+async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: RespondInput, names: FieldNamer, verifier: import('@iden3/js-iden3-core').DID, auth: { circuit: AuthCircuit; allowed: AuthCircuit[] }): Promise<{ result: RespondResult; kept: boolean }> {
   const where = names('request');
   const scopes = request.body.scope as Scope[];
   const { sdk, core } = (await getIden3(ctx)).modules;
@@ -489,7 +485,15 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     from: holder,
     to: request.from,
   };
-  const token = await packAuthResponse(ctx, response, holderDid);
+  let token: string;
+  try {
+    token = await packAuthResponse(ctx, response, holderDid, auth.circuit);
+  } catch (error) {
+    // The small authV3's trees too shallow for this holder or this chain's GIST: the full one, when the request allows it.
+    if (!(error instanceof AuthTreesTooDeepError) || auth.circuit !== 'authV3-8-32' || !auth.allowed.includes('authV3')) throw error;
+    ctx.progress.info(`${error.message}; proving with authV3 instead`);
+    token = await packAuthResponse(ctx, response, holderDid, 'authV3');
+  }
   const result: RespondResult = {
     token,
     request: request.id,
@@ -501,27 +505,56 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
   return { result, kept: false };
 }
 
+/** The Merkle proof depths an auth circuit holds: the identity's trees, and the GIST. */
+const AUTH_LEVELS: Record<AuthCircuit, { identity: number; gist: number }> = { authV2: { identity: 40, gist: 64 }, authV3: { identity: 40, gist: 64 }, 'authV3-8-32': { identity: 8, gist: 32 } };
+
+/** The holder's trees or the GIST are deeper than the auth circuit holds. */
+export class AuthTreesTooDeepError extends UnprocessableError {}
+
 /**
- * Packs the response (or another iden3comm message from the holder, a fetch-request) as a JWZ (a js-jwz Token, as the js-sdk's ZKPPacker makes it: the same
- * headers, message hash and serialisation), its authV2 inputs from the js-sdk's ProofService and
- * its proof by vc's prover (the native one: a fraction of snarkjs's time, which the ZKPPacker would
- * use through js-jwz's registry, shared by the whole process).
+ * Why an auth circuit's inputs (the js-sdk's, as JSON) do not fit it, or undefined: a Merkle
+ * proof with more siblings than the circuit has levels (the js-sdk pads shorter ones and leaves
+ * longer ones to fail in the witness).
  */
-export async function packAuthResponse(ctx: Context, response: Record<string, unknown>, holder: import('@iden3/js-iden3-core').DID): Promise<string> {
-  const { proofService, prover } = await getIden3Prover(ctx, 'iden3comm');
+export function authDepthProblem(inputs: Uint8Array, circuitId: AuthCircuit): string | undefined {
+  const levels = AUTH_LEVELS[circuitId];
+  const parsed = JSON.parse(new TextDecoder().decode(inputs)) as Record<string, unknown>;
+  const length = (name: string): number => (Array.isArray(parsed[name]) ? parsed[name].length : 0);
+  for (const [name, what] of [['authClaimIncMtp', "the holder's claims tree"], ['authClaimNonRevMtp', "the holder's revocation tree"]] as const) {
+    if (length(name) > levels.identity) return `${what} needs ${length(name)} levels, ${circuitId} holds ${levels.identity}`;
+  }
+  if (length('gistMtp') > levels.gist) return `the chain's GIST needs ${length('gistMtp')} levels, ${circuitId} holds ${levels.gist}`;
+  return undefined;
+}
+
+/**
+ * Packs the response (or another iden3comm message from the holder, a fetch-request) as a JWZ (a
+ * js-jwz Token, as the js-sdk's ZKPPacker makes it: the same headers, message hash and
+ * serialisation), its auth circuit's inputs (authV2 by default, or authV3 / authV3-8-32) from the
+ * js-sdk's ProofService and its proof by vc's prover (the native one: a fraction of snarkjs's time,
+ * which the ZKPPacker would use through js-jwz's registry, shared by the whole process).
+ */
+export async function packAuthResponse(ctx: Context, response: Record<string, unknown>, holder: import('@iden3/js-iden3-core').DID, circuitId: AuthCircuit = AUTH_V2_CIRCUIT): Promise<string> {
+  const { proofService, prover: authV2Prover } = await getIden3Prover(ctx, 'iden3comm');
+  const prover = circuitId === AUTH_V2_CIRCUIT ? authV2Prover : (await getAuthV3Prover(ctx, circuitId)).prover;
   const jwz = await import('@iden3/js-jwz');
-  const registered = await jwz.proving.getProvingMethod(new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, AUTH_V2_CIRCUIT));
+  const registered = await jwz.proving.getProvingMethod(new jwz.ProvingMethodAlg(jwz.proving.provingMethodGroth16AuthV2Instance.methodAlg.alg, circuitId));
   // The registered method's identity and verification; its proof from vc's prover.
   const method: import('@iden3/js-jwz').ProvingMethod = {
     methodAlg: registered.methodAlg,
     alg: registered.alg,
     circuitId: registered.circuitId,
     verify: (messageHash, proof, verificationKey) => registered.verify(messageHash, proof, verificationKey),
-    prove: async (inputs) => (await prover.generate(inputs, AUTH_V2_CIRCUIT)) as unknown as import('@iden3/js-jwz').ZKProof,
+    prove: async (inputs) => (await prover.generate(inputs, circuitId)) as unknown as import('@iden3/js-jwz').ZKProof,
   };
-  const token = new jwz.Token(method, JSON.stringify(response), (hash, circuitId) => proofService.generateAuthV2Inputs(hash, holder, circuitId as never));
+  const token = new jwz.Token(method, JSON.stringify(response), async (hash, circuit) => {
+    const inputs = await proofService.generateAuthInputs(hash, holder, circuit as never);
+    const problem = authDepthProblem(inputs, circuitId);
+    if (problem !== undefined) throw new AuthTreesTooDeepError(`the ${circuitId} proof of the answer cannot be made: ${problem}`);
+    return inputs;
+  });
   token.setHeader('typ', ZKP_MEDIA_TYPE);
-  const step = ctx.progress.start('generating the authV2 proof (the JWZ token)');
+  const step = ctx.progress.start(`generating the ${circuitId} proof (the JWZ token)`);
   try {
     const packed = await token.prove(new Uint8Array(), new Uint8Array());
     step.succeed('token packed');
@@ -529,7 +562,7 @@ export async function packAuthResponse(ctx: Context, response: Record<string, un
   } catch (error) {
     step.fail();
     const ours = walkErrorCauses(error, isVcError);
-    throw ours ?? new UnprocessableError(`the authV2 proof of the answer could not be made: ${describeError(error)}`, { cause: error });
+    throw ours ?? new UnprocessableError(`the ${circuitId} proof of the answer could not be made: ${describeError(error)}`, { cause: error });
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Off-chain verification of an iden3comm authorization response (issue 28): `vc verifier verify
- * --jwz FILE --request req.json`. The JWZ is unpacked by the js-sdk's ZKPPacker with vc's authV2
- * verification key and a state check of vc's own (the GIST root the auth proof names must be the
+ * --jwz FILE --request req.json`. The JWZ is unpacked by the js-sdk's ZKPPacker with vc's
+ * verification key of its auth circuit (authV2, or authV3 / authV3-8-32 when the request accepts
+ * them, their files built on first use) and a state check of vc's own (the GIST root the auth proof names must be the
  * State contract's current root, or one replaced less than AUTH_GIST_WINDOW_MS ago), then the js-sdk's
  * AuthHandler checks each scope proof against the request vc recorded (ProofService.verifyZKPResponse:
  * the proof with vc's key, the query, the issuer's state and non-revocation state against the
@@ -19,8 +20,8 @@ import { getIden3, type Iden3 } from '../../iden3/wallet.js';
 import type { FieldNamer } from '../validate.js';
 import type { OnDemandCircuitId } from '../../circuits/sources.js';
 import { conditionOperator } from '../pbq/pbqSchemas.js';
-import { Refusal, authV2VerificationKey, parseJwz, refusalOf, unpackAuthV2Jwz } from './authJwz.js';
-import { AUTH_REQUESTS_NS, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
+import { Refusal, acceptedInWords, authVerificationKey, isAuthCircuit, parseJwz, refusalOf, unpackAuthJwz } from './authJwz.js';
+import { AUTH_REQUESTS_NS, acceptedAuthCircuits, type AuthRequestMessage, type StoredAuthRequest } from './authRequest.js';
 
 /** The largest token read: an answer with one V3 proof is under 10 KB, each more proof adds a few KB (16, MAX_SCOPE_ITEMS, stay well under this). */
 export const MAX_JWZ_BYTES = 256 * 1024;
@@ -208,11 +209,13 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   if (request.expires_time !== undefined && request.expires_time * 1000 < now.getTime()) {
     return refused(`request ${request.id} expired at ${new Date(request.expires_time * 1000).toISOString()}`);
   }
-  if (parsed.circuitId !== 'authV2' || parsed.alg !== 'groth16') {
-    return refused(`the token is proved with ${parsed.alg}:${parsed.circuitId}; the request accepts groth16:authV2 only`);
+  // The auth circuits the request accepts (authV2 for one made before vc made others): a token of another is refused before any key is read or built.
+  const accepted = acceptedAuthCircuits(request.body.accept, (profile) => sdk.parseAcceptProfile(profile));
+  if (parsed.alg !== 'groth16' || !isAuthCircuit(parsed.circuitId) || !accepted.includes(parsed.circuitId)) {
+    return refused(`the token is proved with ${parsed.alg.slice(0, 40)}:${parsed.circuitId.slice(0, 40)}; the request accepts ${acceptedInWords(accepted)} only`);
   }
   const circuitsDir = await verificationCircuitsDir(ctx);
-  const unpacked = await unpackAuthV2Jwz(ctx, parsed, await authV2VerificationKey(ctx, circuitsDir));
+  const unpacked = await unpackAuthJwz(ctx, parsed, accepted, (circuitId) => authVerificationKey(ctx, circuitId, circuitsDir));
   if (!unpacked.ok) return refused(unpacked.reason);
   const message = unpacked.message as { type?: string; thid?: string; from?: string; to?: string; body?: { scope?: Array<{ id: number | string; circuitId: string; pub_signals: string[] }> } };
   const from = typeof message.from === 'string' ? message.from : undefined;

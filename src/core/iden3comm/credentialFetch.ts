@@ -1,7 +1,7 @@
 /**
  * The issuer agent's answer to `credentials/1.0/fetch-request` (issue 28): a holder's wallet (the
- * js-sdk's FetchHandler, or `vc holder fetch`) posts the request packed as a JWZ whose authV2 proof
- * is the holder's; the agent checks the token as vc's verifier does (src/core/iden3comm/authJwz.ts:
+ * js-sdk's FetchHandler, or `vc holder fetch`) posts the request packed as a JWZ whose auth proof
+ * (authV2, or an authV3 circuit this machine has built) is the holder's; the agent checks the token as vc's verifier does (src/core/iden3comm/authJwz.ts:
  * the proof, the sender is the proof's identity, the GIST root on vc's chain), that the credential
  * was issued by the addressed issuer from this wallet and that its subject is the sender, and
  * answers a plain `credentials/1.0/issuance-response` carrying the credential (what the FetchHandler
@@ -15,7 +15,8 @@ import { getIden3 } from '../../iden3/wallet.js';
 import { defaultDid } from '../pbq/identities.js';
 import { issuedRecords } from '../pbq/publication.js';
 import type { FieldNamer } from '../validate.js';
-import { authV2VerificationKey, parseJwz, unpackAuthV2Jwz } from './authJwz.js';
+import { authVerificationKey, isAuthCircuit, parseJwz, unpackAuthJwz } from './authJwz.js';
+import { AUTH_CIRCUITS } from './authRequest.js';
 import { checkJwzShape } from './authVerify.js';
 import { credentialSubjectId, issuedCredential } from './credentialOffer.js';
 
@@ -28,10 +29,18 @@ export async function answerFetchRequest(ctx: Context, jwzText: string, names: F
   const parsed = await parseJwz(token, names);
   const where = names('jwz');
   // Before the circuit files are read (built on first use): a token of another proof is refused at once.
-  if (parsed.circuitId !== 'authV2' || parsed.alg !== 'groth16') {
-    throw new VerificationError(`${where}: refused: the token is proved with ${parsed.alg}:${parsed.circuitId}; vc's agent accepts groth16:authV2 only`, { field: 'jwz' });
+  // authV2, and the authV3 circuits this machine has built already: a token posted to the open agent
+  // route never makes the server build a circuit other than authV2 (the agent's own default).
+  const { availableOnDemandCircuits } = await import('../../circuits/build.js');
+  const built = await availableOnDemandCircuits(ctx);
+  const accepted = AUTH_CIRCUITS.filter((circuit) => circuit === 'authV2' || built.includes(circuit));
+  if (parsed.alg !== 'groth16' || !isAuthCircuit(parsed.circuitId) || !accepted.includes(parsed.circuitId)) {
+    throw new VerificationError(
+      `${where}: refused: the token is proved with ${parsed.alg.slice(0, 40)}:${parsed.circuitId.slice(0, 40)}; vc's agent accepts groth16:authV2, and groth16:authV3 or groth16:authV3-8-32 once built on its machine (vc circuits build --circuit ID)`,
+      { field: 'jwz' },
+    );
   }
-  const unpacked = await unpackAuthV2Jwz(ctx, parsed, await authV2VerificationKey(ctx));
+  const unpacked = await unpackAuthJwz(ctx, parsed, accepted, (circuitId) => authVerificationKey(ctx, circuitId));
   if (!unpacked.ok) throw new VerificationError(`${where}: refused: ${unpacked.reason}`, { field: 'jwz' });
   const message = unpacked.message;
   if (message.type !== CREDENTIAL_FETCH_REQUEST_TYPE) {

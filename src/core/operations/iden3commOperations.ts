@@ -7,6 +7,9 @@ import { defineOperation } from '../operation.js';
 import { PROOF_TYPES, V3_QUERY_OPERATORS, fieldCondition, requestOptionsSchema } from '../pbq/pbqSchemas.js';
 import { MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
 
+/** The auth circuits of JWZ answers (src/core/iden3comm/authRequest.ts AUTH_CIRCUITS), named here so the dispatch loads nothing. */
+const AUTH_CIRCUITS = ['authV2', 'authV3', 'authV3-8-32'] as const;
+
 /** The message type of a contract-invoke-request (src/core/iden3comm/contractRequest.ts), named here so the dispatch loads nothing. */
 const CONTRACT_INVOKE_REQUEST_TYPE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';
 
@@ -73,6 +76,13 @@ export const iden3commAuthRequest = defineOperation({
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
     callback: z.string().min(1).max(2048).describe('where the wallet posts its JWZ answer (an http(s) URL, given sessionId=<request id> when it names none; default: none, the answer is verified with vc verifier verify --jwz)').optional(),
     expires: z.number().int().describe('seconds until the request expires (default 3600, at most 30 days)').optional(),
+    accept: z
+      .array(z.enum(AUTH_CIRCUITS, { error: `expected auth circuits of ${AUTH_CIRCUITS.join(', ')}` }))
+      .min(1, 'expected at least one auth circuit')
+      .max(AUTH_CIRCUITS.length)
+      .refine((circuits) => new Set(circuits).size === circuits.length, 'expected each auth circuit once')
+      .describe(`the auth circuits a wallet may prove its JWZ answer with, in the request's accept profile: ${AUTH_CIRCUITS.join(', ')} (default authV2)`)
+      .optional(),
     qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
     link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
   }),

@@ -185,13 +185,18 @@ describe('vc holder respond: a request it will not answer', () => {
     expect(hits).toBe(0);
   });
 
-  it('refuses a circuit vc does not answer, and accept profiles without authV2, naming what vc answers', async () => {
+  it('refuses a circuit vc does not answer, and accept profiles allowing no auth circuit vc proves with, naming what vc answers', async () => {
     const mtp = requestFile(request((message) => ((message.body.scope as Array<Record<string, unknown>>)[0]!.circuitId = 'credentialAtomicQueryMTPV2')));
     expect((await refused(['--request', mtp])).message).toMatch(/: scope 7 \(KYCAgeCredential birthday \$lt\) asks for a credentialAtomicQueryMTPV2 proof; vc answers credentialAtomicQueryV3 proof requests only$/);
+    const answers = 'vc answers only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3,authV3-8-32;alg=groth16';
+    const signed = requestFile(request((message) => (message.body.accept = ['iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R'])));
+    expect((await refused(['--request', signed])).message).toBe(`--request ${signed}: the request accepts iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R; ${answers}`);
+    const unknown = requestFile(request((message) => (message.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV4;alg=groth16'])));
+    expect((await refused(['--request', unknown])).message).toBe(`--request ${unknown}: the request accepts iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV4;alg=groth16; ${answers}`);
+    // A request accepting authV3 only passes this check (the holder proves with authV3-8-32 or
+    // authV3): it is refused here for its scope, before any proof or circuit build.
     const authV3 = requestFile(request((message) => (message.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16'])));
-    expect((await refused(['--request', authV3])).message).toMatch(
-      /: the request accepts iden3comm\/v1;env=application\/iden3-zkp-json;circuitId=authV3;alg=groth16; vc answers only iden3comm\/v1;env=application\/iden3-zkp-json;circuitId=authV2;alg=groth16$/,
-    );
+    expect((await refused(['--request', authV3])).message).toMatch(/^scope 7 \(KYCAgeCredential birthday \$lt\): no held credential satisfies it: /);
   });
 
   it('refuses a scope no held credential satisfies, naming the scope and why', async () => {
