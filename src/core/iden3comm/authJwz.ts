@@ -13,7 +13,7 @@ import type { Context } from '../../context.js';
 import { InputError, VcError, VerificationError, describeError } from '../../errors.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import type { FieldNamer } from '../validate.js';
-import { AUTH_CIRCUITS, type AuthCircuit } from './authRequest.js';
+import { AUTH_CIRCUITS, type AuthCircuit } from './authLimits.js';
 
 /** How long after the State contract replaced a GIST root an auth proof naming it is still accepted (the js-sdk's default). */
 export const AUTH_GIST_WINDOW_MS = 5 * 60 * 1000;

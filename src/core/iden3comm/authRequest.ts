@@ -15,16 +15,10 @@ import { PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, type Crede
 import { buildRequestQuery, checkQueryValue, encodeRequestParams, type RequestQueryOptions } from '../pbq/request.js';
 import { ensureRoleIdentity } from '../pbq/identities.js';
 import type { FieldNamer } from '../validate.js';
-import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
+import { AUTH_CIRCUITS, MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS, type AuthCircuit } from './authLimits.js';
 
 /** The circuit a scope proof request names: js-sdk 1.45 answers it with its 16-16-64 size or the full one. */
 export const AUTH_SCOPE_CIRCUIT = 'credentialAtomicQueryV3';
-/**
- * The auth circuits of the JWZ answers vc makes and verifies (Groth16): authV2, and its successor
- * authV3 at the official size (40, 64) or the small one (8, 32).
- */
-export const AUTH_CIRCUITS = ['authV2', 'authV3', 'authV3-8-32'] as const;
-export type AuthCircuit = (typeof AUTH_CIRCUITS)[number];
 /** The accept profile of a request whose JWZ answers may be proved with any of `circuits` (the js-sdk's buildAccept form: one profile, the circuits comma-separated). */
 export function authAcceptProfile(circuits: readonly AuthCircuit[]): string {
   return `iden3comm/v1;env=application/iden3-zkp-json;circuitId=${circuits.join(',')};alg=groth16`;

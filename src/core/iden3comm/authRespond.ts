@@ -26,8 +26,8 @@ import { requireWalletIdentity } from '../pbq/identities.js';
 import { conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { pbqCredentialSchema } from '../pbq/pbqSchemas.js';
-import { AUTH_CIRCUITS, AUTH_SCOPE_CIRCUIT, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit, type AuthCircuit, type AuthRequestMessage } from './authRequest.js';
-import { MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS } from './authLimits.js';
+import { AUTH_SCOPE_CIRCUIT, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit, type AuthRequestMessage } from './authRequest.js';
+import { AUTH_CIRCUITS, MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS, type AuthCircuit } from './authLimits.js';
 import { CONTRACT_INVOKE_REQUEST_TYPE } from './contractRequest.js';
 
 /** The message type answered. */

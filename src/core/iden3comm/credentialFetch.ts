@@ -16,7 +16,7 @@ import { defaultDid } from '../pbq/identities.js';
 import { issuedRecords } from '../pbq/publication.js';
 import type { FieldNamer } from '../validate.js';
 import { authVerificationKey, isAuthCircuit, parseJwz, unpackAuthJwz } from './authJwz.js';
-import { AUTH_CIRCUITS } from './authRequest.js';
+import { AUTH_CIRCUITS } from './authLimits.js';
 import { checkJwzShape } from './authVerify.js';
 import { credentialSubjectId, issuedCredential } from './credentialOffer.js';
 

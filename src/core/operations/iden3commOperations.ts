@@ -5,10 +5,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { PROOF_TYPES, V3_QUERY_OPERATORS, fieldCondition, requestOptionsSchema } from '../pbq/pbqSchemas.js';
-import { MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
-
-/** The auth circuits of JWZ answers (src/core/iden3comm/authRequest.ts AUTH_CIRCUITS), named here so the dispatch loads nothing. */
-const AUTH_CIRCUITS = ['authV2', 'authV3', 'authV3-8-32'] as const;
+import { AUTH_CIRCUITS, MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
 
 /** The message type of a contract-invoke-request (src/core/iden3comm/contractRequest.ts), named here so the dispatch loads nothing. */
 const CONTRACT_INVOKE_REQUEST_TYPE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';

@@ -8,7 +8,8 @@
  */
 import { parseAcceptProfile } from '@0xpolygonid/js-sdk';
 import { describe, expect, it } from 'vitest';
-import { AUTH_ACCEPT_PROFILE, AUTH_CIRCUITS, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit } from '../../../src/core/iden3comm/authRequest.js';
+import { AUTH_CIRCUITS } from '../../../src/core/iden3comm/authLimits.js';
+import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit } from '../../../src/core/iden3comm/authRequest.js';
 import { authDepthProblem } from '../../../src/core/iden3comm/authRespond.js';
 import { iden3commAuthRequest } from '../../../src/core/operations/iden3commOperations.js';
 
@@ -44,7 +45,7 @@ describe('the auth circuits a request accepts', () => {
     }
   });
 
-  it('--accept takes the auth circuits vc knows, each once (the operation names the same ones as core)', () => {
+  it('--accept takes the auth circuits vc knows, each once', () => {
     expect(iden3commAuthRequest.input.safeParse({ accept: [...AUTH_CIRCUITS] }).success).toBe(true);
     expect(iden3commAuthRequest.input.safeParse({ accept: ['authV4'] }).success).toBe(false);
     expect(iden3commAuthRequest.input.safeParse({ accept: ['authV3', 'authV3'] }).success).toBe(false);
