@@ -148,7 +148,7 @@ export const iden3commVerify = defineOperation({
     from: z.string().optional(),
     reason: z.string().optional(),
     proofs: z.array(scopeProofSchema).describe("each proof request's proof, with the value it disclosed").optional(),
-    disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
+    disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), one key a proof: its field; Type.field when another proof discloses the same field; Type.field#scopeId when that is not enough or another key is that (a field named Type.field)').optional(),
   }),
   // Records the token as used (replays are refused), in store transactions only: a server need not
   // hold the exclusive turn through the chain reads and the circuits' first build.
@@ -171,7 +171,7 @@ const sessionStatusSchema = z.object({
   id: z.string(),
   status: z.enum(['pending', 'verified', 'refused']),
   from: z.string().optional(),
-  disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
+  disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), one key a proof: its field; Type.field when another proof discloses the same field; Type.field#scopeId when that is not enough or another key is that (a field named Type.field)').optional(),
   proofs: z.array(scopeProofSchema).describe("verified: each proof request's proof, with the value it disclosed").optional(),
   reason: z.string().optional(),
   updatedAt: z.string().optional(),
