@@ -67,7 +67,7 @@ export const iden3commAuthRequest = defineOperation({
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled or registered one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
     op: requestOptionsSchema.shape.op.describe(`operator: ${V3_QUERY_OPERATORS.join(' ')} (default $lt; $sd discloses the value)`),
-    value: requestOptionsSchema.shape.value.describe('value: as vc verifier request takes it (default 20010101 for birthDate; none for $sd)'),
+    value: requestOptionsSchema.shape.value.describe('value: as vc verifier request takes it (default 20010101 for birthDate; none for $sd; the list of $in, $nin, $between comma-separated, in one use of the flag)'),
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
     proofType: requestOptionsSchema.shape.proofType.describe('the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
