@@ -3,9 +3,11 @@
  * JSON.parse accepts documents that different tools read differently: a repeated key (the last
  * one wins here, the first one elsewhere), so a signed credential could say one thing to the
  * signer and another to a verifier; integers beyond 2^53, silently rounded; and nesting deep
- * enough to exhaust a recursive consumer. A single iterative pass refuses all three with the
- * JSON path of the problem, then JSON.parse builds the value (fast, and it keeps `__proto__` as a
- * plain data property).
+ * enough to exhaust a recursive consumer; and a `__proto__` key, which JSON.parse keeps as a plain
+ * data property but JavaScript readers drop (zod's records, object spreads into a literal) or take
+ * as the object's prototype: `{"birthDate": {"__proto__": {"$lt": 20010101}}}` would become an empty
+ * condition, a request to disclose the value. A single iterative pass refuses all four with the
+ * JSON path of the problem, then JSON.parse builds the value (fast).
  */
 import { InputError } from './errors.js';
 
@@ -90,7 +92,7 @@ function lineAndColumn(text: string, i: number): string {
 /**
  * Parses user-provided JSON text strictly; throws InvalidJsonError (an InputError) naming `source`
  * (a file, "request body") and the JSON path for a syntax error, a duplicated key at any depth,
- * nesting deeper than `maxDepth`, or an integer literal that is not a safe integer.
+ * a `__proto__` key, nesting deeper than `maxDepth`, or an integer literal that is not a safe integer.
  */
 export function parseJsonText(text: string, source: string, options: ParseJsonOptions = {}): unknown {
   scanJsonText(text, source, options.maxDepth ?? MAX_JSON_DEPTH);
@@ -271,6 +273,11 @@ function readKey(state: ScanState, keys: KeyTracker, i: number): number {
     } else {
       keys.sets[level] = new Set([...list.slice(0, count), key]);
     }
+  }
+  if (key === '__proto__') {
+    const at = level === 0 ? 'the top level' : formatPath(path, level);
+    path[level] = key;
+    throw invalid(state, `${state.source}: the key "__proto__" at ${at} is not accepted (JavaScript readers drop it or take it as the object's prototype, so the document would not say the same to every reader)`);
   }
   if (duplicate) {
     const at = level === 0 ? 'the top level' : formatPath(path, level);

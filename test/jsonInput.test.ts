@@ -105,13 +105,19 @@ describe('parseJsonText', () => {
     ]);
   });
 
-  it('keeps __proto__ as a plain data property, as JSON.parse does', () => {
-    const value = parseJsonText('{"__proto__": {"polluted": true}, "a": 1}', 'input.json') as Record<string, unknown>;
-    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
-    expect(Object.keys(value)).toEqual(['__proto__', 'a']);
-    expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toEqual({ polluted: true });
+  it('refuses a __proto__ key at any depth, escaped or not, naming where (JavaScript readers drop it or make it the prototype)', () => {
+    const top = refusal('{"__proto__": {"polluted": true}, "a": 1}');
+    expect(top.message).toBe('input.json: the key "__proto__" at the top level is not accepted (JavaScript readers drop it or take it as the object\'s prototype, so the document would not say the same to every reader)');
+    expect(top.field).toBe('__proto__');
+    // What a zod record would have dropped, leaving {} (a disclosure) where a comparison was asked.
+    const nested = refusal('{"type": "T", "credentialSubject": {"birthDate": {"__proto__": {"$lt": 20010101}}}}', 'query.json');
+    expect(nested.message).toMatch(/^query\.json: the key "__proto__" at credentialSubject\.birthDate is not accepted/);
+    expect(nested.field).toBe('credentialSubject.birthDate.__proto__');
+    expect(refusal('[{"a": [{"\\u005f_proto__": 1}]}]').message).toMatch(/the key "__proto__" at \[0\]\.a\[0\] is not accepted/);
+    expect(refusal('{"__proto__": 1, "__proto__": 2}').message).toMatch(/the key "__proto__" at the top level/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(refusal('{"__proto__": 1, "__proto__": 2}').message).toMatch(/duplicate key "__proto__"/);
+    // A value "__proto__", or a key that only contains it, is data like any other.
+    expect(parseJsonText('{"a": "__proto__", "__proto__x": 1, "x__proto__": 2}', 'input.json')).toEqual({ a: '__proto__', __proto__x: 1, x__proto__: 2 });
   });
 
   it.each([

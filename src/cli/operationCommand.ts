@@ -3,6 +3,7 @@
  * name, kind and help from the zod schema), JSON files for structured fields, the result to
  * stdout or -o FILE, and errors naming the flag (and file) a field came from.
  */
+import type { EventEmitter } from 'node:events';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidOptionArgumentError, Option, type Command } from 'commander';
@@ -221,18 +222,51 @@ function commaList(value: string): string[] {
   return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
-function optionFor(info: FlagInfo, prefix = ''): Option {
-  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'files' ? ' (JSON files, comma-separated or the flag repeated)' : ''}${info.kind === 'list' ? ' (comma-separated)' : ''}`;
-  const option = new Option(info.kind === 'switch' ? `--${info.flag}` : `--${info.flag} ${placeholder(info)}`, description);
+/**
+ * A flag that may be repeated: its uses add up (a list, a list of files, or a flag two operations
+ * read with different shapes, one of them a list). refuseRepeatedFlags leaves these alone.
+ */
+class RepeatableOption extends Option {}
+
+/**
+ * The option of a flag. `given` says whether the flag was already typed on this command line (its
+ * value then comes from an earlier use, not from a default), so that a list's uses add up and
+ * replace its default.
+ */
+function optionFor(info: FlagInfo, given: () => boolean, prefix = '', repeatable = false): Option {
+  const listed = info.kind === 'list' || info.kind === 'files';
+  const description = `${prefix}${info.description}${info.kind === 'file' ? ' (a JSON file)' : ''}${info.kind === 'files' ? ' (JSON files, comma-separated or the flag repeated)' : ''}${info.kind === 'list' ? ' (comma-separated or the flag repeated)' : ''}`;
+  const flags = info.kind === 'switch' ? `--${info.flag}` : `--${info.flag} ${placeholder(info)}`;
+  const option = listed || repeatable ? new RepeatableOption(flags, description) : new Option(flags, description);
   if (info.choices !== undefined) option.choices(info.choices);
   if (info.kind === 'integer') option.argParser(integerArgument(info.flag));
-  if (info.kind === 'list') option.argParser(commaList);
-  // Files may also be given by repeating the flag (`--query a.json --query b.json`): they add up.
-  if (info.kind === 'files') option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), ...commaList(value)]);
+  const earlier = (previous: unknown): string[] => (given() && Array.isArray(previous) ? (previous as string[]) : []);
+  // A list (`--value FRA,DEU`, `--value FRA --value DEU`) and files (`--query a.json --query b.json`): the uses add up.
+  if (listed) option.argParser((value: string, previous: unknown) => [...earlier(previous), ...commaList(value)]);
+  // A flag of several shapes keeps each use as typed; the operation chosen reads them (inputFrom).
+  else if (repeatable) option.argParser((value: string, previous: unknown) => [...earlier(previous), value]);
   if (info.defaultValue !== undefined && info.kind !== 'file' && info.kind !== 'files') option.default(info.defaultValue);
   // A required field without a default must be given (commander says so, exit 2).
   if (info.required && info.defaultValue === undefined) option.makeOptionMandatory();
   return option;
+}
+
+/**
+ * Refuses a flag of one value given twice (`--op $lt --op $gt`, `--home a --home b`), on `command`
+ * and every command under it: commander would keep the last use without a word. Switches may be
+ * repeated; a RepeatableOption's uses add up. Said as commander says its usage errors (exit 2).
+ */
+export function refuseRepeatedFlags(command: Command): void {
+  for (const option of command.options) {
+    if (option instanceof RepeatableOption || option.isBoolean() || option.negate) continue;
+    const key = option.attributeName();
+    // Runs before commander's own listener stores the value: a source of 'cli' is an earlier use.
+    (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, () => {
+      if (command.getOptionValueSource(key) !== 'cli') return;
+      command.error(`error: option '${option.long ?? option.flags}' given twice: it takes one value; give it once`, { code: 'vc.optionRepeated', exitCode: 2 });
+    });
+  }
+  command.commands.forEach(refuseRepeatedFlags);
 }
 
 /**
@@ -310,8 +344,9 @@ function inputFrom(
 ): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const info of flags) {
-    const value = options[optionKey(info.flag)];
-    if (value === undefined) continue;
+    const given = options[optionKey(info.flag)];
+    if (given === undefined) continue;
+    const value = ownShape(info, given, `${isPositional(info) ? '' : '--'}${typedAliases.get(info.flag) ?? info.flag}`);
     if (info.kind === 'switch') {
       if (value === true) input[info.field] = true;
       continue;
@@ -368,6 +403,18 @@ function inputFrom(
     input[info.field] = unwrapDocument(command, info.field, document);
   }
   return input;
+}
+
+/**
+ * The value of a flag as this operation takes it. A flag shared with another operation's field of
+ * another shape, one of them a list, arrives as a list of its uses as typed (addOperationCommand):
+ * a list reads every use, comma-separated; a field of one value refuses a second use.
+ */
+function ownShape(info: FlagInfo, value: unknown, typed: string): unknown {
+  if (!Array.isArray(value) || info.kind === 'files') return value;
+  if (info.kind === 'list') return value.flatMap((item: unknown) => (typeof item === 'string' ? commaList(item) : [item]));
+  if (value.length > 1) throw new InputError(`${typed} given twice: it takes one value here; give it once`, { field: info.field });
+  return value[0];
 }
 
 /** A file's document, or its member named by the command's `unwrap` for the field when it is such a wrapper (CliCommand.unwrap). */
@@ -494,7 +541,9 @@ export function addOperationCommand(parent: Command, name: string, command: CliC
             }
           : undefined;
       // With several operations, a field one of them requires is checked by that one's schema.
-      cmd.addOption(optionFor(choices.length === 1 ? info : { ...(shared ?? info), required: false }, shared === undefined ? prefix : ''));
+      const typed = (): boolean => cmd.getOptionValueSource(optionKey(info.flag)) === 'cli';
+      const severalShapes = shared !== undefined && infos.some((f) => f.kind === 'list' || f.kind === 'files');
+      cmd.addOption(optionFor(choices.length === 1 ? info : { ...(shared ?? info), required: false }, typed, shared === undefined ? prefix : '', severalShapes));
     }
   }
   const positionals = positionalsOf(command, command.operation);

@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import type { CliRuntime } from './runtime.js';
 import { registerCommands } from './commands.js';
+import { refuseRepeatedFlags } from './operationCommand.js';
 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
@@ -67,6 +68,8 @@ export function buildProgram(rt: CliRuntime): Command {
     command.commands.forEach(applyExitOverride);
   };
   applyExitOverride(program);
+  // A flag of one value given twice is refused, not read as its last use (list flags add up).
+  refuseRepeatedFlags(program);
   return program;
 }
 

@@ -3,7 +3,7 @@
  * safely, the output path is checked before anything is done, and every error, usage errors
  * included, is one JSON line under --json naming the flag.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -113,5 +113,47 @@ describe('commands built from the operation table', () => {
     const twoKinds = await vc(['--json', 'issuer', 'issue', '--holder', 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR', '--status', 'agent,rhs'], { home });
     expect(twoKinds.status).toBe(2);
     expect(jsonError(twoKinds.stderr)).toMatchObject({ field: '--status', message: '--status: an iden3 credential has one status: expected rhs, onchain or agent, got "agent,rhs"' });
+  });
+
+  it('adds up the uses of a list flag, and refuses a flag of one value given twice, naming it (commander would keep the last use)', async () => {
+    const home = freshHome();
+    const amoy = 'did:polygonid:polygon:amoy:2qQ68JkRcf3xrHPQPWZei3YeVzHPP58wYNxx2mEouR';
+    type Made = { from: string; body: { scope: Array<{ query: { allowedIssuers: string[]; credentialSubject: Record<string, unknown> } }> } };
+    const first = await vc(['--json', 'verifier', 'auth-request'], { home });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.json<Made>().body.scope[0]!.query.allowedIssuers).toEqual(['*']);
+    // Another iden3 DID: the wallet's verifier.
+    const local = first.json<Made>().from;
+    // A list: its uses add up, comma-separated or not, and replace its default (*).
+    const listed = await vc(['--json', 'verifier', 'auth-request', '--allowed-issuers', amoy, '--allowed-issuers', `${local},${amoy}`], { home });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.json<Made>().body.scope[0]!.query.allowedIssuers).toEqual([amoy, local, amoy]);
+    // One value: a second use is refused (exit 2), before anything is done, whatever the flag.
+    const refusals: Array<[string[], string]> = [
+      [['verifier', 'auth-request', '--field', 'nationality', '--op', '$in', '--value', 'FRA', '--value', 'DEU'], '--value'],
+      [['verifier', 'auth-request', '--field', 'nationality', '--op', '$in', '--op', '$nin', '--value', 'FRA'], '--op'],
+      [['verifier', 'auth-request', '--expires', '60', '--expires', '120'], '--expires'],
+      [['verifier', 'auth-request', '-o', path.join(tmp.dir, 'a.json'), '--output', path.join(tmp.dir, 'b.json')], '--output'],
+      [['issuer', 'issue', '--format', 'bbs', '--format', 'iden3'], '--format'],
+      [['--home', path.join(tmp.dir, 'elsewhere'), 'verifier', 'nonce', '--home', home], '--home'],
+    ];
+    for (const [args, flag] of refusals) {
+      const run = await vc(['--json', ...args], { home });
+      expect(run.status, args.join(' ')).toBe(2);
+      expect(jsonError(run.stderr), args.join(' ')).toEqual({ code: 'invalid_input', message: `option '${flag}' given twice: it takes one value; give it once`, field: flag });
+    }
+    expect(existsSync(path.join(tmp.dir, 'a.json')) || existsSync(path.join(tmp.dir, 'b.json'))).toBe(false);
+    // Switches may be repeated.
+    const switches = await vc(['--json', '--json', 'verifier', 'nonce'], { home });
+    expect(switches.status, switches.stderr).toBe(0);
+    // A flag two variants read with different shapes (--status): the list's uses add up (bbs-2023),
+    // the one value of iden3 refuses a second use.
+    const purposes = path.join(tmp.dir, 'purposes.json');
+    const added = await vc(['--json', 'issuer', 'issue', '--format', 'bbs-2023', '--status', 'revocation', '--status', 'suspension', '-o', purposes], { home });
+    expect(added.status, added.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(purposes, 'utf8')) as { credentialStatus: Array<{ statusPurpose: string }> }).credentialStatus.map((status) => status.statusPurpose)).toEqual(['revocation', 'suspension']);
+    const twice = await vc(['--json', 'issuer', 'issue', '--holder', amoy, '--status', 'agent', '--status', 'rhs'], { home });
+    expect(twice.status).toBe(2);
+    expect(jsonError(twice.stderr)).toEqual({ code: 'invalid_input', message: '--status given twice: it takes one value here; give it once', field: '--status' });
   });
 });

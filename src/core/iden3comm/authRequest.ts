@@ -14,6 +14,7 @@ import { getIden3 } from '../../iden3/wallet.js';
 import { PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, type CredentialRequest } from '../pbq/pbqSchemas.js';
 import { buildRequestQuery, checkQueryValue, encodeRequestParams, type RequestQueryOptions } from '../pbq/request.js';
 import { ensureRoleIdentity } from '../pbq/identities.js';
+import { letEventLoopRun } from '../pbq/publication.js';
 import type { FieldNamer } from '../validate.js';
 import { AUTH_CIRCUITS, MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS, type AuthCircuit } from './authLimits.js';
 
@@ -185,7 +186,11 @@ async function scopeQueries(ctx: Context, options: AuthRequestOptions, names: Fi
     throw new InputError(`${names('queries')}: expected 1 to ${MAX_SCOPE_ITEMS} queries (one proof request each), got ${options.queries.length}`, { field: 'queries' });
   }
   const queries: Array<CredentialRequest['query']> = [];
-  for (const [index, given] of options.queries.entries()) queries.push(await scopeQueryOf(ctx, given, index, names));
+  for (const [index, given] of options.queries.entries()) {
+    // Each query parses the type's context and hashes its values: a server answers between them.
+    if (index > 0) await letEventLoopRun();
+    queries.push(await scopeQueryOf(ctx, given, index, names));
+  }
   return queries;
 }
 

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
 import type { Context } from '../../context.js';
+import { parseJsonText } from '../../jsonInput.js';
 import { DataModelError, InputError, NetworkError, NotFoundError, TooLargeError, UnprocessableError, VcError, describeError, isVcError, walkErrorCauses } from '../../errors.js';
 import { boundedFetch } from '../../boundedFetch.js';
 import { isLoopbackUrl } from '../../status/statusListFetch.js';
@@ -195,8 +196,11 @@ export async function readRequestMessage(given: RespondInput['request'], options
   const where = options.names('request');
   const text = await requestText(given, options.allowRemote, where);
   try {
-    return JSON.parse(text) as unknown;
+    // The strict parser of user input: a repeated key or a `__proto__` key (which a schema would
+    // drop, turning a comparison into a disclosure) is refused, not read one way or another.
+    return parseJsonText(text, where);
   } catch (error) {
+    if (error instanceof InputError) throw new InputError(error.message, { field: 'request', cause: error });
     throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`, { field: 'request' });
   }
 }

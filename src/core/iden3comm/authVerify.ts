@@ -69,7 +69,7 @@ export interface AuthVerifyResult {
   from?: string;
   reason?: string;
   proofs?: VerifiedScopeProof[];
-  /** The disclosed values by field ($sd queries; a field two proofs disclose is keyed by its type, see disclosedByField). */
+  /** The disclosed values by field ($sd queries; one key a proof: `Type.field`, `Type.field#scopeId` where the field is not enough, see disclosedByField). */
   disclosed?: Record<string, string>;
 }
 
@@ -294,20 +294,41 @@ export function answeredScopeProblem(request: AuthRequestMessage, answered: unkn
 }
 
 /**
- * The disclosed values by field. A field two proofs disclose (of two types, or twice) is keyed by
- * its type (`KYCAgeCredential.birthday`), and by its scope id too when that is not enough; each
- * proof's own value is in `proofs`.
+ * The disclosed values by field, one key a proof: its field (`birthday`) when no other proof
+ * discloses that field; else its type and field (`KYCAgeCredential.birthday`) when no other proof
+ * of that type discloses it too and no field is named so (a nested field `KYCAgeCredential.birthday`
+ * of another type); else that and its scope id (`KYCAgeCredential.birthday#17`), unique as scope ids
+ * are (with `#id` again in the unlikely case a field is named so). No value is lost: each proof's own
+ * value is in `proofs` too.
  */
 export function disclosedByField(proofs: VerifiedScopeProof[]): Record<string, string> {
   const disclosing = proofs.filter((proof) => proof.disclosed !== undefined);
-  const count = (key: (proof: VerifiedScopeProof) => string, proof: VerifiedScopeProof): number => disclosing.filter((other) => key(other) === key(proof)).length;
+  const keys = new Map<VerifiedScopeProof, string>();
+  const taken = new Set<string>();
+  const unique = <T>(items: T[], key: (item: T) => string): Set<string> => {
+    const counts = new Map<string, number>();
+    for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+    return new Set([...counts].filter(([, count]) => count === 1).map(([name]) => name));
+  };
+  // Each rule in turn, over the proofs the rules before it left: a key is never one already given.
+  const byField = (proof: VerifiedScopeProof): string => proof.field;
   const byType = (proof: VerifiedScopeProof): string => `${proof.type}.${proof.field}`;
-  return Object.fromEntries(
-    disclosing.map((proof) => {
-      const key = count((p) => p.field, proof) === 1 ? proof.field : count(byType, proof) === 1 ? byType(proof) : `${byType(proof)}#${proof.id}`;
-      return [key, proof.disclosed!];
-    }),
-  );
+  for (const rule of [byField, byType]) {
+    const left = disclosing.filter((proof) => !keys.has(proof));
+    const once = unique(left, rule);
+    for (const proof of left) {
+      const key = rule(proof);
+      if (once.has(key) && !taken.has(key)) keys.set(proof, key);
+    }
+    for (const proof of left) if (keys.has(proof)) taken.add(keys.get(proof)!);
+  }
+  for (const proof of disclosing.filter((other) => !keys.has(other))) {
+    let key = `${byType(proof)}#${proof.id}`;
+    while (taken.has(key)) key = `${key}#${proof.id}`;
+    keys.set(proof, key);
+    taken.add(key);
+  }
+  return Object.fromEntries(disclosing.map((proof) => [keys.get(proof)!, proof.disclosed!]));
 }
 
 /** Store namespace of the sessions' outcomes (`vc serve --role verifier`), by request id. */

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
+import { parseJsonText } from '../../jsonInput.js';
 import { InputError, NetworkError, TooLargeError, UnprocessableError, describeError } from '../../errors.js';
 import { boundedFetch } from '../../boundedFetch.js';
 import { getIden3 } from '../../iden3/wallet.js';
@@ -113,9 +114,9 @@ export async function fetchOfferedCredentials(ctx: Context, input: HolderFetchIn
   const where = names('offer');
   let value: unknown;
   try {
-    value = JSON.parse(offerText(input.offer, where));
+    value = parseJsonText(offerText(input.offer, where), where);
   } catch (error) {
-    if (error instanceof InputError) throw error;
+    if (error instanceof InputError) throw new InputError(error.message, { field: 'offer', cause: error });
     throw new InputError(`${where}: not JSON: ${describeError(error).split('\n')[0]}`, { field: 'offer' });
   }
   const offer = checkOffer(value, where);
@@ -152,9 +153,10 @@ export async function fetchOfferedCredentials(ctx: Context, input: HolderFetchIn
     if (text === undefined) throw new NetworkError(`the issuer's agent ${url} answered HTTP ${status} to the fetch-request for ${offered.id}${refusalReason(errorText)}`);
     let answer: unknown;
     try {
-      answer = JSON.parse(text);
-    } catch {
-      throw new NetworkError(`the issuer's agent ${url} answered the fetch-request for ${offered.id} with no JSON message`);
+      answer = parseJsonText(text, `the issuer's agent ${url}'s answer`);
+    } catch (error) {
+      // Not JSON, or JSON that readers would read differently (a repeated or `__proto__` key).
+      throw new UnprocessableError(`the issuer's agent ${url} answered the fetch-request for ${offered.id} with no usable JSON message: ${describeError(error).split('\n')[0]}`, { cause: error });
     }
     const message = isObject(answer) ? answer : {};
     if (message.type !== CREDENTIAL_ISSUANCE_RESPONSE_TYPE || !isObject(message.body) || !isObject(message.body.credential)) {

@@ -67,7 +67,7 @@ export const iden3commAuthRequest = defineOperation({
     context: requestOptionsSchema.shape.context.describe('JSON-LD context URL of the type (default: the bundled or registered one)'),
     field: requestOptionsSchema.shape.field.describe('credentialSubject field (default birthDate)'),
     op: requestOptionsSchema.shape.op.describe(`operator: ${V3_QUERY_OPERATORS.join(' ')} (default $lt; $sd discloses the value)`),
-    value: requestOptionsSchema.shape.value.describe('value: as vc verifier request takes it (default 20010101 for birthDate; none for $sd)'),
+    value: requestOptionsSchema.shape.value.describe('value: as vc verifier request takes it (default 20010101 for birthDate; none for $sd; the list of $in, $nin, $between comma-separated, in one use of the flag)'),
     allowedIssuers: requestOptionsSchema.shape.allowedIssuers.describe('issuer DIDs whose credentials are accepted, or * (default *)'),
     proofType: requestOptionsSchema.shape.proofType.describe('the proof the holder must give, sig (BJJSignature2021) or mtp (Iden3SparseMerkleTreeProof) (default: either)'),
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
@@ -155,7 +155,7 @@ export const iden3commVerify = defineOperation({
     from: z.string().optional(),
     reason: z.string().optional(),
     proofs: z.array(scopeProofSchema).describe("each proof request's proof, with the value it disclosed").optional(),
-    disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
+    disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), one key a proof: its field; Type.field when another proof discloses the same field; Type.field#scopeId when that is not enough or another key is that (a field named Type.field)').optional(),
   }),
   // Records the token as used (replays are refused), in store transactions only: a server need not
   // hold the exclusive turn through the chain reads and the circuits' first build.
@@ -178,7 +178,7 @@ const sessionStatusSchema = z.object({
   id: z.string(),
   status: z.enum(['pending', 'verified', 'refused']),
   from: z.string().optional(),
-  disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), by field (by type.field when two proofs disclose the same field)').optional(),
+  disclosed: z.record(z.string(), z.string()).describe('the values disclosed ($sd), one key a proof: its field; Type.field when another proof discloses the same field; Type.field#scopeId when that is not enough or another key is that (a field named Type.field)').optional(),
   proofs: z.array(scopeProofSchema).describe("verified: each proof request's proof, with the value it disclosed").optional(),
   reason: z.string().optional(),
   updatedAt: z.string().optional(),

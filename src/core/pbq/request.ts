@@ -13,6 +13,7 @@ import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
 import { firstUserOfNullifier } from './nullifier.js';
+import { letEventLoopRun } from './publication.js';
 import { requireContractKind } from '../../chain/contractKind.js';
 import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
 import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
@@ -145,6 +146,20 @@ export async function checkQueryValue(ctx: Context, query: CredentialRequest['qu
   }
 }
 
+/**
+ * The query's values as the circuit compares them, as the js-sdk computes them
+ * (transformQueryValueToBigInts: each hashed for the field's datatype), with a turn of the event
+ * loop after each, so that a server answers meanwhile.
+ */
+async function hashQueryValues(merklizer: { hashValue(dataType: string, value: unknown): Promise<bigint> }, datatype: string, values: unknown[]): Promise<bigint[]> {
+  const hashed: bigint[] = [];
+  for (const value of values) {
+    hashed.push(await merklizer.hashValue(datatype, value));
+    await letEventLoopRun();
+  }
+  return hashed;
+}
+
 /** The on-chain encoding of a request: validator params and the query hash. */
 export async function encodeRequestParams(
   ctx: Context,
@@ -163,7 +178,16 @@ export async function encodeRequestParams(
   let schemaHash;
   try {
     const [propertyQuery] = sdk.parseZKPQuery(request.query as never);
-    queryMetadata = await sdk.parseQueryMetadata(propertyQuery!, contextJson, request.query.type, { ...ldOptions, legacyNoopOperator: request.circuitId === MTP_ON_CHAIN_CIRCUIT });
+    const given: unknown = propertyQuery!.operatorValue;
+    // A list of values ($in, $nin: up to 64) is hashed here, the loop given a turn between values
+    // (each string a Poseidon hash, ~2 ms: 16 queries of 64 would hold a server ~2 s); the js-sdk
+    // checks the query with its first value, and hashes each value the same way.
+    const listed = Array.isArray(given) && given.length > 1 ? (given as unknown[]) : undefined;
+    queryMetadata = await sdk.parseQueryMetadata(listed === undefined ? propertyQuery! : { ...propertyQuery!, operatorValue: listed.slice(0, 1) }, contextJson, request.query.type, {
+      ...ldOptions,
+      legacyNoopOperator: request.circuitId === MTP_ON_CHAIN_CIRCUIT,
+    });
+    if (listed !== undefined && queryMetadata.values.length > 0) queryMetadata.values = await hashQueryValues(sdk.jsonLDMerklizer.Merklizer, queryMetadata.datatype, listed);
     const schemaId = await sdk.jsonLDMerklizer.Path.getTypeIDFromContext(contextJson, request.query.type, ldOptions);
     schemaHash = sdk.calculateCoreSchemaHash(new TextEncoder().encode(schemaId));
   } catch (error) {

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonError, runVcInProcess, tempDir, type VcRun } from '../../helpers.js';
-import { answeredScopeProblem, disclosedByField } from '../../../src/core/iden3comm/authVerify.js';
+import { answeredScopeProblem, disclosedByField, type VerifiedScopeProof } from '../../../src/core/iden3comm/authVerify.js';
 import type { AuthRequestMessage } from '../../../src/core/iden3comm/authRequest.js';
 
 const tmp = tempDir('vc-iden3comm-input-');
@@ -250,5 +250,23 @@ describe("the verifier's reading of an answer's scope (authVerify)", () => {
         { ...proof, id: 3, type: 'PassportCredential', field: 'birthDate', disclosed: '19900101' },
       ]),
     ).toEqual({ 'KYCAgeCredential.birthDate': '19960424', 'PassportCredential.birthDate#2': '19900101', 'PassportCredential.birthDate#3': '19900101' });
+  });
+
+  it('gives each disclosing proof its own key: a type-qualified key never takes the key of a (nested) field of that name', () => {
+    const proof = (id: number, type: string, field: string, disclosed: string): VerifiedScopeProof => ({ id, circuitId: 'credentialAtomicQueryV3', issuer: ISSUER, type, field, operator: '$sd', disclosed });
+    // (stop 36: proofs 1 and 3 both got "A.b", and proof 1's value was lost.)
+    expect(disclosedByField([proof(1, 'A', 'b', 'one'), proof(2, 'C', 'b', 'two'), proof(3, 'T', 'A.b', 'three')])).toEqual({ 'A.b': 'three', 'A.b#1': 'one', 'C.b': 'two' });
+    // Whatever the order, and with a field named as a scope-qualified key too.
+    expect(disclosedByField([proof(3, 'T', 'A.b', 'three'), proof(7, 'U', 'A.b#1', 'four'), proof(2, 'C', 'b', 'two'), proof(1, 'A', 'b', 'one')])).toEqual({
+      'A.b': 'three',
+      'A.b#1': 'four',
+      'A.b#1#1': 'one',
+      'C.b': 'two',
+    });
+    // Many proofs of colliding names: one key each, every value kept.
+    const many = [proof(1, 'A', 'b', 'v1'), proof(2, 'A', 'b', 'v2'), proof(3, 'X', 'A.b', 'v3'), proof(4, 'Y', 'A.b', 'v4'), proof(5, 'Z', 'A.b#1', 'v5'), proof(6, 'A', 'b#1', 'v6')];
+    const keyed = disclosedByField(many);
+    expect(Object.keys(keyed)).toHaveLength(many.length);
+    expect(Object.values(keyed).sort()).toEqual(many.map((p) => p.disclosed).sort());
   });
 });

@@ -72,7 +72,7 @@ describe('vc issuer offer: bad input', () => {
 describe('vc holder fetch: bad input', () => {
   it('names --offer when it is missing, not JSON, or not a credential offer', async () => {
     expect((await refused(['holder', 'fetch'])).message).toMatch(/--offer/);
-    expect((await refused(['holder', 'fetch', '--offer', offerFile(undefined, '{"id": ')])).message).toMatch(/--offer.*not JSON/);
+    expect((await refused(['holder', 'fetch', '--offer', offerFile(undefined, '{"id": ')])).message).toMatch(/--offer.*not valid JSON/);
     const wrongType = await refused(['holder', 'fetch', '--offer', offerFile((offer) => (offer.type = 'https://iden3-communication.io/authorization/1.0/request'))]);
     expect(wrongType.message).toMatch(/--offer.*is a https:\/\/iden3-communication.io\/authorization\/1.0\/request message, not a credential offer/);
     expect((await refused(['holder', 'fetch', '--offer', offerFile((offer) => (offer.body.credentials = []))])).message).toMatch(/--offer.*body\.credentials: expected a non-empty list/);
