@@ -12,8 +12,10 @@
  * the embedded chain's State contract), accepts the same token with fullVerify, the three query
  * proofs included, and refuses it with one byte of its proof or of its payload changed, and refuses
  * a well-made token answering only one of the three (vc's holder answering the request with two
- * items taken out), as vc's verifier and the session's callback do, naming the two left; `vc
- * verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
+ * items taken out), as vc's verifier and the session's callback do, naming the two left; both
+ * refuse a token in the request's thread whose first proof was made for another nonce (its
+ * requestID, the proofs' challenge) and filed under the asked id (a misbehaving wallet: vc's
+ * packer signs the refiled message); `vc verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
  * held credential satisfies is refused before any proof, naming that item.
  * authV3: a request that accepts only the authV3 circuits (`vc verifier auth-request --accept
  * authV3,authV3-8-32`, one proof request) is answered by `vc holder respond` with a token whose auth
@@ -27,7 +29,11 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { auth, resolver } from '@iden3/js-iden3-auth';
+import { DID } from '@iden3/js-iden3-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/context.js';
+import { packAuthResponse } from '../../src/core/iden3comm/authRespond.js';
 import { runVc, runVcAsync, startVcServe, templateWallet, type VcServer } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, registerNetworkOf } from './support/jsSdkIssuer.js';
 
@@ -200,6 +206,33 @@ describe('the same answer, verified by @iden3/js-iden3-auth', () => {
     expect(refused.json<Json>()).toEqual({ verified: false, request: request.id, from: holder, reason });
     const callback = await fetch(`${base}/callback?sessionId=${request.id}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: partial });
     expect(await callback.json()).toEqual({ verified: false, request: request.id, from: holder, reason });
+  }, LONG);
+
+  it("refuses, as js-iden3-auth does, a token in the request's thread whose scope proof was made for another nonce (its requestID, the proofs' challenge) and filed under the asked id", async () => {
+    // A wallet that misbehaves: vc's holder proves the first item for another nonce, and that proof
+    // is filed under the asked id in a message its authV2 proof then signs (vc's own packer, as a
+    // wallet would), beside the two other proofs as asked.
+    const [first, ...rest] = request.body.scope;
+    const nonce = Number(first!.id) + 1;
+    writeFileSync(file('nonce-request.json'), JSON.stringify({ ...request, body: { ...request.body, scope: [{ ...first, id: nonce }, ...rest] } }));
+    const other = ok(await vc(['holder', 'respond', '--request', file('nonce-request.json')])).json<{ token: string }>().token;
+    const message = JSON.parse(Buffer.from(other.split('.')[1]!, 'base64url').toString('utf8')) as Json & { body: { scope: Array<Json & { id: number; pub_signals: string[] }> } };
+    expect(message.body.scope.map((item) => item.id)).toEqual([nonce, ...rest.map((item) => item.id)]);
+    expect(message.body.scope[0]!.pub_signals).toContain(String(nonce));
+    const refiled = { ...message, body: { ...message.body, scope: [{ ...message.body.scope[0]!, id: first!.id }, ...message.body.scope.slice(1)] } };
+    const ctx = new Context({ config: parseConfig({}, home) });
+    let wrong: string;
+    try {
+      wrong = await packAuthResponse(ctx, refiled, DID.parse(holder));
+    } finally {
+      await ctx.close();
+    }
+    await expect(verifier.fullVerify(wrong, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 })).rejects.toThrow(/challenge/);
+    writeFileSync(file('wrong-nonce.jwz'), wrong);
+    const refused = await vc(['verifier', 'verify', '--jwz', file('wrong-nonce.jwz'), '--request', file('request.json')]);
+    expect(refused.status, refused.stderr).toBe(1);
+    expect(refused.json<Json>()).toMatchObject({ verified: false, request: request.id, from: holder });
+    expect(String(refused.json<Json>().reason)).toMatch(new RegExp(`^a scope proof is refused: challenge is not used for proof creation, expected ${first!.id}, challenge from public signals: ${nonce}\\b`));
   }, LONG);
 
   it('is refused by js-iden3-auth with one byte of its proof or of its payload changed', async () => {
