@@ -3,8 +3,9 @@
  * embedded chain of one home (a signature credential, so no state transition):
  *  - a request naming no accept profile (the js-sdk's default: authV2) whose scope holds a V3 item
  *    and an MTP on-chain item: vc submits the V3 proof (a transaction) and only then refuses the
- *    MTP item ("authV2 is for credentialAtomicQueryV3OnChain requests", named as a --auth flag the
- *    command does not have); every refusal must come before any proof, as the module promises;
+ *    MTP item ("auth: authV2 is for credentialAtomicQueryV3OnChain requests", field "auth", which
+ *    the command does not have; the credential given has no MTP proof either, also checked only
+ *    after the first submission); every refusal must come before any proof, as the module promises;
  *  - a journaled submission whose transaction the chain does not know (a node restarted from its
  *    checkpoint, a transaction dropped from the pool) makes every re-run say "not mined yet; run
  *    again once it is", forever: the request can never be answered.
