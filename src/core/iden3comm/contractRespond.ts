@@ -10,8 +10,13 @@
  * A wallet acts only on its own chain: a request for another chain id, another contract than this
  * chain's UniversalVerifier, another method than submitResponse, a scope item not registered on
  * chain (or registered with another query), or accept profiles vc cannot satisfy is refused before
- * any proof. Each submission is journaled in the wallet once broadcast: a re-run after a crash (a
- * kill before the output was written) answers with the submission found, never a second one.
+ * any proof, and so is everything proveAndSubmit would refuse for any item (the auth method each
+ * item's circuit takes, the credential's proofs and values, a used nullifier): the first proof is
+ * submitted only once every item passed. Each submission is journaled in the wallet once broadcast
+ * (keyed by chain id, contract, message and item): a re-run after a crash (a kill before the
+ * output was written) answers with the submission found, never a second one; a journaled
+ * transaction the chain does not know (a node restarted from a checkpoint, dropped by the pool) is
+ * submitted anew, a pending one is waited for (exit 4).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
@@ -158,7 +163,12 @@ async function checkContractInvokeRequest(ctx: Context, value: unknown, where: s
       { field: 'request' },
     );
   }
+  const seen = new Set<number>();
   for (const [index, scope] of message.body.scope.entries()) {
+    // One proof per request id from one sender: a second item of the same id would be refused by
+    // the contract after the first was submitted (ProofAlreadyVerified), leaving the answer half done.
+    if (seen.has(scope.id)) throw new InputError(`${where}: field body.scope[${index}].id: request ${scope.id} is asked for twice; one proof answers it`, { field: 'request' });
+    seen.add(scope.id);
     if (!(REQUEST_CIRCUITS as readonly string[]).includes(scope.circuitId)) {
       throw new UnprocessableError(`${where}: ${scopeLabel(scope as Scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; on chain vc proves ${REQUEST_CIRCUITS.join(' and ')} requests`, { field: 'request' });
     }
