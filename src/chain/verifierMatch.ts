@@ -156,26 +156,33 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
   );
 }
 
+/** The way around an authV2 verifier no deployment fixes, as every command that submits with authV2 can take it. */
+const EMBEDDED_AUTH_ADVICE =
+  'submit with embeddedAuth instead (`vc holder prove-submit`\'s default; for a contract-invoke-request `vc holder respond` answers, the request\'s accept profiles decide: one accepting application/iden3comm-plain-json gets embedded auth)';
+
 /**
- * The fix for a mismatched authV2 verifier: when the UniversalVerifier's `authV2` method is bound
- * to another validator than the one this deployment upgrades (an earlier vc bound it, and
- * UniversalVerifier 2.3.0 cannot repoint a method), deploying again changes nothing for it.
+ * The fix for a mismatched authV2 verifier. The UniversalVerifier's `authV2` method stays bound to
+ * the validator it was first given (UniversalVerifier 2.3.0 cannot repoint a method): when that is
+ * another validator than the one this deployment upgrades (an earlier vc bound it), or when this
+ * home uses another party's deployment (no address book: what the binding holds is all it can
+ * read), deploying again is no fix; embedded auth or new contracts are.
  */
-async function authV2Fix(ctx: Context, circuit: VerifierCircuit, fix: string): Promise<string> {
+async function authV2Fix(ctx: Context, circuit: VerifierCircuit, fix: string, verifier: string): Promise<string> {
   if (circuit !== AUTH_V2_VERIFIER_CIRCUIT) return fix;
   const chain = await getChain(ctx);
   const own = chain.addresses.all.authV2Validator;
+  const theirs = ctx.config.chain.stateContractAddress !== undefined;
   const method = await readContract<{ validator: string }>(
     ctx,
     { address: chain.addresses.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: [AUTH_V2_METHOD] },
     'read the authV2 auth method',
   );
+  const binding = `the UniversalVerifier ${chain.addresses.universalVerifier} binds its ${AUTH_V2_METHOD} method to the validator ${method.validator}`;
+  if (own === undefined && theirs) {
+    return `${binding} (its verifier ${verifier}), which UniversalVerifier 2.3.0 cannot repoint: ${EMBEDDED_AUTH_ADVICE}, or whoever deployed these contracts deploys new ones with \`vc chain deploy --force\` and gives you that deployment's \`vc chain env\` (requests registered on this UniversalVerifier stay on it)`;
+  }
   if (own === undefined || method.validator.toLowerCase() === own.toLowerCase()) return fix;
-  return (
-    `the UniversalVerifier ${chain.addresses.universalVerifier} binds its ${AUTH_V2_METHOD} method to the validator ${method.validator} (deployed by an earlier vc), ` +
-    `which UniversalVerifier 2.3.0 cannot repoint: submit with embeddedAuth (the default), or deploy new contracts with \`vc chain deploy --force\` ` +
-    '(requests registered on this UniversalVerifier stay on it)'
-  );
+  return `${binding} (deployed by an earlier vc), which UniversalVerifier 2.3.0 cannot repoint: ${EMBEDDED_AUTH_ADVICE}, or deploy new contracts with \`vc chain deploy --force\` (requests registered on this UniversalVerifier stay on it)`;
 }
 
 /**
@@ -192,7 +199,8 @@ export async function checkVerifiersMatchCircuits(
   const inUse = VERIFIER_CIRCUITS.filter((circuit) => (only === undefined || only.includes(circuit)) && (!ON_DEMAND_VERIFIER_CIRCUITS.includes(circuit) || circuits.ids?.includes(circuit) === true));
   for (const circuit of inUse) {
     // The authV2 verifier sits behind a proxy (upgraded in place when it changes): its implementation holds the key.
-    const address = await codeAddressOf(chain.provider, await onChainVerifier(ctx, circuit), `chain ${chain.chainId}`);
+    const called = await onChainVerifier(ctx, circuit);
+    const address = await codeAddressOf(chain.provider, called, `chain ${chain.chainId}`);
     const code = (await chain.provider.getCode(address)).toLowerCase().replace(/^0x/, '');
     const constants = readVerificationKeyConstants(path.join(circuits.dir, circuit, 'verification_key.json'));
     if (codeHoldsVerificationKey(code, constants)) continue;
@@ -208,8 +216,8 @@ export async function checkVerifiersMatchCircuits(
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;
     const message = circuits.development
-      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${await authV2Fix(ctx, circuit, fix)}`
-      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${await authV2Fix(ctx, circuit, fix)}`;
+      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${await authV2Fix(ctx, circuit, fix, called)}`
+      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${await authV2Fix(ctx, circuit, fix, called)}`;
     throw new ConfigError(message, { field: circuit });
   }
 }

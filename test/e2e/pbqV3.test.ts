@@ -28,6 +28,8 @@ import { AuthMethod, CircuitId, OnChainZKPVerifier, calcChallengeAuth, type Zero
 import { sendContractTransaction } from '../../src/chain/transactions.js';
 import { authProofChallenge, generateQueryProof, packAuthProof, submitQueryProof } from '../../src/core/pbq/prove.js';
 import { universalVerifierAbi } from '../../src/core/pbq/request.js';
+import { SUBMISSIONS_NS, submissionKey } from '../../src/core/iden3comm/contractRespond.js';
+import { isRequestProofVerified } from '../../src/chain/universalVerifier.js';
 import type { CredentialRequest, PbqCredentialInput } from '../../src/core/pbq/pbqSchemas.js';
 import { getIden3Prover } from '../../src/iden3/wallet.js';
 import { jsonError, runVc, runVcAsync, runVcInProcess, tempDir, templateHome } from '../helpers.js';
@@ -293,6 +295,43 @@ describe('--proof both: signed at once, the Merkle proof added by the next publi
     const mtpBound = await vc(['verifier', 'request', '--bind-verifier']);
     expect(mtpBound.status).toBe(2);
     expect(jsonError(mtpBound.stderr)).toMatchObject({ field: '--bind-verifier', message: expect.stringContaining('credentialAtomicQueryMTPV2OnChain has no verifierID') });
+    // attack-s36b: an answer is never half-submitted. Whatever any item cannot pass is refused
+    // before the first submission: an id asked twice, an MTP item under a request whose profiles
+    // allow authV2 only (none named: the js-sdk's default), an MTP item whose query the credential
+    // given does not satisfy (found: the V3 item submitted first, then the MTP item refused).
+    const unsatisfied = (await ok(['verifier', 'request', '--op', '$eq', '--value', '19000101'])) as unknown as CredentialRequest;
+    const scopeItem = (asked: CredentialRequest): Json & { query: Json } => ({ id: asked.id, circuitId: asked.circuitId, query: asked.query as unknown as Json, ...(asked.params === undefined ? {} : { params: asked.params }) });
+    writeFileSync(file('upgraded.json'), JSON.stringify(readJson<{ credentials: Array<{ credential: Json }> }>('publish.json').credentials[0]!.credential));
+    const blockRefusals = await chain.provider.getBlockNumber();
+    const twice = spoiled((m) => m.body.scope.push(m.body.scope[0]!));
+    expect(await refusedBeforeProof(twice)).toBe(`--request ${twice}: field body.scope[1].id: request ${request.id} is asked for twice; one proof answers it`);
+    const authV2Only = spoiled((m) => {
+      m.body.scope.push(scopeItem(mtpRequest));
+      delete (m.body as Json).accept;
+    });
+    const mixed = await vc(['holder', 'respond', '--credential', file('upgraded.json'), '--request', authV2Only]);
+    expect(mixed.status, mixed.stderr).toBe(2);
+    expect(mixed.stdout).toBe('');
+    expect(jsonError(mixed.stderr)).toMatchObject({ field: '--request', message: expect.stringContaining(`--request ${authV2Only}: scope ${mtpRequest.id} `) });
+    expect(jsonError(mixed.stderr).message).toMatch(/a credentialAtomicQueryMTPV2OnChain proof carries its own auth .*allow only an authV2 proof, which is for credentialAtomicQueryV3OnChain items; nothing was submitted$/);
+    const notSatisfied = spoiled((m) => m.body.scope.push(scopeItem(unsatisfied)));
+    const halfway = await vc(['holder', 'respond', '--credential', file('upgraded.json'), '--request', notSatisfied]);
+    expect(halfway.status, halfway.stderr).not.toBe(0);
+    expect(halfway.stdout).toBe('');
+    expect(jsonError(halfway.stderr).message).toMatch(new RegExp(`^scope ${unsatisfied.id} \\(`));
+    expect(await chain.provider.getBlockNumber()).toBe(blockRefusals);
+    expect(await isRequestProofVerified(ctx, DEV_ADDRESS, request.id)).toBe(false);
+
+    // attack-s36b: a journaled submission whose transaction the chain does not know (a node
+    // restarted from its checkpoint, a pool that dropped it) is submitted anew, not waited for forever.
+    const lost = `0x${'5e'.repeat(32)}`;
+    ctx.store.put(SUBMISSIONS_NS, submissionKey(chain.chainId, verifier, String(invoke.id), request.id), {
+      sender: DEV_ADDRESS,
+      txHash: lost,
+      response: { id: request.id, circuitId: `${V3}-16-16-64-16-32`, proof: {}, pub_signals: [] },
+      sentAt: new Date().toISOString(),
+    });
+    expect(await chain.provider.getTransaction(lost)).toBeNull();
     const blockBefore = await chain.provider.getBlockNumber();
 
     // Killed once its output is due (the proof submitted and mined): the re-run answers with that submission.
@@ -307,6 +346,7 @@ describe('--proof both: signed at once, the Merkle proof added by the next publi
     expect(response.body.scope).toHaveLength(1);
     const [item] = response.body.scope as Array<{ id: number; circuitId: string; txHash: string; pub_signals: string[] }>;
     expect(item).toMatchObject({ id: request.id, circuitId: `${V3}-16-16-64-16-32`, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(item!.txHash).not.toBe(lost);
     expect(response.body.transaction_data).toEqual({ ...invoke.body.transaction_data as Json, txHash: item!.txHash });
     const receipt = await chain.provider.getTransactionReceipt(item!.txHash);
     expect(receipt).toMatchObject({ status: 1, blockNumber: blockSubmitted, to: verifier, from: DEV_ADDRESS });

@@ -248,8 +248,9 @@ const credentialField = (input: RespondInput): string => (input.credential !== u
 export function aboutScope(error: unknown, scope: Scope, input: RespondInput): unknown {
   if (!(error instanceof VcError)) return error;
   const message = `${scopeLabel(scope)}: ${error.message}`;
-  // The checks shared with vc holder prove name prove's inputs (credentialRequest..., verifiableCredential...): here they are this command's.
-  const field = error.field === undefined ? undefined : error.field.startsWith('credentialRequest') ? 'request' : error.field.startsWith('verifiableCredential') ? credentialField(input) : error.field;
+  // The checks shared with vc holder prove name prove's inputs (credentialRequest..., verifiableCredential..., auth): here they are this command's
+  // (holder respond has no auth flag: the request's accept profiles choose the auth).
+  const field = error.field === undefined ? undefined : error.field.startsWith('credentialRequest') || error.field === 'auth' ? 'request' : error.field.startsWith('verifiableCredential') ? credentialField(input) : error.field;
   const options = { ...(field === undefined ? {} : { field }), ...(error.publicUrls === undefined ? {} : { publicUrls: error.publicUrls }), cause: error };
   // A data model error names its check too (DataModelError(message, check, options)).
   if (error instanceof DataModelError) return new DataModelError(message, error.check, options);

@@ -214,6 +214,17 @@ async function verifyRecordedRequestAnswer(ctx: Context, token: string, request:
   if (parsed.alg !== 'groth16' || !isAuthCircuit(parsed.circuitId) || !accepted.includes(parsed.circuitId)) {
     return refused(`the token is proved with ${parsed.alg.slice(0, 40)}:${parsed.circuitId.slice(0, 40)}; the request accepts ${acceptedInWords(accepted)} only`);
   }
+  // The open route (POST /callback) never starts the build of an auth circuit a token is labelled
+  // with (authV3 is a full-size build; a junk token costs its poster nothing): as vc's agent does,
+  // it takes authV2 and the authV3 circuits already built on this machine, and refuses the others
+  // before any key is read. `vc verifier verify --jwz` (the verifier's own command) builds the
+  // circuit of an accepted one on first use, after the checks above.
+  if (channel === 'callback' && parsed.circuitId !== 'authV2') {
+    const { availableOnDemandCircuits } = await import('../../circuits/build.js');
+    if (!(await availableOnDemandCircuits(ctx)).includes(parsed.circuitId)) {
+      return refused(`the token is proved with groth16:${parsed.circuitId}, whose circuit files this verifier has not built; the callback never starts a build (the verifier builds them with \`vc circuits build --circuit ${parsed.circuitId}\`)`);
+    }
+  }
   const circuitsDir = await verificationCircuitsDir(ctx);
   const unpacked = await unpackAuthJwz(ctx, parsed, accepted, (circuitId) => authVerificationKey(ctx, circuitId, circuitsDir));
   if (!unpacked.ok) return refused(unpacked.reason);

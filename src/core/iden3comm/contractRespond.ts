@@ -10,8 +10,13 @@
  * A wallet acts only on its own chain: a request for another chain id, another contract than this
  * chain's UniversalVerifier, another method than submitResponse, a scope item not registered on
  * chain (or registered with another query), or accept profiles vc cannot satisfy is refused before
- * any proof. Each submission is journaled in the wallet once broadcast: a re-run after a crash (a
- * kill before the output was written) answers with the submission found, never a second one.
+ * any proof, and so is everything proveAndSubmit would refuse for any item (the auth method each
+ * item's circuit takes, the credential's proofs and values, a used nullifier): the first proof is
+ * submitted only once every item passed. Each submission is journaled in the wallet once broadcast
+ * (keyed by chain id, contract, message and item): a re-run after a crash (a kill before the
+ * output was written) answers with the submission found, never a second one; a journaled
+ * transaction the chain does not know (a node restarted from a checkpoint, dropped by the pool) is
+ * submitted anew, a pending one is waited for (exit 4).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
@@ -23,8 +28,8 @@ import { AUTH_V2_METHOD } from '../../chain/deployment/recipe.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
-import { SUBMIT_RESPONSE_METHOD_ID, proveAndSubmit } from '../pbq/prove.js';
-import { REQUEST_CIRCUITS, type CredentialRequest } from '../pbq/pbqSchemas.js';
+import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type ProveOptions } from '../pbq/prove.js';
+import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { AUTH_ACCEPT_PROFILE } from './authRequest.js';
 import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
@@ -85,9 +90,10 @@ const contractInvokeRequestSchema = z.looseObject({
 type ContractInvokeRequest = z.output<typeof contractInvokeRequestSchema>;
 
 /** Where a broadcast submission is journaled until the answer is delivered. */
-const SUBMISSIONS_NS = 'iden3comm.contractSubmissions';
+export const SUBMISSIONS_NS = 'iden3comm.contractSubmissions';
 type JournaledSubmission = { sender: string; txHash: string; response: ZeroKnowledgeProofResponse; sentAt: string };
-const submissionKey = (messageId: string, scopeId: number): string => JSON.stringify([messageId, scopeId]);
+/** A journal entry applies to one message's scope item on one chain's UniversalVerifier: an entry from another chain or contract never does. */
+export const submissionKey = (chainId: number, contract: string, messageId: string, scopeId: number): string => JSON.stringify([chainId, contract.toLowerCase(), messageId, scopeId]);
 
 /** The media type of JWZ messages (an accept profile naming it asks for an auth proof). */
 const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
@@ -102,7 +108,7 @@ export interface AcceptedAuth {
 /**
  * Which of vc's auth methods the request's accept profiles allow: embedded auth for a plain-json
  * profile, authV2 for an iden3-zkp-json one naming authV2 (and for no profile at all: the js-sdk's
- * default, an authV2 proof), ethIdentity for a signed-json ES256K-R one.
+ * default, an authV2 proof), ethIdentity for a signed-json profile listing ES256K-R among its algs.
  */
 export function acceptedAuth(parseAcceptProfile: (profile: string) => { protocolVersion: unknown; env: unknown; circuits?: unknown[]; alg?: unknown[] }, accept: readonly string[]): AcceptedAuth {
   const allowed: AcceptedAuth = { embedded: false, authV2: accept.length === 0, ethIdentity: false };
@@ -116,7 +122,7 @@ export function acceptedAuth(parseAcceptProfile: (profile: string) => { protocol
     if (String(parsed.protocolVersion) !== 'iden3comm/v1') continue;
     if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
     if (String(parsed.env) === ZKP_MEDIA_TYPE && (parsed.circuits ?? []).map(String).includes(AUTH_V2_METHOD)) allowed.authV2 = true;
-    if (String(parsed.env) === 'application/iden3comm-signed-json' && parsed.alg?.[0] !== undefined && String(parsed.alg[0]) === 'ES256K-R') allowed.ethIdentity = true;
+    if (String(parsed.env) === 'application/iden3comm-signed-json' && (parsed.alg ?? []).map(String).includes('ES256K-R')) allowed.ethIdentity = true;
   }
   return allowed;
 }
@@ -157,7 +163,12 @@ async function checkContractInvokeRequest(ctx: Context, value: unknown, where: s
       { field: 'request' },
     );
   }
+  const seen = new Set<number>();
   for (const [index, scope] of message.body.scope.entries()) {
+    // One proof per request id from one sender: a second item of the same id would be refused by
+    // the contract after the first was submitted (ProofAlreadyVerified), leaving the answer half done.
+    if (seen.has(scope.id)) throw new InputError(`${where}: field body.scope[${index}].id: request ${scope.id} is asked for twice; one proof answers it`, { field: 'request' });
+    seen.add(scope.id);
     if (!(REQUEST_CIRCUITS as readonly string[]).includes(scope.circuitId)) {
       throw new UnprocessableError(`${where}: ${scopeLabel(scope as Scope)} asks for a ${scope.circuitId.slice(0, 100)} proof; on chain vc proves ${REQUEST_CIRCUITS.join(' and ')} requests`, { field: 'request' });
     }
@@ -207,12 +218,19 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
     throw new UnprocessableError(`${where}: transaction_data.contract_address ${data.contract_address} is not the UniversalVerifier ${verifier} of chain ${chain.chainId}; a wallet acts only on its own chain`, { field: 'request' });
   }
   const scopes = message.body.scope as Scope[];
+  // Before anything is read or proved: an MTPV2OnChain item carries its own auth (embedded in its
+  // proof); a request whose profiles give a BJJ holder authV2 only (or none: the js-sdk's default)
+  // cannot have it answered, and one answer names one auth method for all its proofs.
+  if (!auth.embedded && !auth.ethIdentity) {
+    const mtp = scopes.find((scope) => scope.circuitId === MTP_ON_CHAIN_CIRCUIT);
+    if (mtp !== undefined) throw authMismatch(where, mtp, message.body.accept ?? []);
+  }
   const requests: CredentialRequest[] = [];
   for (const scope of scopes) requests.push(await registeredScope(ctx, scope, verifier, where));
 
   return ctx.exclusive(async () => {
     // Every credential first (the refusals come before any proof), then one holder for them all.
-    const chosen = [];
+    const chosen: Array<{ scope: Scope; request: CredentialRequest; credential: PbqCredentialInput; id: string }> = [];
     for (const [index, scope] of scopes.entries()) chosen.push({ scope, request: requests[index]!, ...(await credentialForScope(ctx, scope, input, names, scope.circuitId)) });
     const subjects = [...new Set(chosen.map((item) => String(item.credential.credentialSubject.id)))];
     if (subjects.length > 1) throw new UnprocessableError(`${where}: the credentials that satisfy its scope are for different DIDs (${subjects.join(', ')}); one answer comes from one identity`, { field: 'request' });
@@ -229,12 +247,16 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
         : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or an authV2 proof (${AUTH_ACCEPT_PROFILE})`;
       throw new UnprocessableError(`${where}: the request's accept profiles (${(message.body.accept ?? []).join(', ')}) leave out what this answer needs: ${needed}`, { field: 'request' });
     }
+    // authV2 is for V3 items only (chosen when the profiles leave out embedded auth).
+    const mismatched = authMethod === 'authV2' ? chosen.find(({ scope }) => scope.circuitId === MTP_ON_CHAIN_CIRCUIT) : undefined;
+    if (mismatched !== undefined) throw authMismatch(where, mismatched.scope, message.body.accept ?? []);
 
     // A submission of an earlier run of this request: found (verified on chain), never made twice.
     const sender = chain.signer.address;
     const done = new Map<number, JournaledSubmission>();
+    const journalKey = (scopeId: number): string => submissionKey(chain.chainId, verifier, message.id, scopeId);
     for (const { scope } of chosen) {
-      const key = submissionKey(message.id, scope.id);
+      const key = journalKey(scope.id);
       const journaled = ctx.store.get<JournaledSubmission>(SUBMISSIONS_NS, key);
       const ours = journaled !== undefined && journaled.sender.toLowerCase() === sender.toLowerCase() ? journaled : undefined;
       if (await isRequestProofVerified(ctx, sender, scope.id)) {
@@ -245,30 +267,53 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
         throw new VerificationError(`${where}: ${scopeLabel(scope)}: ProofAlreadyVerified(requestId=${scope.id}, sender=${sender}): this address already has a verified proof for request ${scope.id}`, { field: 'request' });
       }
       if (ours !== undefined) {
-        const receipt = await chain.provider.getTransactionReceipt(ours.txHash).catch((error: unknown) => {
+        const unreadable = (error: unknown): never => {
           throw new NetworkError(`cannot read the transaction ${ours.txHash} of an earlier run: ${describeError(error)}`, { cause: error });
-        });
-        if (receipt === null) throw new NetworkError(`${scopeLabel(scope)}: its submission ${ours.txHash} by an earlier run is not mined yet; run again once it is`);
-        // Mined and failed: this run submits anew.
+        };
+        const receipt = await chain.provider.getTransactionReceipt(ours.txHash).catch(unreadable);
+        if (receipt === null) {
+          // Not mined: still pending (said so, exit 4), or unknown to the chain (a node restarted
+          // from a checkpoint, a pool that dropped it): nothing of it can land, so it is submitted anew.
+          const pending = await chain.provider.getTransaction(ours.txHash).catch(unreadable);
+          if (pending !== null) throw new NetworkError(`${scopeLabel(scope)}: its submission ${ours.txHash} by an earlier run is not mined yet; run again once it is`);
+        }
+        // Mined and failed, or unknown to the chain: this run submits anew.
         ctx.store.delete(SUBMISSIONS_NS, key);
       }
     }
 
+    // Every check that can fail, for every item still to submit, before the first submission.
+    const itemNames = (scope: Scope): ProveOptions['names'] => (field) =>
+      field.startsWith('credentialRequest')
+        ? `${where} ${scopeLabel(scope)}${field.slice('credentialRequest'.length)}`
+        : field.startsWith('verifiableCredential')
+          ? `${names('credential')}${field.slice('verifiableCredential'.length)}`
+          : field === 'auth'
+            ? `${where} ${scopeLabel(scope)} (the auth its accept profiles allow)`
+            : names(field);
+    const itemOptions = ({ scope, request, credential }: (typeof chosen)[number]): ProveOptions => ({ credential, request, ...(authMethod === 'authV2' ? { auth: authMethod } : {}), names: itemNames(scope) });
+    for (const item of chosen) {
+      if (done.has(item.scope.id)) continue;
+      try {
+        await checkProveAndSubmit(ctx, itemOptions(item));
+      } catch (error) {
+        throw aboutScope(error, item.scope, input);
+      }
+    }
+
     const scopeResponses: Array<ZeroKnowledgeProofResponse & { txHash: string }> = [];
-    for (const { scope, request, credential } of chosen) {
+    for (const item of chosen) {
+      const { scope } = item;
       const earlier = done.get(scope.id);
       if (earlier !== undefined) {
         scopeResponses.push({ txHash: earlier.txHash, ...earlier.response });
         continue;
       }
       let submitted: { response: ZeroKnowledgeProofResponse; txHash: string } | undefined;
-      const key = submissionKey(message.id, scope.id);
+      const key = journalKey(scope.id);
       try {
         await proveAndSubmit(ctx, {
-          credential,
-          request,
-          ...(authMethod === 'authV2' ? { auth: authMethod } : {}),
-          names: (field) => (field.startsWith('credentialRequest') ? `${where} ${scopeLabel(scope)}${field.slice('credentialRequest'.length)}` : field.startsWith('verifiableCredential') ? `${names('credential')}${field.slice('verifiableCredential'.length)}` : names(field)),
+          ...itemOptions(item),
           onSubmitted: (sent) => {
             submitted = sent;
             ctx.store.put<JournaledSubmission>(SUBMISSIONS_NS, key, { sender, txHash: sent.txHash, response: sent.response, sentAt: ctx.now().toISOString() });
@@ -297,7 +342,16 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
 
 /** The contract-invoke-response was delivered: its journal goes (a re-run is then refused as already verified, as vc holder prove-submit's is). */
 export function contractRespondDelivered(ctx: Context, result: ContractInvokeResponseMessage): void {
+  const { chain_id: chainId, contract_address: contract } = result.body.transaction_data;
   ctx.store.transaction(() => {
-    for (const item of result.body.scope) ctx.store.delete(SUBMISSIONS_NS, submissionKey(result.id, Number(item.id)));
+    for (const item of result.body.scope) ctx.store.delete(SUBMISSIONS_NS, submissionKey(chainId, contract, result.id, Number(item.id)));
   });
+}
+
+/** The refusal of a request that would have an MTPV2OnChain item submitted with authV2: named as the request and the item. */
+function authMismatch(where: string, scope: Scope, accept: readonly string[]): UnprocessableError {
+  return new UnprocessableError(
+    `${where}: ${scopeLabel(scope)}: a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (embedded auth, ${EMBEDDED_AUTH_ACCEPT_PROFILE}), and the request's accept profiles (${accept.length === 0 ? 'none: the default, authV2' : accept.map((profile) => profile.slice(0, 200)).join(', ')}) allow only an authV2 proof, which is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} items; nothing was submitted`,
+    { field: 'request' },
+  );
 }

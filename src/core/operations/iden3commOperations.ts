@@ -228,7 +228,7 @@ export const iden3commSessionStatus = defineOperation({
 export const iden3commRespond = defineOperation({
   name: 'pbq.authRespond',
   summary:
-    "answer an iden3comm authorization request as a wallet: prove each scope item (credentialAtomicQueryV3) with a held credential, pack the answer as a JWZ (authV2), and write it or post it to the request's callback",
+    "answer an iden3comm authorization request as a wallet: prove each scope item (credentialAtomicQueryV3) with a held credential, pack the answer as a JWZ (its auth proof authV2, or authV3 when the request allows no authV2), and write it or post it to the request's callback; a contract-invoke-request's proofs are submitted on chain instead",
   input: z.strictObject({
     request: z
       .union([z.string().min(1, 'empty; expected an authorization request'), z.record(z.string(), z.unknown())])
@@ -240,7 +240,7 @@ export const iden3commRespond = defineOperation({
   }),
   result: z.union([
     z.object({
-    token: z.string().describe('the JWZ token: the authorization/1.0/response, its auth proof authV2'),
+    token: z.string().describe('the JWZ token: the authorization/1.0/response, its auth proof authV2 (or authV3-8-32 / authV3 when the request allows no authV2)'),
     request: z.string(),
     thid: z.string(),
     from: z.string().describe('the holder DID that answered'),
@@ -266,7 +266,9 @@ export const iden3commRespond = defineOperation({
       body: z.object({
         transaction_data: transactionDataSchema,
         scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string(), txHash: z.string(), proof: z.unknown(), pub_signals: z.array(z.string()) })),
-        authProof: z.looseObject({ authMethod: z.enum(['embeddedAuth', 'ethIdentity']), userDid: z.string().optional() }),
+        authProof: z
+          .looseObject({ authMethod: z.enum(['embeddedAuth', 'authV2', 'ethIdentity']), userDid: z.string().optional() })
+          .describe('how the proofs were authenticated: embeddedAuth (in the query proofs), authV2 (a separate authV2 proof, V3 items only) or ethIdentity (the sender, userDid)'),
       }),
       created_time: z.number(),
     }),

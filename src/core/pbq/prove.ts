@@ -202,8 +202,21 @@ function circuitFamily(request: CredentialRequest, auth: AuthMethodName | undefi
   return auth === AUTH_V2_METHOD ? 'v3auth' : 'v3';
 }
 
-/** Generates the on-chain query proof for `sender` (the address that will submit it). */
-export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
+/** What the checks before a query proof read: the credential, its holder, its nullifier session and the verifier DID it binds to. */
+interface CheckedQueryProof {
+  credential: W3CCredential;
+  holder: string;
+  session: NullifierSession | undefined;
+  verifierDid: ReturnType<Iden3['modules']['core']['DID']['parseFromId']> | undefined;
+}
+
+/**
+ * Every check of a query proof's inputs that can fail before the prover runs (the credential's
+ * proofs against the request's, its holder against the sender and the auth method, its values
+ * against the query, the request's nullifier session and verifier): a caller submitting several
+ * proofs runs these for all of them before the first submission (vc holder respond, contract-invoke).
+ */
+export async function checkQueryProofInputs(ctx: Context, options: ProveOptions & { sender: string }): Promise<CheckedQueryProof> {
   await checkProofInputs(ctx, options);
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
@@ -260,7 +273,15 @@ export async function generateQueryProof(ctx: Context, options: ProveOptions & {
       throw new UnprocessableError(`request ${options.request.id}: its verifierID ${verifierID} is not an iden3 id vc can read (${describeError(error)})`, { field: 'credentialRequest.id' });
     }
   }
+  return { credential, holder, session, verifierDid };
+}
 
+/** Generates the on-chain query proof for `sender` (the address that will submit it). */
+export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
+  const { credential, holder, session, verifierDid } = await checkQueryProofInputs(ctx, options);
+  const iden3 = await getIden3(ctx);
+  const { sdk, core } = iden3.modules;
+  const v3 = options.request.circuitId !== MTP_ON_CHAIN_CIRCUIT;
   const revocation = await credentialRevocationStatus(ctx, credential, options.names);
   if (options.precheck !== false && revocation.mtp.existence) {
     throw new VerificationError(`the credential is revoked (revocation nonce ${credential.credentialStatus.revocationNonce} is in the issuer's revocation tree)`, {
@@ -450,7 +471,12 @@ export async function submitQueryProof(
 }
 
 /** `vc holder prove-submit` / POST /generate-submit-proof. */
-export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
+/**
+ * Every check of proveAndSubmit that can fail before its proof is generated (the inputs, the auth
+ * method, the circuits built, the request on chain, "already verified", a used nullifier, the
+ * credential against the request): a caller submitting several proofs runs it for each first.
+ */
+export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): Promise<{ nullifierSession: NullifierSession | undefined }> {
   await checkProofInputs(ctx, options);
   refuseAuthForRequest(options);
   if (options.auth !== undefined) {
@@ -480,6 +506,16 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promi
     const profile = subjectProfileFor(ctx, String(options.credential.credentialSubject.id), options.request, nullifierSession);
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
   }
+  await checkQueryProofInputs(ctx, { ...options, sender, nullifierSession });
+  return { nullifierSession };
+}
+
+/** `vc holder prove-submit`: proves the request's query over the credential and submits it, once every check passed. */
+export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
+  const { nullifierSession } = await checkProveAndSubmit(ctx, options);
+  const chain = await getChain(ctx);
+  const sender = chain.signer.address;
+  const id = options.request.id;
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
   const submitted = await submitQueryProof(ctx, response, {
     ...(options.auth === AUTH_V2_METHOD ? { authV2: { holder: String(options.credential.credentialSubject.id) } } : {}),

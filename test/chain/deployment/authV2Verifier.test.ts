@@ -5,8 +5,10 @@
  * 2.3.0 binds once) stay; a re-run after either crash window (the new implementation recorded,
  * its upgrade sent or not) does the missing work once; and a home deployed before the proxy
  * existed keeps its UniversalVerifier, whose `authV2` method stays bound to the earlier validator
- * (vc refuses authV2 there, naming it, when its verifier is not the circuits' one).
+ * (vc refuses authV2 there, naming it, when its verifier is not the circuits' one), to its owner and
+ * to another party using that deployment from its own home alike (attack-s36b).
  */
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/parse.js';
@@ -14,6 +16,7 @@ import { Context } from '../../../src/context.js';
 import { readAddressBook, saveAddressBook } from '../../../src/chain/addressBook.js';
 import { bytecodeHash, iden3Artifact, openZeppelinArtifact } from '../../../src/chain/artifacts.js';
 import { getChain } from '../../../src/chain/chainClient.js';
+import { LOCAL_DEV_ACCOUNT_KEY } from '../../../src/chain/connection.js';
 import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/deployContracts.js';
 import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
@@ -26,8 +29,8 @@ const home = templateHome(path.join(tmp.dir, 'home'));
 const contexts: Context[] = [];
 const UPGRADE = 'authV2 verifier proxy upgraded (authV2 verifier changed)';
 
-function newContext(): Context {
-  const ctx = new Context({ config: parseConfig({}, home) });
+function newContext(vars: Record<string, string> = {}, at = home): Context {
+  const ctx = new Context({ config: parseConfig(vars, at) });
   contexts.push(ctx);
   return ctx;
 }
@@ -141,8 +144,30 @@ describe('the authV2 verifier behind its proxy', () => {
     await sendContractTransaction(next, { address: admin, abi: openZeppelinArtifact('ProxyAdmin').abi as never, method: 'upgradeAndCall', args: [chain.verifier, officialImplementation.contractAddress!, '0x'] }, { description: 'official', checkpoint: false });
     await expect(requireAuthV2Verifier(newContext())).rejects.toMatchObject({
       exitCode: 3,
-      message: expect.stringContaining(`binds its authV2 method to the validator ${chain.validator} (deployed by an earlier vc), which UniversalVerifier 2.3.0 cannot repoint: submit with embeddedAuth (the default), or deploy new contracts with \`vc chain deploy --force\``),
+      message: expect.stringContaining(`binds its authV2 method to the validator ${chain.validator} (deployed by an earlier vc), which UniversalVerifier 2.3.0 cannot repoint: submit with embeddedAuth instead (\`vc holder prove-submit\`'s default; for a contract-invoke-request \`vc holder respond\` answers, the request's accept profiles decide`),
     });
+    await expect(requireAuthV2Verifier(newContext())).rejects.toMatchObject({ message: expect.stringContaining('or deploy new contracts with `vc chain deploy --force`') });
     expect((await deployContracts(newContext())).deployed).toEqual([]);
+
+    // attack-s36b: another party's wallet on the same chain (its own home, no address book, the
+    // deployer's addresses): told the binding and the ways out that work (embedded auth, new
+    // contracts), not that the deployer's \`vc chain deploy\` and a fresh \`vc chain env\` fix it.
+    const partyHome = path.join(tmp.dir, 'party');
+    mkdirSync(partyHome, { recursive: true });
+    const deployed = await getChain(next);
+    const party = newContext(
+      { RPC_URL: deployed.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: String(deployed.chainId), STATE_CONTRACT_ADDRESS: deployed.addresses.state, BSC_ADDRESS: chain.universalVerifier, MTP_ADDRESS: deployed.addresses.mtpValidator },
+      partyHome,
+    );
+    const refused = (await requireAuthV2Verifier(party).then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as Error & { exitCode?: number };
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused.exitCode).toBe(3);
+    expect(refused.message).not.toMatch(/hands out a fresh `vc chain env`/);
+    expect(refused.message).toContain(`binds its authV2 method to the validator ${chain.validator} (its verifier ${chain.verifier}`);
+    expect(refused.message).toMatch(/submit with embeddedAuth instead/);
+    expect(refused.message).toContain('whoever deployed these contracts deploys new ones with `vc chain deploy --force`');
   });
 });
