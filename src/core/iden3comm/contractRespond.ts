@@ -24,14 +24,13 @@ import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { InputError, NetworkError, UnprocessableError, VerificationError, describeError, isVcError } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
-import { AUTH_V2_METHOD } from '../../chain/deployment/recipe.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
 import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type ProveOptions } from '../pbq/prove.js';
 import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
-import { AUTH_ACCEPT_PROFILE } from './authRequest.js';
+import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, type AcceptProfileParser } from './authRequest.js';
 import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
 import {
   CONTRACT_INVOKE_RESPONSE_TYPE,
@@ -95,9 +94,6 @@ type JournaledSubmission = { sender: string; txHash: string; response: ZeroKnowl
 /** A journal entry applies to one message's scope item on one chain's UniversalVerifier: an entry from another chain or contract never does. */
 export const submissionKey = (chainId: number, contract: string, messageId: string, scopeId: number): string => JSON.stringify([chainId, contract.toLowerCase(), messageId, scopeId]);
 
-/** The media type of JWZ messages (an accept profile naming it asks for an auth proof). */
-const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
-
 /** The auth methods a request's accept profiles allow vc to submit with. */
 export interface AcceptedAuth {
   embedded: boolean;
@@ -107,11 +103,12 @@ export interface AcceptedAuth {
 
 /**
  * Which of vc's auth methods the request's accept profiles allow: embedded auth for a plain-json
- * profile, authV2 for an iden3-zkp-json one naming authV2 (and for no profile at all: the js-sdk's
- * default, an authV2 proof), ethIdentity for a signed-json profile listing ES256K-R among its algs.
+ * profile, authV2 where an authorization response could be proved with authV2 (the same reading:
+ * acceptedAuthCircuits; no profile at all is the js-sdk's default, an authV2 proof), ethIdentity
+ * for a signed-json profile listing ES256K-R among its algs.
  */
-export function acceptedAuth(parseAcceptProfile: (profile: string) => { protocolVersion: unknown; env: unknown; circuits?: unknown[]; alg?: unknown[] }, accept: readonly string[]): AcceptedAuth {
-  const allowed: AcceptedAuth = { embedded: false, authV2: accept.length === 0, ethIdentity: false };
+export function acceptedAuth(parseAcceptProfile: AcceptProfileParser, accept: readonly string[]): AcceptedAuth {
+  const allowed: AcceptedAuth = { embedded: false, authV2: acceptedAuthCircuits(accept, parseAcceptProfile).includes('authV2'), ethIdentity: false };
   for (const profile of accept) {
     let parsed;
     try {
@@ -121,7 +118,6 @@ export function acceptedAuth(parseAcceptProfile: (profile: string) => { protocol
     }
     if (String(parsed.protocolVersion) !== 'iden3comm/v1') continue;
     if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
-    if (String(parsed.env) === ZKP_MEDIA_TYPE && (parsed.circuits ?? []).map(String).includes(AUTH_V2_METHOD)) allowed.authV2 = true;
     if (String(parsed.env) === 'application/iden3comm-signed-json' && (parsed.alg ?? []).map(String).includes('ES256K-R')) allowed.ethIdentity = true;
   }
   return allowed;

@@ -29,6 +29,9 @@ describe('acceptedAuth and chooseContractAuth', () => {
     expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16'])).toEqual({ embedded: false, authV2: false, ethIdentity: false });
     expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3,authV2;alg=groth16']).authV2).toBe(true);
     expect(acceptedAuth(parse as never, ['iden3comm/v2;env=application/iden3comm-plain-json', 'junk']).embedded).toBe(false);
+    // Read as an authorization response's auth is (acceptedAuthCircuits): a zkp profile naming no circuit allows each, one whose algs leave out groth16 none.
+    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json']).authV2).toBe(true);
+    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=plonk']).authV2).toBe(false);
     expect(chooseContractAuth({ embedded: true, authV2: true, ethIdentity: true }, false)).toBe('embeddedAuth');
     expect(chooseContractAuth({ embedded: false, authV2: true, ethIdentity: true }, false)).toBe('authV2');
     expect(chooseContractAuth({ embedded: true, authV2: true, ethIdentity: false }, true)).toBeUndefined();
