@@ -10,6 +10,12 @@ import { AUTH_CIRCUITS, MAX_SCOPE_ITEMS } from '../iden3comm/authLimits.js';
 /** The message type of a contract-invoke-request (src/core/iden3comm/contractRequest.ts), named here so the dispatch loads nothing. */
 const CONTRACT_INVOKE_REQUEST_TYPE = 'https://iden3-communication.io/proofs/1.0/contract-invoke-request';
 
+/** How a message vc makes is shown besides its JSON (the CLI's --qr and --link; the HTTP routes omit them). */
+const MESSAGE_DISPLAY_FIELDS = {
+  qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
+  link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+};
+
 /** An authorization request message (checked loosely here; the wallet's record of it is what counts). */
 const authRequestMessageSchema = z.looseObject({
   id: z.string().min(1).max(256),
@@ -80,8 +86,7 @@ export const iden3commAuthRequest = defineOperation({
       .refine((circuits) => new Set(circuits).size === circuits.length, 'expected each auth circuit once')
       .describe(`the auth circuits a wallet may prove its JWZ answer with, in the request's accept profile: ${AUTH_CIRCUITS.join(', ')} (default authV2)`)
       .optional(),
-    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
-    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+    ...MESSAGE_DISPLAY_FIELDS,
   }),
   mutates: true,
   run: async (ctx, input, call) => {
@@ -130,8 +135,7 @@ export const iden3commContractRequest = defineOperation({
     reason: z.string().min(1).max(500).describe('why the verifier asks (shown by the wallet)').optional(),
     to: z.string().min(1).max(512).describe("the holder's DID, when known (the js-sdk's handler needs one; a wallet may fill it in)").optional(),
     expires: z.number().int().describe('seconds until the message expires (default 3600, at most 30 days)').optional(),
-    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
-    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+    ...MESSAGE_DISPLAY_FIELDS,
   }),
   result: contractInvokeRequestResultSchema,
   // Reads the chain only: nothing is recorded (the outcome is on chain).
@@ -321,8 +325,7 @@ export const iden3commOffer = defineOperation({
     holder: z.string().min(1).max(512).describe("the holder's iden3 DID (the credentials' subject)"),
     id: z.array(z.string().min(1).max(256)).min(1, 'give at least one credential id (vc issuer credentials lists them)').max(32).describe('the credentials offered (their ids, urn:uuid:...)'),
     url: z.string().min(1).max(2048).describe("the issuer agent's URL the wallet posts its fetch-request to (default: VC_ISSUER_URL, or the served issuer's URL, + /agent)").optional(),
-    qr: z.boolean().describe('also show the universal link as a QR code for a terminal').optional(),
-    link: z.boolean().describe('also show the universal link (https://wallet.privado.id/#i_m=...) and the iden3comm:// deep link').optional(),
+    ...MESSAGE_DISPLAY_FIELDS,
   }),
   result: agentAnswerSchema,
   // The wallet's issuer identity is created on first use.
