@@ -112,8 +112,10 @@ describe('iden3comm sessions', () => {
     let answeredDuring = 0;
     const sampling = (async () => {
       while (phase.now !== 'after') {
+        // Answered: 200, or 503 "degraded" where no circuit files are built yet (the unit project's CI run).
         const answered = await fetch(`${base}/healthz`);
-        expect(answered.status).toBe(200);
+        expect([200, 503]).toContain(answered.status);
+        expect(await answered.json()).toMatchObject({ role: expect.any(String), status: expect.stringMatching(/^(ok|degraded)$/) });
         if (phase.now === 'during') answeredDuring += 1;
       }
     })();
