@@ -13,9 +13,9 @@
  * proofs included, and refuses it with one byte of its proof or of its payload changed, and refuses
  * a well-made token answering only one of the three (vc's holder answering the request with two
  * items taken out), as vc's verifier and the session's callback do, naming the two left; both
- * refuse a token in the request's thread whose first proof was made for another nonce (its
- * requestID, the proofs' challenge) and filed under the asked id (a misbehaving wallet: vc's
- * packer signs the refiled message); `vc verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
+ * refuse a token in a request's thread whose proof was made for another nonce (its requestID, the
+ * proofs' challenge) and filed under the asked id (a misbehaving wallet: vc's packer signs the
+ * refiled message; a request of one item, one proof); `vc verifier verify --jwz` sees the whole answer as a replay. A two-item request that one item of no
  * held credential satisfies is refused before any proof, naming that item.
  * authV3: a request that accepts only the authV3 circuits (`vc verifier auth-request --accept
  * authV3,authV3-8-32`, one proof request) is answered by `vc holder respond` with a token whose auth
@@ -209,17 +209,20 @@ describe('the same answer, verified by @iden3/js-iden3-auth', () => {
   }, LONG);
 
   it("refuses, as js-iden3-auth does, a token in the request's thread whose scope proof was made for another nonce (its requestID, the proofs' challenge) and filed under the asked id", async () => {
-    // A wallet that misbehaves: vc's holder proves the first item for another nonce, and that proof
-    // is filed under the asked id in a message its authV2 proof then signs (vc's own packer, as a
-    // wallet would), beside the two other proofs as asked.
-    const [first, ...rest] = request.body.scope;
+    // A wallet that misbehaves: vc's holder proves a request's item for another nonce, and that
+    // proof is filed under the asked id in a message its authV2 proof then signs (vc's own packer,
+    // as a wallet would). A request of one item (recorded by this wallet's verifier), so one proof.
+    ok(await vc(['verifier', 'auth-request', '--query', file('query-0.json'), '-o', file('nonce-asked.json')]));
+    const asked = JSON.parse(readFileSync(file('nonce-asked.json'), 'utf8')) as typeof request;
+    const [first] = asked.body.scope;
     const nonce = Number(first!.id) + 1;
-    writeFileSync(file('nonce-request.json'), JSON.stringify({ ...request, body: { ...request.body, scope: [{ ...first, id: nonce }, ...rest] } }));
+    writeFileSync(file('nonce-request.json'), JSON.stringify({ ...asked, body: { ...asked.body, scope: [{ ...first, id: nonce }] } }));
     const other = ok(await vc(['holder', 'respond', '--request', file('nonce-request.json')])).json<{ token: string }>().token;
-    const message = JSON.parse(Buffer.from(other.split('.')[1]!, 'base64url').toString('utf8')) as Json & { body: { scope: Array<Json & { id: number; pub_signals: string[] }> } };
-    expect(message.body.scope.map((item) => item.id)).toEqual([nonce, ...rest.map((item) => item.id)]);
+    const message = JSON.parse(Buffer.from(other.split('.')[1]!, 'base64url').toString('utf8')) as Json & { thid: string; body: { scope: Array<Json & { id: number; pub_signals: string[] }> } };
+    expect(message.thid).toBe(asked.id);
+    expect(message.body.scope.map((item) => item.id)).toEqual([nonce]);
     expect(message.body.scope[0]!.pub_signals).toContain(String(nonce));
-    const refiled = { ...message, body: { ...message.body, scope: [{ ...message.body.scope[0]!, id: first!.id }, ...message.body.scope.slice(1)] } };
+    const refiled = { ...message, body: { ...message.body, scope: [{ ...message.body.scope[0]!, id: first!.id }] } };
     const ctx = new Context({ config: parseConfig({}, home) });
     let wrong: string;
     try {
@@ -227,11 +230,11 @@ describe('the same answer, verified by @iden3/js-iden3-auth', () => {
     } finally {
       await ctx.close();
     }
-    await expect(verifier.fullVerify(wrong, request, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 })).rejects.toThrow(/challenge/);
+    await expect(verifier.fullVerify(wrong, asked, { acceptedStateTransitionDelay: 3600_000, acceptedProofGenerationDelay: 3600_000 })).rejects.toThrow(/challenge/);
     writeFileSync(file('wrong-nonce.jwz'), wrong);
-    const refused = await vc(['verifier', 'verify', '--jwz', file('wrong-nonce.jwz'), '--request', file('request.json')]);
+    const refused = await vc(['verifier', 'verify', '--jwz', file('wrong-nonce.jwz'), '--request', file('nonce-asked.json')]);
     expect(refused.status, refused.stderr).toBe(1);
-    expect(refused.json<Json>()).toMatchObject({ verified: false, request: request.id, from: holder });
+    expect(refused.json<Json>()).toMatchObject({ verified: false, request: asked.id, from: holder });
     expect(String(refused.json<Json>().reason)).toMatch(new RegExp(`^a scope proof is refused: challenge is not used for proof creation, expected ${first!.id}, challenge from public signals: ${nonce}\\b`));
   }, LONG);
 

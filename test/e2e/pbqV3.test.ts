@@ -487,17 +487,18 @@ describe('vc verifier request --nullifier-session killed before its output (atta
     expect(killed.status).not.toBe(0);
     expect(killed.stdout).toBe('');
     const registered = await requestsCount();
-    const rerun = runVc(args, { home, env });
+    // The runs after the killed one in process (a crash point alone needs a process of its own).
+    const rerun = await runVcInProcess(args, { home, env });
     expect(rerun.status, rerun.stderr).toBe(0);
     const request = rerun.json<CredentialRequest>();
     expect(request).toMatchObject({ circuitId: V3, params: { nullifierSessionId: '880088' }, query: { credentialSubject: { birthDate: {} } } });
     // The request the killed run registered, not a second one.
     expect(await requestsCount()).toBe(registered);
-    const again = runVc(args, { home, env });
+    const again = await runVcInProcess(args, { home, env });
     expect(again.status, again.stderr).toBe(0);
     expect(again.json<CredentialRequest>().id).toBe(request.id);
     // Another query on that session stays a conflict, naming the wallet's request.
-    const other = runVc(['--json', 'verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE), '--nullifier-session', '880088'], { home, env });
+    const other = await runVcInProcess(['--json', 'verifier', 'request', '--circuit', V3, '--op', '$eq', '--value', String(BIRTH_DATE), '--nullifier-session', '880088'], { home, env });
     expect(other.status, other.stderr).toBe(2);
     expect(jsonError(other.stderr)).toMatchObject({ field: '--nullifier-session', message: expect.stringContaining(`this wallet's request ${request.id} (another query)`) });
     expect(await requestsCount()).toBe(registered);
