@@ -16,8 +16,12 @@ const tmp = tempDir('vc-auth-sessions-');
 let server: VcServer;
 let base: string;
 
+/** The server's circuits cache, empty: no circuit is built here (as in CI's unit run), whatever this machine's cache holds. */
+const cache = path.join(tmp.dir, 'empty-circuits-cache');
+
 beforeAll(async () => {
-  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_BODY_LIMIT: String(512 * 1024) } });
+  mkdirSync(cache, { recursive: true });
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: cache } });
   base = server.urls.verifier!;
 }, 120_000);
 
@@ -208,36 +212,22 @@ describe('iden3comm sessions: an anonymous post backed by no auth proof', () => 
 
 describe('iden3comm sessions: the open callback never starts a circuit build', () => {
   // attack-s36b: a junk token labelled with an auth circuit the request accepts (authV3, a full-size
-  // build) made the open route build it before its proof was checked. Here no circuit is built (an
-  // empty circuits cache): the token is refused at once, naming the command that builds it, and
-  // nothing was built.
-  const cache = path.join(tmp.dir, 'empty-circuits-cache');
-  let bare: VcServer;
-  beforeAll(async () => {
-    mkdirSync(cache, { recursive: true });
-    bare = await startVcServe(path.join(tmp.dir, 'bare'), ['--role', 'verifier'], { env: { VC_CIRCUITS_CACHE: cache } });
-  }, 120_000);
-  afterAll(async () => {
-    await bare?.stop();
-  });
-
+  // build) made the open route build it before its proof was checked. The server's circuits cache is
+  // empty: the token is refused at once, naming the command that builds it, and nothing was built.
   it('refuses a token of an accepted auth circuit not built yet, and builds nothing', async () => {
-    const url = bare.urls.verifier!;
-    const made = await post(`${url}/auth-requests`, JSON.stringify({ op: '$sd', callback: `${url}/callback`, accept: ['authV3'] }), 'application/json');
+    const made = await post(`${base}/auth-requests`, JSON.stringify({ op: '$sd', callback: `${base}/callback`, accept: ['authV3'] }), 'application/json');
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const id = String(made.body.id);
     const payload = b64({ id: 'x', thid: id, type: 'https://iden3-communication.io/authorization/1.0/response', from: 'did:polygonid:polygon:local:2qKc3ns1pKmZyrT4HY8ZumXpWabNbHNXwnXBXzsvRn', to: made.body.from, body: { scope: [] } });
     const junk = `${b64({ ...ZKP_HEADER, circuitId: 'authV3' })}.${payload}.${b64({ proof: { pi_a: [], pi_b: [], pi_c: [], protocol: 'groth16' }, pub_signals: [] })}`;
-    const started = Date.now();
-    const answered = await post(`${url}/callback?sessionId=${id}`, junk, 'text/plain');
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const answered = await post(`${base}/callback?sessionId=${id}`, junk, 'text/plain');
     expect(answered.status).toBe(422);
     expect(answered.body).toEqual({
       verified: false,
       request: id,
       reason: 'the token is proved with groth16:authV3, whose circuit files this verifier has not built; the callback never starts a build (the verifier builds them with `vc circuits build --circuit authV3`)',
     });
-    expect(await get(`${url}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
+    expect(await get(`${base}/auth-requests/${id}/status`)).toEqual({ status: 200, body: { id, status: 'pending' } });
     expect(readdirSync(cache, { recursive: true }).map(String)).toEqual([]);
   });
 });
