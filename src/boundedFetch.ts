@@ -50,6 +50,17 @@ async function readPrefix(response: Response, max: number): Promise<string> {
 }
 
 /** A fetch failure in words: our timeout, or the library's error with its cause (ECONNREFUSED...). */
+/** The absolute http(s) URL `text` names, or undefined (not a URL, or another scheme). */
+export function httpUrl(text: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+}
+
 export function describeFetchFailure(error: unknown, timeoutMs: number): string {
   const name = (error as { name?: unknown }).name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no complete answer within ${timeoutMs} ms`;

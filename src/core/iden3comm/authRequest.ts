@@ -9,6 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../context.js';
+import { httpUrl } from '../../boundedFetch.js';
 import { InputError, TooLargeError, VcError } from '../../errors.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, type CredentialRequest } from '../pbq/pbqSchemas.js';
@@ -27,6 +28,20 @@ export function authAcceptProfile(circuits: readonly AuthCircuit[]): string {
 /** How an accept profile reads (the js-sdk's parseAcceptProfile, passed in so that this module loads nothing). */
 export type AcceptProfileParser = (profile: string) => { protocolVersion: unknown; env: unknown; circuits?: unknown[] | undefined; alg?: unknown[] | undefined };
 
+/** The accept profiles that parse and are of iden3comm/v1 (the version vc speaks), parsed; the others allow nothing. */
+export function iden3commV1Profiles(accept: readonly string[], parse: AcceptProfileParser): Array<ReturnType<AcceptProfileParser>> {
+  const profiles: Array<ReturnType<AcceptProfileParser>> = [];
+  for (const profile of accept) {
+    try {
+      const parsed = parse(profile);
+      if (String(parsed.protocolVersion) === 'iden3comm/v1') profiles.push(parsed);
+    } catch {
+      // A profile that does not parse allows nothing.
+    }
+  }
+  return profiles;
+}
+
 /**
  * The auth circuits vc knows that a request's accept profiles allow a JWZ answer to be proved with:
  * the iden3comm/v1 zero-knowledge profiles (env application/iden3-zkp-json) whose algorithms
@@ -36,14 +51,8 @@ export type AcceptProfileParser = (profile: string) => { protocolVersion: unknow
 export function acceptedAuthCircuits(accept: readonly string[] | undefined, parse: AcceptProfileParser): AuthCircuit[] {
   if (accept === undefined || accept.length === 0) return ['authV2'];
   const allowed = new Set<string>();
-  for (const profile of accept) {
-    let parsed;
-    try {
-      parsed = parse(profile);
-    } catch {
-      continue;
-    }
-    if (String(parsed.protocolVersion) !== 'iden3comm/v1' || String(parsed.env) !== 'application/iden3-zkp-json') continue;
+  for (const parsed of iden3commV1Profiles(accept, parse)) {
+    if (String(parsed.env) !== 'application/iden3-zkp-json') continue;
     if (parsed.alg !== undefined && parsed.alg.length > 0 && !parsed.alg.map(String).includes('groth16')) continue;
     const circuits = parsed.circuits === undefined || parsed.circuits.length === 0 ? AUTH_CIRCUITS : parsed.circuits.map(String);
     for (const circuit of circuits) allowed.add(circuit);
@@ -203,13 +212,7 @@ function scopeIds(count: number): number[] {
 
 /** Refuses a callback that is not an absolute http(s) URL. */
 function checkCallback(callback: string, names: FieldNamer): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(callback);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+  if (httpUrl(callback) === undefined) {
     throw new InputError(`${names('callback')}: expected an absolute http(s) URL where wallets post their answer, got ${JSON.stringify(callback.slice(0, 200))}`, { field: 'callback' });
   }
 }

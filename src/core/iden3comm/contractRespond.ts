@@ -30,7 +30,7 @@ import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from 
 import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type ProveOptions } from '../pbq/prove.js';
 import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
-import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, type AcceptProfileParser } from './authRequest.js';
+import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, iden3commV1Profiles, type AcceptProfileParser } from './authRequest.js';
 import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
 import {
   CONTRACT_INVOKE_RESPONSE_TYPE,
@@ -109,14 +109,7 @@ export interface AcceptedAuth {
  */
 export function acceptedAuth(parseAcceptProfile: AcceptProfileParser, accept: readonly string[]): AcceptedAuth {
   const allowed: AcceptedAuth = { embedded: false, authV2: acceptedAuthCircuits(accept, parseAcceptProfile).includes('authV2'), ethIdentity: false };
-  for (const profile of accept) {
-    let parsed;
-    try {
-      parsed = parseAcceptProfile(profile);
-    } catch {
-      continue;
-    }
-    if (String(parsed.protocolVersion) !== 'iden3comm/v1') continue;
+  for (const parsed of iden3commV1Profiles(accept, parseAcceptProfile)) {
     if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
     if (String(parsed.env) === 'application/iden3comm-signed-json' && (parsed.alg ?? []).map(String).includes('ES256K-R')) allowed.ethIdentity = true;
   }

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CredentialsOfferMessage } from '@0xpolygonid/js-sdk';
+import { httpUrl } from '../../boundedFetch.js';
 import type { Context } from '../../context.js';
 import { InputError, NotFoundError, UnprocessableError, describeError } from '../../errors.js';
 import { AGENT_PATH, PLAIN_MEDIA_TYPE } from '../../iden3/agentStatus.js';
@@ -43,13 +44,7 @@ export function credentialSubjectId(credential: Record<string, unknown>): string
 
 /** Refuses an agent URL that is not an absolute http(s) URL. */
 function checkAgentUrl(url: string, names: FieldNamer): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+  if (httpUrl(url) === undefined) {
     throw new InputError(`${names('url')}: expected the absolute http(s) URL of the issuer's agent, got ${JSON.stringify(url.slice(0, 200))}`, { field: 'url' });
   }
 }
