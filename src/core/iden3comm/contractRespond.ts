@@ -27,7 +27,7 @@ import { getChain } from '../../chain/chainClient.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
-import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type ProveOptions } from '../pbq/prove.js';
+import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type CheckedSubmission, type ProveOptions } from '../pbq/prove.js';
 import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, iden3commV1Profiles, type AcceptProfileParser } from './authRequest.js';
@@ -281,10 +281,11 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
             ? `${where} ${scopeLabel(scope)} (the auth its accept profiles allow)`
             : names(field);
     const itemOptions = ({ scope, request, credential }: (typeof chosen)[number]): ProveOptions => ({ credential, request, ...(authMethod === 'authV2' ? { auth: authMethod } : {}), names: itemNames(scope) });
+    const checked = new Map<number, CheckedSubmission>();
     for (const item of chosen) {
       if (done.has(item.scope.id)) continue;
       try {
-        await checkProveAndSubmit(ctx, itemOptions(item));
+        checked.set(item.scope.id, await checkProveAndSubmit(ctx, itemOptions(item)));
       } catch (error) {
         throw aboutScope(error, item.scope, input);
       }
@@ -303,6 +304,8 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
       try {
         await proveAndSubmit(ctx, {
           ...itemOptions(item),
+          // Checked above, with every other item: the items have distinct request ids, so an earlier submission changes nothing checked.
+          checked: checked.get(scope.id),
           onSubmitted: (sent) => {
             submitted = sent;
             ctx.store.put<JournaledSubmission>(SUBMISSIONS_NS, key, { sender, txHash: sent.txHash, response: sent.response, sentAt: ctx.now().toISOString() });

@@ -203,7 +203,7 @@ function circuitFamily(request: CredentialRequest, auth: AuthMethodName | undefi
 }
 
 /** What the checks before a query proof read: the credential, its holder, its nullifier session and the verifier DID it binds to. */
-interface CheckedQueryProof {
+export interface CheckedQueryProof {
   credential: W3CCredential;
   holder: string;
   session: NullifierSession | undefined;
@@ -277,8 +277,9 @@ export async function checkQueryProofInputs(ctx: Context, options: ProveOptions 
 }
 
 /** Generates the on-chain query proof for `sender` (the address that will submit it). */
-export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }): Promise<GeneratedProof> {
-  const { credential, holder, session, verifierDid } = await checkQueryProofInputs(ctx, options);
+export async function generateQueryProof(ctx: Context, options: ProveOptions & { sender: string }, checked?: CheckedQueryProof): Promise<GeneratedProof> {
+  // The inputs as checkQueryProofInputs read them (given by a caller that checked them already).
+  const { credential, holder, session, verifierDid } = checked ?? (await checkQueryProofInputs(ctx, options));
   const iden3 = await getIden3(ctx);
   const { sdk, core } = iden3.modules;
   const v3 = options.request.circuitId !== MTP_ON_CHAIN_CIRCUIT;
@@ -470,13 +471,18 @@ export async function submitQueryProof(
   return { txHash: sent.hash, blockNumber: sent.blockNumber, verifier, sender: chain.signer.address, authMethod };
 }
 
-/** `vc holder prove-submit` / POST /generate-submit-proof. */
+/** What checkProveAndSubmit found: the request's nullifier session and the checked query proof inputs. */
+export interface CheckedSubmission {
+  nullifierSession: NullifierSession | undefined;
+  query: CheckedQueryProof;
+}
+
 /**
  * Every check of proveAndSubmit that can fail before its proof is generated (the inputs, the auth
  * method, the circuits built, the request on chain, "already verified", a used nullifier, the
  * credential against the request): a caller submitting several proofs runs it for each first.
  */
-export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): Promise<{ nullifierSession: NullifierSession | undefined }> {
+export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): Promise<CheckedSubmission> {
   await checkProofInputs(ctx, options);
   refuseAuthForRequest(options);
   if (options.auth !== undefined) {
@@ -506,17 +512,18 @@ export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): 
     const profile = subjectProfileFor(ctx, String(options.credential.credentialSubject.id), options.request, nullifierSession);
     await refuseUsedNullifier(ctx, id, await expectedNullifier(ctx, profile, nullifierSession), nullifierSession);
   }
-  await checkQueryProofInputs(ctx, { ...options, sender, nullifierSession });
-  return { nullifierSession };
+  const query = await checkQueryProofInputs(ctx, { ...options, sender, nullifierSession });
+  return { nullifierSession, query };
 }
 
-/** `vc holder prove-submit`: proves the request's query over the credential and submits it, once every check passed. */
-export async function proveAndSubmit(ctx: Context, options: ProveOptions): Promise<ProveSubmitResult> {
-  const { nullifierSession } = await checkProveAndSubmit(ctx, options);
+/** `vc holder prove-submit` / POST /generate-submit-proof: proves the request's query over the credential and submits it, once every check passed. */
+export async function proveAndSubmit(ctx: Context, options: ProveOptions & { checked?: CheckedSubmission | undefined }): Promise<ProveSubmitResult> {
+  // Checked here, or by the caller just before (a contract-invoke answer checks every item first).
+  const { nullifierSession, query } = options.checked ?? (await checkProveAndSubmit(ctx, options));
   const chain = await getChain(ctx);
   const sender = chain.signer.address;
   const id = options.request.id;
-  const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession });
+  const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession }, query);
   const submitted = await submitQueryProof(ctx, response, {
     ...(options.auth === AUTH_V2_METHOD ? { authV2: { holder: String(options.credential.credentialSubject.id) } } : {}),
     onSubmitted: options.onSubmitted,
