@@ -2,7 +2,7 @@
 // only src/output.ts prints, only bin/vc.ts exits, only src/sd/library.ts loads the BBS+
 // libraries, imports go down the layers, never up:
 //   bin -> cli | http -> core -> adapters (iden3, sd, status, chain, circuits, workers) -> context -> store, config
-// with errors, paths, faults, version, jsonInput and boundedFetch usable from anywhere, and no import circles.
+// with errors, paths, faults, version, jsonInput, boundedFetch and eventLoop usable from anywhere, and no import circles.
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
@@ -102,7 +102,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/store/**/*.ts', 'src/config/**/*.ts', 'src/context.ts', 'src/errors.ts', 'src/paths.ts', 'src/faults.ts', 'src/version.ts', 'src/jsonInput.ts', 'src/boundedFetch.ts'],
+    files: ['src/store/**/*.ts', 'src/config/**/*.ts', 'src/context.ts', 'src/errors.ts', 'src/paths.ts', 'src/faults.ts', 'src/version.ts', 'src/jsonInput.ts', 'src/boundedFetch.ts', 'src/eventLoop.ts'],
     rules: {
       'no-restricted-imports': forbid('the lowest layers import nothing above them', LAYER.core, LAYER.cli, LAYER.http, LAYER.output, LAYER.adapters),
       'no-restricted-syntax': forbidDynamic('the lowest layers import nothing above them', LAYER.core, LAYER.cli, LAYER.http, LAYER.output, LAYER.adapters),

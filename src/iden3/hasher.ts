@@ -8,6 +8,7 @@
  * remembered result is the result.
  */
 import type { Hasher } from '@iden3/js-jsonld-merklization';
+import { shareEventLoop } from '../eventLoop.js';
 
 /** How many results are kept (each a key of a few dozen bytes and a bigint): a few MiB at most. */
 export const MEMO_ENTRIES = 50_000;
@@ -40,9 +41,18 @@ export function memoizingHasher(inner: Hasher, limit = MEMO_ENTRIES): Hasher & {
   const hashes = new BoundedMemo<bigint>(limit);
   const byteHashes = new BoundedMemo<bigint>(limit);
   return {
-    hash: (inputs) => hashes.get(inputs.join(','), () => inner.hash(inputs)),
+    // Merklizing is a long chain of hashes that never waits for I/O (the library's Merkle tree is
+    // in memory): each hash first lets the event loop run if it has waited a slice already, so a
+    // server merklizing a credential still answers its other requests.
+    hash: async (inputs) => {
+      await shareEventLoop();
+      return hashes.get(inputs.join(','), () => inner.hash(inputs));
+    },
     // The bytes as latin1: one character per byte, so distinct inputs have distinct keys.
-    hashBytes: (bytes) => byteHashes.get(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'), () => inner.hashBytes(bytes)),
+    hashBytes: async (bytes) => {
+      await shareEventLoop();
+      return byteHashes.get(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'), () => inner.hashBytes(bytes));
+    },
     prime: () => inner.prime(),
     get remembered() {
       return hashes.size + byteHashes.size;

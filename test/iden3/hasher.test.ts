@@ -41,4 +41,29 @@ describe('memoizingHasher', () => {
     // library too: the memo only has to give each input the library's answer, checked above.)
     expect(await hasher.hashBytes(new Uint8Array(variants[3]!))).not.toBe(await hasher.hashBytes(new Uint8Array(base)));
   });
+
+  it('lets the event loop run during a long run of hashes (a merklization), where the library holds it', async () => {
+    const hasher = memoizingHasher(reference, 1000);
+    const inputs = Array.from({ length: 300 }, () => [field(), field()]);
+    /** Immediate callbacks run while `hashAll` runs, each rescheduling itself. */
+    const turnsDuring = async (hashAll: () => Promise<unknown>): Promise<number> => {
+      let turns = 0;
+      let running = true;
+      const tick = (): void => {
+        if (!running) return;
+        turns += 1;
+        setImmediate(tick);
+      };
+      await new Promise((resolve) => setImmediate(resolve));
+      setImmediate(tick);
+      await hashAll();
+      running = false;
+      return turns;
+    };
+    const ours: bigint[] = [];
+    const theirs: bigint[] = [];
+    expect(await turnsDuring(async () => { for (const input of inputs) ours.push(await hasher.hash(input)); })).toBeGreaterThanOrEqual(1);
+    expect(await turnsDuring(async () => { for (const input of inputs) theirs.push(await reference.hash(input)); })).toBe(0);
+    expect(ours).toEqual(theirs);
+  });
 });

@@ -15,7 +15,7 @@ import { getIden3 } from '../../iden3/wallet.js';
 import { PROOF_TYPES, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, type CredentialRequest } from '../pbq/pbqSchemas.js';
 import { buildRequestQuery, checkQueryValue, encodeRequestParams, type RequestQueryOptions } from '../pbq/request.js';
 import { ensureRoleIdentity } from '../pbq/identities.js';
-import { letEventLoopRun } from '../pbq/publication.js';
+import { letEventLoopRun } from '../../eventLoop.js';
 import type { FieldNamer } from '../validate.js';
 import { AUTH_CIRCUITS, MAX_AUTH_REQUEST_BYTES, MAX_SCOPE_ITEMS, type AuthCircuit } from './authLimits.js';
 

@@ -20,7 +20,8 @@ import { AGENT_PATH } from '../../iden3/agentStatus.js';
 import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import { resolveIssuerDid, signerAddress } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
-import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, letEventLoopRun, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
+import { letEventLoopRun } from '../../eventLoop.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, issuedRecords, publishRecoverably, recoverPendingPublication, type CompletedBatch, type IssuedRecord } from './publication.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
 import type { IssueOptions, IssueStatusKind } from './pbqSchemas.js';
 

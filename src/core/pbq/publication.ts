@@ -28,6 +28,7 @@
  */
 import type { W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
+import { letEventLoopRun } from '../../eventLoop.js';
 import type { Context } from '../../context.js';
 import type { Merkletree } from '@iden3/js-merkletree';
 import { ConfigError, ConflictError, NetworkError, describeError, redactUrls } from '../../errors.js';
@@ -73,15 +74,6 @@ export interface CompletedBatch {
   txId: string;
   state: string;
   at: string;
-}
-
-/**
- * Lets timers and I/O run between the steps of a long loop: promise chains alone never yield, so
- * a batch of a thousand would starve the lock's keep-alive (another process would take the lock
- * as stale) and every request of a server.
- */
-export function letEventLoopRun(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Store namespace of the journal: one pending publication per issuer DID (src/iden3/storage.ts). */

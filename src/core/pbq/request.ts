@@ -13,7 +13,7 @@ import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { ConflictError, InputError, NotFoundError, UnprocessableError, describeError, didYouMean } from '../../errors.js';
 import { getChain } from '../../chain/chainClient.js';
 import { firstUserOfNullifier } from './nullifier.js';
-import { letEventLoopRun } from './publication.js';
+import { letEventLoopRun } from '../../eventLoop.js';
 import { requireContractKind } from '../../chain/contractKind.js';
 import { TransactionRevertedError, sendContractTransaction } from '../../chain/transactions.js';
 import { registeredRequest, requestIdExists, requestProofStatus, requestResponseFields, universalVerifierAbi, universalVerifierId } from '../../chain/universalVerifier.js';
