@@ -196,3 +196,40 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
     throw new StoreError(`wrote ${file} but could not flush its directory: ${describeWriteError(error)}; it may be lost on a crash`, { field: file, cause: error });
   }
 }
+
+/**
+ * writeFileAtomicSync's contract, with the writes and fsyncs on libuv's thread pool: for large
+ * files written by a server (the chain checkpoint, megabytes after every transaction), whose
+ * fsync alone held the event loop for tens of milliseconds. A target that is a link, a device,
+ * a FIFO or a socket is written by writeFileAtomicSync.
+ */
+export async function writeFileAtomicAsync(file: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const target = path.resolve(file);
+  const existing = await fs.promises.lstat(target).catch(() => undefined);
+  if (existing !== undefined && !existing.isFile()) {
+    writeFileAtomicSync(file, data, mode);
+    return;
+  }
+  const dir = path.dirname(target);
+  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(tmp, 'wx', mode);
+    // FileHandle.writeFile continues after short writes; a write that cannot go on throws (ENOSPC).
+    await handle.writeFile(data);
+    await handle.sync();
+    const closing = handle;
+    handle = undefined;
+    await closing.close();
+    await fs.promises.rename(tmp, target);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw new StoreError(`cannot write ${file}: ${describeWriteError(error)}; ${existing === undefined ? 'no file was written' : 'the previous file is unchanged'}`, { field: file, cause: error });
+  }
+  try {
+    fsyncDirectory(realFs, dir);
+  } catch (error) {
+    throw new StoreError(`wrote ${file} but could not flush its directory: ${describeWriteError(error)}; it may be lost on a crash`, { field: file, cause: error });
+  }
+}

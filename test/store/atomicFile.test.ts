@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode, InputError, StoreError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/output.js';
-import { writeFileAtomicSync, type AtomicFileSystem } from '../../src/store/atomicFile.js';
+import { writeFileAtomicAsync, writeFileAtomicSync, type AtomicFileSystem } from '../../src/store/atomicFile.js';
 import { newestSnapshot, settleAnvilDump } from '../../src/chain/node/snapshots.js';
 import { ROOT, runVc, tempDir } from '../helpers.js';
 
@@ -173,6 +173,24 @@ describe('writeFileAtomicSync', () => {
   });
 });
 
+describe('writeFileAtomicAsync (the chain checkpoint, off the event loop)', () => {
+  it('replaces the file with every byte, mode 0600, and leaves no temporary file', async () => {
+    const { dir: d, file } = withPrevious();
+    const big = Buffer.from(NEXT.repeat(50));
+    await writeFileAtomicAsync(file, big);
+    expect(readFileSync(file).equals(big)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(d)).toEqual(['out.json']);
+  });
+
+  it('into a missing directory: a StoreError naming the file, and nothing written', async () => {
+    const file = path.join(dir(), 'missing', 'state.json');
+    const error = await writeFileAtomicAsync(file, NEXT).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toBe(`cannot write ${file}: no such directory; no file was written`);
+  });
+});
+
 describe('local chain snapshots (anvil dumps its own state in place)', () => {
   const snapshot = (block: number): string => JSON.stringify({ block: { number: block }, accounts: {}, best_block_number: block, blocks: [] });
 
@@ -285,6 +303,21 @@ describe('a real full file system (tmpfs)', () => {
       expect(readFileSync(out).equals(previous)).toBe(true);
       expect(readdirSync(point).sort()).toEqual(['filler', 'out.json']);
       rmSync(path.join(point, 'filler'));
+    }
+  });
+
+  it('writeFileAtomicAsync on a full disk: a StoreError naming the file, the previous file intact, no temporary file', async (ctx) => {
+    if (mountPoint === undefined) return ctx.skip(skipReason);
+    const file = path.join(mountPoint, 'state.json');
+    writeFileSync(file, PREVIOUS);
+    for (const freePages of [1, 0]) {
+      fill(mountPoint, freePages);
+      const error = await writeFileAtomicAsync(file, Buffer.alloc(64 * 1024, 7)).then(() => undefined, (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).message).toBe(`cannot write ${file}: no space left on device; the previous file is unchanged`);
+      expect(readFileSync(file, 'utf8')).toBe(PREVIOUS);
+      expect(readdirSync(mountPoint).filter((name) => name.includes('state.json'))).toEqual(['state.json']);
+      rmSync(path.join(mountPoint, 'filler'));
     }
   });
 });

@@ -19,11 +19,12 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { Context } from '../../context.js';
 import { crashPoint, killNodePoint } from '../../faults.js';
 import { NetworkError, describeError } from '../../errors.js';
-import { writeFileAtomicSync } from '../../store/atomicFile.js';
+import { writeFileAtomicAsync, writeFileAtomicSync } from '../../store/atomicFile.js';
 import { jsonRpcCall } from '../jsonRpc.js';
 import { NODE_NS, checkpointKey, readNodeRecord, warn, type CheckpointMark, type LocalNodeRecord } from './nodeRecord.js';
 import { isProcessAlive } from './process.js';
@@ -187,6 +188,8 @@ export function newestSnapshot(stateDir: string): { file: string; blockNumber: n
   return best;
 }
 
+const gunzipAsync = promisify(gunzip);
+
 /**
  * Asks the node at `nodeUrl` for its whole state (anvil_dumpState): the uncompressed JSON and its
  * block number, checked complete. Every failure is a NetworkError with the reason (exit 4 / 502),
@@ -201,8 +204,9 @@ export async function fetchStateDump(nodeUrl: string, file: string): Promise<{ j
   }
   let json: Buffer;
   try {
-    // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here.
-    json = gunzipSync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+    // gunzip checks the length and CRC of what anvil sent: a cut-short answer throws here. On the
+    // thread pool: megabytes after every transaction, which held a server's event loop.
+    json = await gunzipAsync(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
   } catch (error) {
     throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${file} is unchanged`, { cause: error });
   }
@@ -230,7 +234,7 @@ export async function checkpointNode(ctx: Context, record: LocalNodeRecord): Pro
     }
     crashPoint('checkpoint:dumped');
     mkdirSync(record.stateDir, { recursive: true, mode: 0o700 });
-    writeFileAtomicSync(stateFiles(record.stateDir).checkpoint, json);
+    await writeFileAtomicAsync(stateFiles(record.stateDir).checkpoint, json);
     ctx.store.put<CheckpointMark>(NODE_NS, checkpointKey(record.chainId), { blockNumber, at: ctx.now().toISOString() });
     return { blockNumber, written: true };
   });
