@@ -66,10 +66,9 @@ export async function checkHealth(ctx: Context, role: string): Promise<HealthRep
 }
 
 async function circuitsPresence(ctx: Context): Promise<HealthReport['circuits']> {
-  const { circuitsStatus } = await import('../circuits/build.js');
+  const { circuitsInUseComplete } = await import('../circuits/build.js');
   try {
-    const status = await circuitsStatus(ctx);
-    return status.upToDate ? { present: true } : { present: false, problem: 'circuit files missing or incomplete (vc circuits status tells which)' };
+    return (await circuitsInUseComplete(ctx)) ? { present: true } : { present: false, problem: 'circuit files missing or incomplete (vc circuits status tells which)' };
   } catch (error) {
     // A missing CIRCUITS_PATH directory or source is a readiness problem to report, not a crash.
     return { present: false, problem: withoutPaths(describeError(error), configuredPaths(ctx)) };
