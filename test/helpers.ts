@@ -242,3 +242,22 @@ export async function startVcServe(home: string, args: string[] = ['--role', 'al
     },
   };
 }
+
+/**
+ * How many turns the event loop had while `chain` ran: an immediate callback that reschedules
+ * itself counts them (a chain of promises that never waits for I/O gives it none).
+ */
+export async function eventLoopTurnsDuring(chain: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const tick = (): void => {
+    if (!running) return;
+    turns += 1;
+    setImmediate(tick);
+  };
+  await new Promise((resolve) => setImmediate(resolve));
+  setImmediate(tick);
+  await chain();
+  running = false;
+  return turns;
+}

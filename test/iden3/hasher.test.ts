@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { PoseidonHasher } from '@iden3/js-jsonld-merklization';
 import { describe, expect, it } from 'vitest';
 import { memoizingHasher } from '../../src/iden3/hasher.js';
+import { eventLoopTurnsDuring } from '../helpers.js';
 
 const reference = new PoseidonHasher();
 const field = (): bigint => BigInt(`0x${randomBytes(31).toString('hex')}`);
@@ -45,25 +46,10 @@ describe('memoizingHasher', () => {
   it('lets the event loop run during a long run of hashes (a merklization), where the library holds it', async () => {
     const hasher = memoizingHasher(reference, 1000);
     const inputs = Array.from({ length: 300 }, () => [field(), field()]);
-    /** Immediate callbacks run while `hashAll` runs, each rescheduling itself. */
-    const turnsDuring = async (hashAll: () => Promise<unknown>): Promise<number> => {
-      let turns = 0;
-      let running = true;
-      const tick = (): void => {
-        if (!running) return;
-        turns += 1;
-        setImmediate(tick);
-      };
-      await new Promise((resolve) => setImmediate(resolve));
-      setImmediate(tick);
-      await hashAll();
-      running = false;
-      return turns;
-    };
     const ours: bigint[] = [];
     const theirs: bigint[] = [];
-    expect(await turnsDuring(async () => { for (const input of inputs) ours.push(await hasher.hash(input)); })).toBeGreaterThanOrEqual(1);
-    expect(await turnsDuring(async () => { for (const input of inputs) theirs.push(await reference.hash(input)); })).toBe(0);
+    expect(await eventLoopTurnsDuring(async () => { for (const input of inputs) ours.push(await hasher.hash(input)); })).toBeGreaterThanOrEqual(1);
+    expect(await eventLoopTurnsDuring(async () => { for (const input of inputs) theirs.push(await reference.hash(input)); })).toBe(0);
     expect(ours).toEqual(theirs);
   });
 });
