@@ -18,6 +18,7 @@ import path from 'node:path';
 import { UnprocessableError, didYouMean } from '../errors.js';
 import { packageRoot } from '../paths.js';
 import { addDocumentCommand, listPinnedDocuments, readPinnedDocument } from '../store/pinnedDocuments.js';
+import { shareEventLoop } from '../eventLoop.js';
 import type { WalletStore } from '../store/store.js';
 import type { Sdk } from './modules.js';
 import { contextDefinesType, contextFieldsOfType, contextTypes, schemaFieldsOf } from './typeFields.js';
@@ -239,6 +240,9 @@ export class Iden3Documents {
     const embedded = this.embeddedUrls();
     const sdkLoader = this.sdk.cacheLoader();
     return async (url: string) => {
+      // JSON-LD processing (a merklization's expansion) is a chain of promises that never waits
+      // for I/O; each context it asks for lets the event loop run if it has waited a slice.
+      await shareEventLoop();
       const known = this.document(url);
       if (known !== undefined) return { document: known, documentUrl: url, contextUrl: null };
       if (url === VerifiableConstants.AUTH.AUTH_BJJ_CREDENTIAL_SCHEMA_JSON_URL) {
