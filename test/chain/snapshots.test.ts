@@ -2,11 +2,11 @@
  * The snapshot a start loads has exactly one block 0, the chain's own (the oldest): anvil adds a
  * genesis of its own at every start and dumps it beside the loaded one, in no fixed order.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keepOriginalGenesis, loadableSnapshot, stateFiles } from '../../src/chain/node/snapshots.js';
-import { tempDir } from '../helpers.js';
+import { keepOriginalGenesis, loadableSnapshot, sentDumpBlock, snapshotTextBlock, stateFiles } from '../../src/chain/node/snapshots.js';
+import { tempDir, templateHome } from '../helpers.js';
 
 const tmp = tempDir('vc-snapshots-');
 afterAll(() => tmp.cleanup());
@@ -69,5 +69,36 @@ describe('loadableSnapshot', () => {
     const file = path.join(tmp.dir, 'broken.json');
     writeFileSync(file, '{"accounts":');
     expect(loadableSnapshot(tmp.dir, { file })).toBe(file);
+  });
+});
+
+describe('sentDumpBlock (the block of a dump the node has just sent, not parsed whole)', () => {
+  it('gives the block number parsing gives, for a real dump and its variants', () => {
+    const home = templateHome(path.join(tmp.dir, 'template'));
+    const chainDir = path.join(home, 'chain', readdirSync(path.join(home, 'chain'))[0]!);
+    const real = readFileSync(stateFiles(chainDir).checkpoint, 'utf8');
+    const block = snapshotTextBlock(real);
+    expect(block).toBeGreaterThan(0);
+    expect(sentDumpBlock(real)).toBe(block);
+    const parsed = JSON.parse(real) as Record<string, unknown>;
+    const variants: Array<Record<string, unknown>> = [
+      // The field as a decimal number, with leading zeros in hex, at the end, or absent (parsed whole: block.number).
+      { ...parsed, best_block_number: 300 },
+      { ...parsed, best_block_number: '0x000012c' },
+      { ...Object.fromEntries(Object.entries(parsed).filter(([key]) => key !== 'best_block_number')), best_block_number: '0x12c' },
+      Object.fromEntries(Object.entries(parsed).filter(([key]) => key !== 'best_block_number')),
+    ];
+    for (const variant of variants) {
+      for (const text of [JSON.stringify(variant), `${JSON.stringify(variant, null, 1)}\n`]) expect(sentDumpBlock(text)).toBe(snapshotTextBlock(text));
+    }
+    expect(sentDumpBlock(JSON.stringify(variants[0]))).toBe(300);
+    expect(sentDumpBlock(JSON.stringify(variants[3]))).toBe(block);
+  });
+
+  it('refuses what is not an object holding the accounts', () => {
+    for (const text of ['', '[]', '{"best_block_number":"0x1"}', '{"accounts":[],"best_block_number":"0x1"}', ' {"accounts":{},"best_block_number":"0x1"}', '{"accounts":{},"best_block_number":"0x1"']) {
+      expect(sentDumpBlock(text), text).toBeUndefined();
+    }
+    expect(sentDumpBlock('{"accounts":{},"best_block_number":"0x1"}')).toBe(1);
   });
 });
