@@ -18,10 +18,11 @@ const file = (name: string): string => path.join(tmp.dir, name);
 const ZONE = 'Etc/GMT+12';
 let zoneBefore: string | undefined;
 
-beforeAll(() => {
-  const key = runVc(['--json', 'holder', 'did-key'], { home });
+beforeAll(async () => {
+  // The wallet and its credential in this process: the cases below compare the two ways of running.
+  const key = await runVcInProcess(['--json', 'holder', 'did-key'], { home });
   expect(key.status, key.stderr).toBe(0);
-  const issued = runVc(['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--holder', key.json<{ did: string }>().did, '-o', file('credential.json')], { home });
+  const issued = await runVcInProcess(['issuer', 'issue', '--format', 'eddsa-rdfc-2022', '--holder', key.json<{ did: string }>().did, '-o', file('credential.json')], { home });
   expect(issued.status, issued.stderr).toBe(0);
   const tampered = JSON.parse(readFileSync(file('credential.json'), 'utf8')) as { credentialSubject: { name: string } };
   tampered.credentialSubject.name = 'Mallory Example';

@@ -15,8 +15,8 @@ const home = path.join(tmp.dir, 'home');
 const file = (name: string): string => path.join(tmp.dir, name);
 let holder: string;
 
-beforeAll(() => {
-  const key = runVc(['--json', 'holder', 'did-key'], { home });
+beforeAll(async () => {
+  const key = await runVcInProcess(['--json', 'holder', 'did-key'], { home });
   expect(key.status, key.stderr).toBe(0);
   holder = key.json<{ did: string }>().did;
 });

@@ -251,7 +251,7 @@ describe('BBS+ (bbs-2023) under a context vc does not bundle', () => {
   });
 
   it("the BBS+ worker threads read the wallet home's pinned documents; without a home, none", async () => {
-    expect(runVc(['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)], { home }).status).toBe(0);
+    expect((await runVcInProcess(['documents', 'add', LOYALTY_URL, file('loyalty.json', LOYALTY_CONTEXT)], { home })).status).toBe(0);
     const withHome = await BbsWorkerPool.start({ size: 1, home });
     const bundledOnly = await BbsWorkerPool.start({ size: 1 });
     try {

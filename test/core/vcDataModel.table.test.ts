@@ -37,7 +37,8 @@ const V2 = 'https://www.w3.org/ns/credentials/v2';
 const EXAMPLES = 'https://www.w3.org/ns/credentials/examples/v2';
 const UNDEFINED_TERMS = 'https://www.w3.org/ns/credentials/undefined-terms/v2';
 /** The machine's zone for the server and the command line: 12 hours behind UTC. */
-const ENV = { IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: '*', TZ: 'Etc/GMT+12' };
+// One BBS+ worker thread (not one per core): the served routes still run their BBS+ calls in a worker.
+const ENV = { IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: '*', TZ: 'Etc/GMT+12', VC_WORKERS: '1' };
 
 /** The terms the documents use besides the base context's, in an inline context (section 4.3). */
 const INLINE = {

@@ -16,7 +16,8 @@ let agent: string;
 
 beforeAll(async () => {
   // An empty circuit cache: no authV3 circuit is built on this agent's machine (and none gets built).
-  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: path.join(tmp.dir, 'circuits') } });
+  // No BBS+ call here: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: path.join(tmp.dir, 'circuits'), VC_WORKERS: '0' } });
   agent = `${server.urls.issuer!}/agent`;
 }, 120_000);
 

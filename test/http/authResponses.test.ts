@@ -36,7 +36,8 @@ beforeAll(async () => {
   const made = await runVcInProcess(['--json', 'verifier', 'auth-request'], { home });
   expect(made.status, made.stderr).toBe(0);
   verifierDid = made.json<{ from: string }>().from;
-  server = await startVcServe(home, ['--role', 'holder']);
+  // No BBS+ call here: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+  server = await startVcServe(home, ['--role', 'holder'], { env: { VC_WORKERS: '0' } });
   base = server.urls.holder!;
 }, 120_000);
 

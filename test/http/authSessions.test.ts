@@ -21,7 +21,8 @@ const cache = path.join(tmp.dir, 'empty-circuits-cache');
 
 beforeAll(async () => {
   mkdirSync(cache, { recursive: true });
-  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: cache } });
+  // No BBS+ call here: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_BODY_LIMIT: String(512 * 1024), VC_CIRCUITS_CACHE: cache, VC_WORKERS: '0' } });
   base = server.urls.verifier!;
 }, 120_000);
 

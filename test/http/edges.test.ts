@@ -178,7 +178,8 @@ describe('vc serve: errors below the routes and slow bodies (real vc serve, VC_B
   let port: number;
 
   beforeAll(async () => {
-    server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_TIMEOUT: '2' } });
+    // No BBS+ call here: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+    server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'issuer'], { env: { VC_BODY_TIMEOUT: '2', VC_WORKERS: '0' } });
     base = server.urls.issuer!;
     port = Number(new URL(base).port);
   });
@@ -306,7 +307,7 @@ describe('vc serve: the body timeout and shutdown (in-process, VC_BODY_TIMEOUT=1
   const routes: HttpRoute[] = [route('verifier', 'POST', '/slow', slow), route('verifier', 'GET', '/ping', ping), route('verifier', 'POST', '/hold', hold)];
 
   beforeAll(async () => {
-    const config = parseConfig({ VC_BODY_TIMEOUT: '1', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));
+    const config = parseConfig({ VC_BODY_TIMEOUT: '1', CIRCUITS_PATH: tmp.dir, VC_WORKERS: '0' }, path.join(tmp.dir, 'home'));
     ctx = new Context({ config });
     server = await startServer(ctx, { roles: ['verifier'], port: 0, routes, log: (line) => logs.push(line) });
     port = Number(new URL(server.urls.verifier!).port);

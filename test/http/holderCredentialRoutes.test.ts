@@ -24,7 +24,8 @@ let holder: string;
 let holderDid: string;
 
 beforeAll(async () => {
-  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir, VC_BODY_LIMIT: '65536' }, path.join(tmp.dir, 'home')) });
+  // One BBS+ worker thread (not one per core): the imports' checks still run in a worker.
+  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir, VC_BODY_LIMIT: '65536', VC_WORKERS: '1' }, path.join(tmp.dir, 'home')) });
   issuer = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE }, path.join(tmp.dir, 'issuer')) });
   server = await startServer(ctx, { roles: ['holder'], port: 0, host: '127.0.0.1' });
   holder = server.urls.holder!;

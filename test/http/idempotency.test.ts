@@ -48,7 +48,8 @@ const routes: HttpRoute[] = [
 ];
 
 beforeAll(async () => {
-  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home')), now: () => new Date(clock) });
+  // The test routes make no BBS+ call: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir, VC_WORKERS: '0' }, path.join(tmp.dir, 'home')), now: () => new Date(clock) });
   server = await startServer(ctx, { roles: ['issuer'], port: 0, routes });
   base = server.urls.issuer!;
   port = Number(new URL(base).port);

@@ -12,7 +12,9 @@ let server: VcServer | undefined;
 let base: string;
 
 beforeAll(async () => {
-  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier']);
+  // Every body here is refused by the JSON parser or the request schema, before any BBS+ call: VC_WORKERS=0 starts
+  // no worker threads (each loads and self-tests the BBS+ libraries).
+  server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'verifier'], { env: { VC_WORKERS: '0' } });
   base = server.urls.verifier!;
 }, 60_000);
 

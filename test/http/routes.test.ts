@@ -15,7 +15,8 @@ let ctx: Context;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home')) });
+  // About the route table's validation: BBS+ on the main thread (VC_WORKERS=0), no worker threads to start.
+  ctx = new Context({ config: parseConfig({ CIRCUITS_PATH: tmp.dir, VC_WORKERS: '0' }, path.join(tmp.dir, 'home')) });
   server = await startServer(ctx, { roles: ['issuer', 'holder', 'verifier'], port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {

@@ -52,8 +52,9 @@ const testRoutes: HttpRoute[] = [
 ];
 
 beforeAll(async () => {
-  // An empty CIRCUITS_PATH makes readiness deterministic: the circuits are missing.
-  const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048', CIRCUITS_PATH: tmp.dir }, path.join(tmp.dir, 'home'));
+  // An empty CIRCUITS_PATH makes readiness deterministic: the circuits are missing. The test routes make no
+  // BBS+ call: VC_WORKERS=0 starts no worker threads (each loads and self-tests the BBS+ libraries).
+  const config = parseConfig({ VC_API_TOKEN: TOKEN, VC_BODY_LIMIT: '2048', CIRCUITS_PATH: tmp.dir, VC_WORKERS: '0' }, path.join(tmp.dir, 'home'));
   ctx = new Context({ config });
   server = await startServer(ctx, { roles: ['verifier', 'holder'], port: 0, routes: testRoutes, log: (line) => logs.push(line) });
   base = server.urls.verifier!;

@@ -21,7 +21,8 @@ function when(emitter: NodeJS.EventEmitter, event: string, test: () => boolean):
 
 describe('vc serve shutdown', () => {
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
-    const server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'holder']);
+    // One worker thread (not one per core): the pool is still closed on the way out.
+    const server = await startVcServe(path.join(tmp.dir, 'home'), ['--role', 'holder'], { env: { VC_WORKERS: '1' } });
     const { port } = new URL(server.urls.holder!);
 
     // The request is in flight for certain when SIGTERM comes: the server has read its headers

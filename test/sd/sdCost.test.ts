@@ -8,12 +8,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BBS_2023_STATEMENT_LIMITS, checkBbs2023Cost, countMembers, hiddenStatementsOf } from '../../src/core/sd/sdCost.js';
-import { runVc, startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
+import { runVcInProcess, startVcServe, tempDir, type ServedUrls, type VcServer } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 const PHRASE = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const tmp = tempDir('vc-sdcost-');
-const env = { IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: '*' };
+// One BBS+ worker thread (not one per core): the served routes still run their BBS+ calls in a worker.
+const env = { IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_TRUSTED_ISSUERS: '*', VC_WORKERS: '1' };
 let server: VcServer | undefined;
 let urls: ServedUrls;
 let issuerDid: string;
@@ -100,16 +101,17 @@ describe('a 900-member bbs-2023 credential over HTTP and the CLI', () => {
     }
   });
 
-  it('is refused with exit 2 and the same message by the commands', () => {
+  // The commands in this process (runVcInProcess: the same exit code and output as the binary, test/cli/main.test.ts).
+  it('is refused with exit 2 and the same message by the commands', async () => {
     const home = path.join(tmp.dir, 'cli');
     const derivedFile = path.join(tmp.dir, 'derived-900.json');
     writeFileSync(derivedFile, JSON.stringify(grown(derived)));
-    const verify = runVc(['verifier', 'verify', '--vc', derivedFile], { home, env });
+    const verify = await runVcInProcess(['verifier', 'verify', '--vc', derivedFile], { home, env });
     expect(verify.status, verify.stderr).toBe(2);
     expect(verify.stderr).toContain(`at most ${BBS_2023_STATEMENT_LIMITS.verifyDerived} statements`);
     const signedFile = path.join(tmp.dir, 'signed-900.json');
     writeFileSync(signedFile, JSON.stringify(grown(signed)));
-    const keep = runVc(['holder', 'import-sd', '--credential', signedFile], { home, env });
+    const keep = await runVcInProcess(['holder', 'import-sd', '--credential', signedFile], { home, env });
     expect(keep.status, keep.stderr).toBe(2);
     expect(keep.stderr).toContain(`at most ${BBS_2023_STATEMENT_LIMITS.base} statements`);
   });

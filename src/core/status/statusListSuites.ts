@@ -15,10 +15,12 @@
  * list as served. A list given with a base proof (another issuer's) is checked too: vc verifies a
  * base proof by deriving a disclosure of everything and verifying that.
  */
+import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { shortId } from '../../sd/didKey.js';
 import type { JsonLdDocument } from '../../sd/proofOutcome.js';
 import { BBS_2023, bbs2023KeyMaterial, loadIssuerBbs2023Key, proofHeader } from '../../sd/suites/bbs2023/bbs2023Suite.js';
+import { isKnownContext } from '../../sd/suites/bbs2023/bbs2023Loader.js';
 import { RDFC_KEY_TYPES, type RdfcKeyType } from '../../sd/suites/rdfc/rdfcDidKey.js';
 import { loadIssuerRdfcKey } from '../../sd/suites/rdfc/rdfcKeys.js';
 import { cryptosuiteOfKey, isRdfcCryptosuite } from '../../sd/suites/rdfc/rdfcSuite.js';
@@ -87,6 +89,60 @@ export async function statusListSigner(ctx: Context, suite: string): Promise<Sta
  * shape, the VC data model's rules), or why not. A suite vc does not verify is a reason, not an error.
  */
 export async function verifyStatusListProof(ctx: Context, list: JsonLdDocument): Promise<{ verified: true } | { verified: false; reason: string }> {
+  const key = verifiedListKey(list);
+  const verifiedLists = verifiedListsOf(ctx);
+  const now = ctx.now().getTime();
+  const verifiedAt = key === undefined ? undefined : verifiedLists.get(key);
+  if (verifiedAt !== undefined && now >= verifiedAt) return { verified: true };
+  const result = await checkStatusListProof(ctx, list);
+  if (result.verified && key !== undefined) {
+    verifiedLists.delete(key);
+    verifiedLists.set(key, now);
+    if (verifiedLists.size > VERIFIED_LISTS_KEPT) verifiedLists.delete(verifiedLists.keys().next().value!);
+  }
+  return result;
+}
+
+/**
+ * The status lists whose proof held, per wallet context (a server keeps one for its life): the
+ * SHA-256 of the list's JSON text -> when (ctx.now(), ms) it was found to hold. A verifier that
+ * checks many credentials against one unchanged list (vc serve's verify routes, a presentation of
+ * several credentials of one issuer) checks the list's proof once, not each time (a bbs-2023
+ * proof: a few hundred ms of CPU). Only what cannot change with time or the wallet is kept:
+ * see verifiedListKey.
+ */
+const verifiedListsByContext = new WeakMap<Context, Map<string, number>>();
+/** The most lists kept per context (the oldest checked goes first). */
+const VERIFIED_LISTS_KEPT = 64;
+
+function verifiedListsOf(ctx: Context): Map<string, number> {
+  let lists = verifiedListsByContext.get(ctx);
+  if (lists === undefined) {
+    lists = new Map();
+    verifiedListsByContext.set(ctx, lists);
+  }
+  return lists;
+}
+
+/**
+ * The key a list's verification is kept under, or undefined when its result could change while
+ * the text stays the same: a list with an end of validity (validUntil, expirationDate, a proof's
+ * expires) would expire, and one with a context vc does not carry in its package (a document the
+ * user pinned, which can be removed or changed, or an inline one) is left to the checks each
+ * time. What is kept stays true later on (a list valid from a date is valid after it); a
+ * verification at an earlier instant (an injected clock) checks again.
+ */
+function verifiedListKey(list: JsonLdDocument): string | undefined {
+  if (list.validUntil !== undefined || list.expirationDate !== undefined) return undefined;
+  const proofs = Array.isArray(list.proof) ? (list.proof as unknown[]) : [list.proof];
+  if (proofs.some((proof) => typeof proof !== 'object' || proof === null || Array.isArray(proof) || (proof as Record<string, unknown>).expires !== undefined)) return undefined;
+  const contexts = Array.isArray(list['@context']) ? (list['@context'] as unknown[]) : [list['@context']];
+  if (!contexts.every((context) => typeof context === 'string' && isKnownContext(context))) return undefined;
+  return createHash('sha256').update(JSON.stringify(list)).digest('hex');
+}
+
+/** verifyStatusListProof without the kept results. */
+async function checkStatusListProof(ctx: Context, list: JsonLdDocument): Promise<{ verified: true } | { verified: false; reason: string }> {
   const proof = list.proof;
   const cryptosuite = typeof proof === 'object' && proof !== null && !Array.isArray(proof) ? (proof as Record<string, unknown>).cryptosuite : undefined;
   if (isRdfcCryptosuite(cryptosuite)) {

@@ -33,7 +33,8 @@ let holder: Context;
 let holderDid: string;
 
 function wallet(name: string): Context {
-  const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE }, path.join(tmp.dir, name)) });
+  // VC_WORKERS=0: the issuer service started below runs its BBS+ calls on the main thread, no worker threads to start.
+  const ctx = new Context({ config: parseConfig({ IDP_BLS_SIGN_SEED_PHRASE: PHRASE, VC_WORKERS: '0' }, path.join(tmp.dir, name)) });
   contexts.push(ctx);
   return ctx;
 }

@@ -207,13 +207,50 @@ describe('a status list that cannot be trusted is refused with a reason', () => 
     entry = entries(credential)[0]!;
   });
 
-  /** A list at the entry's URL, signed by `ctx`'s issuer key, with the given purpose and length. */
-  async function signedList(ctx: Context, statusPurpose: 'revocation' | 'suspension', length: number, set: number[] = []): Promise<Json> {
+  /** A list at the entry's URL, signed by `ctx`'s issuer key, with the given purpose and length (valid from now, or the given dates). */
+  async function signedList(ctx: Context, statusPurpose: 'revocation' | 'suspension', length: number, set: number[] = [], dates: { validFrom?: Date; validUntil?: Date } = {}): Promise<Json> {
     const list = await createList({ length });
     for (const index of set) list.setStatus(index, true);
     const signer = await bbs2023StatusListSigner(ctx);
-    return signer.sign(await unsignedStatusListCredential({ url: entry.statusListCredential, issuer: signer.issuer, statusPurpose, list, validFrom: new Date() }));
+    const unsigned = await unsignedStatusListCredential({ url: entry.statusListCredential, issuer: signer.issuer, statusPurpose, list, validFrom: dates.validFrom ?? new Date() });
+    return signer.sign(dates.validUntil === undefined ? unsigned : { ...unsigned, validUntil: dates.validUntil.toISOString().replace(/\.\d{3}Z$/, 'Z') });
   }
+
+  // A verifier checks the proof of an unchanged list once (src/core/status/statusListSuites.ts keeps
+  // the lists whose proof held): what it keeps must never let a list through that a fresh check refuses.
+  it('a list whose proof held once: refused when a bit changes, checked again at an earlier instant, and refused once its validUntil passed', async () => {
+    const { checkCredentialStatus } = await import('../../../src/core/status/credentialStatusCheck.js');
+    const start = new Date(Math.floor(Date.now() / 1000) * 1000);
+    let clock = new Date(start.getTime() + 3_600_000);
+    const clocked = new Context({ config: parseConfig({ VC_ISSUER_URL: ISSUER_URL }, path.join(tmp.dir, 'clocked')), now: () => clock });
+    const check = (list: Json) => checkCredentialStatus(clocked, disclosed, { statusLists: [list] });
+    try {
+      const open = await signedList(issuer, 'suspension', MIN_STATUS_LIST_LENGTH, [], { validFrom: start });
+      expect(await check(open)).toEqual({ id: 'status', valid: true });
+      expect(await check(open)).toEqual({ id: 'status', valid: true });
+      // The same list with the credential's bit set, its proof kept: the bits are no longer what was signed.
+      const setBit = await createList({ length: MIN_STATUS_LIST_LENGTH });
+      setBit.setStatus(Number(entry.statusListIndex), true);
+      const tampered = { ...open, credentialSubject: { ...(open.credentialSubject as Json), encodedList: await setBit.encode() } };
+      expect((await check(tampered))?.reason).toMatch(/the list \(given\) does not verify: its bbs-2023 proof does not verify/);
+      // Before its validFrom the list checked a moment ago is not valid yet.
+      clock = new Date(start.getTime() - 3_600_000);
+      const early = await check(open);
+      expect(early?.valid).toBe(false);
+      expect(early?.reason).toMatch(/the list \(given\) does not verify/);
+      // A list with an end: valid within it, refused after it, though it held before.
+      clock = new Date(start.getTime() + 3_600_000);
+      const ending = await signedList(issuer, 'suspension', MIN_STATUS_LIST_LENGTH, [], { validFrom: start, validUntil: new Date(start.getTime() + 7_200_000) });
+      expect(await check(ending)).toEqual({ id: 'status', valid: true });
+      clock = new Date(start.getTime() + 10_800_000);
+      const expired = await check(ending);
+      expect(expired?.valid).toBe(false);
+      expect(expired?.reason).toMatch(/the list \(given\) does not verify/);
+      expect(await check(open)).toEqual({ id: 'status', valid: true });
+    } finally {
+      await clocked.close();
+    }
+  });
 
   it('a list nobody gave and vc may not fetch: the credential is not verified', async () => {
     const result = await verifySelectiveDisclosure(verifier, { vc: disclosed });
