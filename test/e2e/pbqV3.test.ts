@@ -158,7 +158,7 @@ describe('a signature credential, proved at once', () => {
     await expect(submit({ ...auth, proof: { ...(auth.proof as object), pi_a: [piA[1], piA[0], piA[2]] } }, args)).rejects.toMatchObject({ exitCode: 1, revertName: 'ProofIsNotValid' });
     await expect(submit(auth, await submitArgs([{ ...response, id: other.id }]))).rejects.toMatchObject({ exitCode: 1, revertName: 'ChallengeIsInvalid' });
     // Submitted by vc with the authV2 auth method (its own authV2 proof over this challenge), accepted.
-    expect(await submitQueryProof(ctx, response, { authV2: { holder: holderDid } })).toMatchObject({ authMethod: 'authV2' });
+    expect(await submitQueryProof(ctx, response, { auth: { holder: holderDid, method: 'authV2' } })).toMatchObject({ authMethod: 'authV2' });
     const status = await ok(['verifier', 'status', '--request', String(between.id), '--address', DEV_ADDRESS]);
     expect(status).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { linkID: '0', nullifier: '0' } });
     expect(status.disclosed).toBeUndefined();

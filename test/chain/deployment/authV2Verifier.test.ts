@@ -21,7 +21,8 @@ import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/d
 import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
 import { readContract, sendContractTransaction, sendTransaction } from '../../../src/chain/transactions.js';
-import { requireAuthV2Verifier } from '../../../src/iden3/wallet.js';
+import { requireAuthVerifier } from '../../../src/iden3/wallet.js';
+const requireAuthV2Verifier = (ctx: Context): Promise<void> => requireAuthVerifier(ctx, 'authV2');
 import { tempDir, templateHome } from '../../helpers.js';
 
 const tmp = tempDir('vc-authv2-verifier-');
