@@ -75,7 +75,7 @@ const buildStarted = performance.now();
 // With the on-demand circuits the integration tests prove with (V3 on chain, iden3comm): built here,
 // their compiles share the cores with the checks and the unit tests, instead of integration tests
 // waiting for them with a core idle; and the template home's chain gets their verifiers at once.
-const ON_DEMAND_IN_TESTS = ['credentialAtomicQueryV3OnChain-16-16-64-16-32', 'authV2', 'credentialAtomicQueryV3-16-16-64'];
+const ON_DEMAND_IN_TESTS = ['credentialAtomicQueryV3OnChain-16-16-64-16-32', 'authV2', 'credentialAtomicQueryV3-16-16-64', 'authV3-8-32'];
 const circuitsArgs = [path.join(root, 'dist', 'bin', 'vc.js'), '--home', home, 'circuits', 'build', '--circuit', ON_DEMAND_IN_TESTS.join(',')];
 const circuits = run(process.execPath, circuitsArgs, { capture: true, group: true, onStart: (pid) => (circuitsGroup = pid) }).then((result) => {
   circuitsGroup = undefined;

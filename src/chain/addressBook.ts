@@ -43,6 +43,14 @@ export const CONTRACT_KEYS = [
   'v3Validator',
   'ethIdentityValidatorImplementation',
   'ethIdentityValidator',
+  'authV3VerifierImplementation',
+  'authV3Verifier',
+  'authV3ValidatorImplementation',
+  'authV3Validator',
+  'authV3_8_32VerifierImplementation',
+  'authV3_8_32Verifier',
+  'authV3_8_32ValidatorImplementation',
+  'authV3_8_32Validator',
 ] as const;
 export type ContractKey = (typeof CONTRACT_KEYS)[number];
 /** Contracts deployed behind a proxy: those with a `<key>Implementation` step. */

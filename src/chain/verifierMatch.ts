@@ -18,9 +18,9 @@ import { ConfigError } from '../errors.js';
 import { iden3Artifact } from './artifacts.js';
 import { getChain } from './chainClient.js';
 import { requireContractKind } from './contractKind.js';
-import { AUTH_V2_METHOD } from './deployment/recipe.js';
+import { AUTH_METHOD_CONTRACTS } from './deployment/recipe.js';
 import { codeAddressOf } from './proxySlots.js';
-import { AUTH_V2_VERIFIER_CIRCUIT, ON_DEMAND_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, officialVerifierArtifactName, type VerifierCircuit } from './verifiers.js';
+import { ON_DEMAND_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, isAuthVerifierCircuit, officialVerifierArtifactName, type AuthVerifierCircuit, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
@@ -124,22 +124,23 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
       'read the MTP validator verifier',
     );
   }
-  if (circuit === AUTH_V2_VERIFIER_CIRCUIT) {
-    // What submitResponse calls: the validator of the UniversalVerifier's authV2 method, and its verifier.
+  if (isAuthVerifierCircuit(circuit)) {
+    // What submitResponse calls: the validator of the UniversalVerifier's method of that name, and its verifier.
     const universalVerifier = iden3Artifact('UniversalVerifier').abi as never;
-    const exists = await readContract<boolean>(ctx, { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'authMethodExists', args: [AUTH_V2_METHOD] }, 'read the authV2 auth method');
+    const exists = await readContract<boolean>(ctx, { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'authMethodExists', args: [circuit] }, `read the ${circuit} auth method`);
     if (!exists) {
-      throw new ConfigError(`the UniversalVerifier ${chain.addresses.universalVerifier} on chain ${chain.chainId} has no ${AUTH_V2_METHOD} auth method: proofs cannot be submitted with it`, { field: circuit });
+      throw new ConfigError(
+        `the UniversalVerifier ${chain.addresses.universalVerifier} on chain ${chain.chainId} has no ${circuit} auth method: proofs cannot be submitted with it (${
+          ctx.config.chain.stateContractAddress === undefined ? 'the next `vc chain deploy` adds it' : 'whoever deployed these contracts adds it with `vc chain deploy`'
+        }; or ${EMBEDDED_AUTH_ADVICE})`,
+        { field: circuit },
+      );
     }
-    const method = await readContract<{ validator: string }>(
-      ctx,
-      { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'getAuthMethod', args: [AUTH_V2_METHOD] },
-      'read the authV2 auth method',
-    );
+    const method = await authMethodBinding(ctx, circuit);
     return readContract<string>(
       ctx,
-      { address: method.validator, abi: iden3Artifact('AuthV2Validator').abi as never, method: 'getVerifierByCircuitId', args: [circuit] },
-      "read the AuthV2Validator's verifier",
+      { address: method.validator, abi: iden3Artifact(AUTH_METHOD_CONTRACTS[circuit].artifact).abi as never, method: 'getVerifierByCircuitId', args: [circuit] },
+      `read the ${AUTH_METHOD_CONTRACTS[circuit].artifact}'s verifier`,
     );
   }
   const validator = chain.addresses.v3Validator;
@@ -156,28 +157,34 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
   );
 }
 
-/** The way around an authV2 verifier no deployment fixes, as every command that submits with authV2 can take it. */
+/** The way around an auth verifier no deployment fixes, as every command that submits with a separate auth proof can take it. */
 const EMBEDDED_AUTH_ADVICE =
   'submit with embeddedAuth instead (`vc holder prove-submit`\'s default; for a contract-invoke-request `vc holder respond` answers, the request\'s accept profiles decide: one accepting application/iden3comm-plain-json gets embedded auth)';
 
-/**
- * The fix for a mismatched authV2 verifier. The UniversalVerifier's `authV2` method stays bound to
- * the validator it was first given (UniversalVerifier 2.3.0 cannot repoint a method): when that is
- * another validator than the one this deployment upgrades (an earlier vc bound it), or when this
- * home uses another party's deployment (no address book: what the binding holds is all it can
- * read), deploying again is no fix; embedded auth or new contracts are.
- */
-async function authV2Fix(ctx: Context, circuit: VerifierCircuit, fix: string, verifier: string): Promise<string> {
-  if (circuit !== AUTH_V2_VERIFIER_CIRCUIT) return fix;
+/** The validator the UniversalVerifier's auth method `circuit` is bound to. */
+async function authMethodBinding(ctx: Context, circuit: AuthVerifierCircuit): Promise<{ validator: string }> {
   const chain = await getChain(ctx);
-  const own = chain.addresses.all.authV2Validator;
-  const theirs = ctx.config.chain.stateContractAddress !== undefined;
-  const method = await readContract<{ validator: string }>(
+  return readContract<{ validator: string }>(
     ctx,
-    { address: chain.addresses.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: [AUTH_V2_METHOD] },
-    'read the authV2 auth method',
+    { address: chain.addresses.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: [circuit] },
+    `read the ${circuit} auth method`,
   );
-  const binding = `the UniversalVerifier ${chain.addresses.universalVerifier} binds its ${AUTH_V2_METHOD} method to the validator ${method.validator}`;
+}
+
+/**
+ * The fix for a mismatched auth verifier (authV2, authV3, authV3-8-32). The UniversalVerifier's
+ * method stays bound to the validator it was first given (UniversalVerifier 2.3.0 cannot repoint a
+ * method): when that is another validator than the one this deployment upgrades (an earlier vc
+ * bound it), or when this home uses another party's deployment (no address book: what the binding
+ * holds is all it can read), deploying again is no fix; embedded auth or new contracts are.
+ */
+async function authFix(ctx: Context, circuit: VerifierCircuit, fix: string, verifier: string): Promise<string> {
+  if (!isAuthVerifierCircuit(circuit)) return fix;
+  const chain = await getChain(ctx);
+  const own = chain.addresses.all[AUTH_METHOD_CONTRACTS[circuit].validator];
+  const theirs = ctx.config.chain.stateContractAddress !== undefined;
+  const method = await authMethodBinding(ctx, circuit);
+  const binding = `the UniversalVerifier ${chain.addresses.universalVerifier} binds its ${circuit} method to the validator ${method.validator}`;
   if (own === undefined && theirs) {
     return `${binding} (its verifier ${verifier}), which UniversalVerifier 2.3.0 cannot repoint: ${EMBEDDED_AUTH_ADVICE}, or whoever deployed these contracts deploys new ones with \`vc chain deploy --force\` and gives you that deployment's \`vc chain env\` (requests registered on this UniversalVerifier stay on it)`;
   }
@@ -198,7 +205,7 @@ export async function checkVerifiersMatchCircuits(
   const chain = await getChain(ctx);
   const inUse = VERIFIER_CIRCUITS.filter((circuit) => (only === undefined || only.includes(circuit)) && (!ON_DEMAND_VERIFIER_CIRCUITS.includes(circuit) || circuits.ids?.includes(circuit) === true));
   for (const circuit of inUse) {
-    // The authV2 verifier sits behind a proxy (upgraded in place when it changes): its implementation holds the key.
+    // An auth verifier sits behind a proxy (upgraded in place when it changes): its implementation holds the key.
     const called = await onChainVerifier(ctx, circuit);
     const address = await codeAddressOf(chain.provider, called, `chain ${chain.chainId}`);
     const code = (await chain.provider.getCode(address)).toLowerCase().replace(/^0x/, '');
@@ -211,13 +218,13 @@ export async function checkVerifiersMatchCircuits(
     const theirs = ctx.config.chain.stateContractAddress !== undefined;
     const redeploy = circuits.development ? '`vc chain deploy` (development verifiers, the default on a development chain)' : '`vc chain deploy --official-verifiers`';
     const fix = theirs
-      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : circuit === AUTH_V2_VERIFIER_CIRCUIT ? 'authV2 verifier, upgraded in place,' : "V3 validator's address"} changes)`
+      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : isAuthVerifierCircuit(circuit) ? `${circuit} verifier, upgraded in place,` : "V3 validator's address"} changes)`
       : circuits.development
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;
     const message = circuits.development
-      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${await authV2Fix(ctx, circuit, fix, called)}`
-      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${await authV2Fix(ctx, circuit, fix, called)}`;
+      ? `${where} is ${official ? 'the official one' : 'not the verifier of these circuits'}, but ${local} are development builds (vc's own trusted setup): every proof would be refused; ${await authFix(ctx, circuit, fix, called)}`
+      : `${where} is ${code.length === 0 ? 'missing' : official ? 'an official verifier of other circuits' : 'a development build'}, but ${local} are official: every proof would be refused; ${await authFix(ctx, circuit, fix, called)}`;
     throw new ConfigError(message, { field: circuit });
   }
 }

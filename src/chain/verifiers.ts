@@ -17,12 +17,23 @@ export type V3VerifierCircuit = (typeof V3_VERIFIER_CIRCUITS)[number];
 
 /** The auth circuit of the UniversalVerifier's `authV2` auth method (AuthV2Validator's verifier). */
 export const AUTH_V2_VERIFIER_CIRCUIT = 'authV2';
+/**
+ * The auth circuits of the UniversalVerifier's separate-proof auth methods: each method is named
+ * as its circuit (authV2, authV3, authV3-8-32, the js-sdk's AuthMethod), verified by its own
+ * validator (AuthV2Validator, AuthV3Validator, AuthV3_8_32Validator) through a verifier of its own.
+ */
+export const AUTH_VERIFIER_CIRCUITS = [AUTH_V2_VERIFIER_CIRCUIT, 'authV3', 'authV3-8-32'] as const;
+export type AuthVerifierCircuit = (typeof AUTH_VERIFIER_CIRCUITS)[number];
+/** Whether a text names an auth circuit with an on-chain auth method. */
+export function isAuthVerifierCircuit(id: string): id is AuthVerifierCircuit {
+  return (AUTH_VERIFIER_CIRCUITS as readonly string[]).includes(id);
+}
 
 /** Circuits whose Groth16 verifier contract is pluggable. */
-export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain' | V3VerifierCircuit | typeof AUTH_V2_VERIFIER_CIRCUIT;
-export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', ...V3_VERIFIER_CIRCUITS, AUTH_V2_VERIFIER_CIRCUIT];
+export type VerifierCircuit = 'stateTransition' | 'credentialAtomicQueryMTPV2OnChain' | V3VerifierCircuit | AuthVerifierCircuit;
+export const VERIFIER_CIRCUITS: readonly VerifierCircuit[] = ['stateTransition', 'credentialAtomicQueryMTPV2OnChain', ...V3_VERIFIER_CIRCUITS, ...AUTH_VERIFIER_CIRCUITS];
 /** The verifier circuits built on demand only (in use when the circuit set holds them). */
-export const ON_DEMAND_VERIFIER_CIRCUITS: readonly VerifierCircuit[] = [...V3_VERIFIER_CIRCUITS, AUTH_V2_VERIFIER_CIRCUIT];
+export const ON_DEMAND_VERIFIER_CIRCUITS: readonly VerifierCircuit[] = [...V3_VERIFIER_CIRCUITS, ...AUTH_VERIFIER_CIRCUITS];
 
 /** A compiled Groth16 verifier contract. */
 export interface VerifierArtifact {
@@ -76,6 +87,16 @@ const OFFICIAL_VERIFIERS: Record<VerifierCircuit, { artifact: string; requiredFu
     artifact: 'Groth16VerifierAuthV2Wrapper',
     requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
     why: 'the AuthV2Validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierAuthV2Wrapper (3 signals)',
+  },
+  authV3: {
+    artifact: 'Groth16VerifierAuthV3Wrapper',
+    requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
+    why: 'the AuthV3Validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierAuthV3Wrapper (3 signals)',
+  },
+  'authV3-8-32': {
+    artifact: 'Groth16VerifierAuthV3_8_32Wrapper',
+    requiredFunction: 'verify(uint256[2],uint256[2][2],uint256[2],uint256[])',
+    why: 'the AuthV3_8_32Validator calls IGroth16Verifier.verify; compile the snarkjs verifier with a wrapper like Groth16VerifierAuthV3_8_32Wrapper (3 signals)',
   },
 };
 

@@ -382,6 +382,7 @@ session get a nullifier from its proofs; the identity's keys prove for it.`,
   $ vc holder prove-submit --id urn:uuid:6f1c... --request request.json    # a held credential
   $ vc holder prove-submit --request request.json     # the newest held credential the request can use
   $ vc holder prove-submit --request v3request.json --auth authV2
+  $ vc holder prove-submit --request v3request.json --auth authV3-8-32
 
 --credential takes the issuer's whole response ({message, credential}) or the bare credential;
 --id a credential of the holder's store (vc holder credentials list); with neither, the newest held
@@ -390,7 +391,8 @@ The proof's challenge is the submitting address (WALLET_KEY), so only that addre
 --auth chooses the UniversalVerifier's auth method: embeddedAuth (the default: the query proof's
 own auth), authV2 (V3 requests: a separate authV2 proof by vc's authV2 circuit, built on first use,
 over the challenge the contract computes from the sender and the responses; refused before proving
-when the chain's authV2 verifier is not the one of the circuits in use), ethIdentity (the default,
+when the chain's authV2 verifier is not the one of the circuits in use), authV3 or authV3-8-32 (the
+same with vc's circuit of that name and the method of that name), ethIdentity (the default,
 and the only one, for a holder whose DID is the sending Ethereum address).
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
   },
@@ -473,7 +475,8 @@ with its txHash). A wallet acts only on its own chain: another chain_id, another
 this chain's UniversalVerifier, another method than submitResponse (06c86a91), a request that is
 not registered (or registered with another query), or accept profiles that allow none of plain
 JSON (embedded auth), an authV2 JWZ (vc's authV2 proof submitted with it; also when no profile is
-named, the js-sdk's default) or, for an Ethereum identity, signed JSON ES256K-R (ethIdentity) are
+named, the js-sdk's default), an authV3 or authV3-8-32 JWZ (vc's proof of that circuit, the method of
+that name) or, for an Ethereum identity, signed JSON ES256K-R (ethIdentity) are
 refused before any proof (exit 2); --post does not apply. Each submission is journaled once sent: a re-run after a crash
 answers with it, submitting no second one; once the answer is written, a re-run is refused as
 already verified (exit 1).`,

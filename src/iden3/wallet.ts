@@ -20,6 +20,7 @@ import { babyJubKeyProvider } from './babyJubSigner.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
 import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
+import type { AuthVerifierCircuit } from '../chain/verifiers.js';
 
 /** Everything the proof-by-query operations need from the js-sdk. */
 export interface Iden3 {
@@ -107,9 +108,20 @@ async function createIden3(ctx: Context): Promise<Iden3> {
  * set plus the off-chain ones of iden3comm answers (authV2, credentialAtomicQueryV3-16-16-64, and
  * the full credentialAtomicQueryV3 when it is built already); no contract verifies those. 'v3auth'
  * is 'v3' with authV2 (built on first use), whose proofs the UniversalVerifier's `authV2` auth
- * method verifies (vc holder prove-submit --auth authV2).
+ * method verifies (vc holder prove-submit --auth authV2); 'v3authV3' and 'v3authV3-8-32' the same
+ * with authV3 or authV3-8-32 (the methods of those names).
  */
-export type CircuitFamily = 'mtp' | 'v3' | 'v3auth' | 'iden3comm';
+export type CircuitFamily = 'mtp' | 'v3' | 'v3auth' | 'v3authV3' | 'v3authV3-8-32' | 'iden3comm';
+
+/** The family proving a V3 query with a separate auth proof of `circuit`, submitted with the auth method of that name. */
+export function authCircuitFamily(circuit: AuthVerifierCircuit): CircuitFamily {
+  return circuit === 'authV2' ? 'v3auth' : circuit === 'authV3' ? 'v3authV3' : 'v3authV3-8-32';
+}
+
+/** The auth circuit whose on-chain method a family submits with, if any. */
+function familyAuthCircuit(family: CircuitFamily): AuthVerifierCircuit | undefined {
+  return family === 'v3auth' ? 'authV2' : family === 'v3authV3' ? 'authV3' : family === 'v3authV3-8-32' ? 'authV3-8-32' : undefined;
+}
 
 /** The on-demand circuits of a family. */
 async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array<import('../circuits/sources.js').OnDemandCircuitId>> {
@@ -117,7 +129,8 @@ async function extraCircuits(ctx: Context, family: CircuitFamily): Promise<Array
   const { V3_ON_CHAIN_SMALL_CIRCUIT, AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, V3_CIRCUIT } = await import('../circuits/sources.js');
   const { availableOnDemandCircuits } = await import('../circuits/build.js');
   if (family === 'iden3comm') return [AUTH_V2_CIRCUIT, V3_SMALL_CIRCUIT, ...(await availableOnDemandCircuits(ctx)).filter((id) => id === V3_CIRCUIT)];
-  const wanted: Array<import('../circuits/sources.js').OnDemandCircuitId> = family === 'v3auth' ? [V3_ON_CHAIN_SMALL_CIRCUIT, AUTH_V2_CIRCUIT] : [V3_ON_CHAIN_SMALL_CIRCUIT];
+  const auth = familyAuthCircuit(family);
+  const wanted: Array<import('../circuits/sources.js').OnDemandCircuitId> = auth === undefined ? [V3_ON_CHAIN_SMALL_CIRCUIT] : [V3_ON_CHAIN_SMALL_CIRCUIT, auth];
   return [...new Set<import('../circuits/sources.js').OnDemandCircuitId>([...wanted, ...(await availableOnDemandCircuits(ctx))])];
 }
 
@@ -156,39 +169,43 @@ async function circuitsDirectory(ctx: Context, family: CircuitFamily): Promise<s
       if (cached !== undefined && cached.chainId === deployed.chainId) cached.addresses = deployed.addresses;
     }
   } else if (ctx.config.chain.rpcUrl !== undefined) {
-    // Another party deployed the contracts: their verifiers must be those of these circuits (the
-    // authV2 one only when this flow submits authV2 proofs: built for another use, it is not in use here).
+    // Another party deployed the contracts: their verifiers must be those of these circuits (an
+    // auth circuit's only when this flow submits its proofs: built for another use, it is not in use here).
     const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
-    const { AUTH_V2_CIRCUIT } = await import('../circuits/sources.js');
-    const ids = info.circuits.map((c) => c.id).filter((id) => family === 'v3auth' || id !== AUTH_V2_CIRCUIT);
+    const { isAuthVerifierCircuit } = await import('../chain/verifiers.js');
+    const ids = info.circuits.map((c) => c.id).filter((id) => !isAuthVerifierCircuit(id) || id === familyAuthCircuit(family));
     await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids });
   }
   return info.dir;
 }
 
 /**
- * Refuses (ConfigError, exit 3) when the chain's authV2 verifier (behind the UniversalVerifier's
- * `authV2` auth method) does not hold the verification key of the authV2 circuit in use: every
- * authV2 proof would be refused by the contract.
+ * Refuses (ConfigError, exit 3) when the chain's verifier of an auth circuit (authV2, authV3,
+ * authV3-8-32: behind the UniversalVerifier's auth method of that name) does not hold the
+ * verification key of that circuit in use, or the method is missing: every such auth proof would
+ * be refused by the contract.
  */
-export async function requireAuthV2Verifier(ctx: Context): Promise<void> {
+export async function requireAuthVerifier(ctx: Context, circuit: AuthVerifierCircuit): Promise<void> {
   const { ensureCircuits } = await import('../circuits/build.js');
-  const { AUTH_V2_VERIFIER_CIRCUIT } = await import('../chain/verifiers.js');
   const { checkVerifiersMatchCircuits } = await import('../chain/verifierMatch.js');
-  const info = await ensureCircuits(ctx, { extra: await extraCircuits(ctx, 'v3auth') });
-  await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) }, [AUTH_V2_VERIFIER_CIRCUIT]);
+  const info = await ensureCircuits(ctx, { extra: await extraCircuits(ctx, authCircuitFamily(circuit)) });
+  await checkVerifiersMatchCircuits(ctx, { dir: info.dir, development: info.development, ids: info.circuits.map((c) => c.id) }, [circuit]);
 }
 
 const CIRCUITS_DIR_KEYS: Record<CircuitFamily, ServiceKey<string>> = {
   mtp: CIRCUITS_DIR_KEY,
   v3: new ServiceKey<string>('iden3.circuitsDir.v3'),
   v3auth: new ServiceKey<string>('iden3.circuitsDir.v3auth'),
+  v3authV3: new ServiceKey<string>('iden3.circuitsDir.v3authV3'),
+  'v3authV3-8-32': new ServiceKey<string>('iden3.circuitsDir.v3authV3-8-32'),
   iden3comm: new ServiceKey<string>('iden3.circuitsDir.iden3comm'),
 };
 const PROVER_KEYS: Record<CircuitFamily, ServiceKey<Iden3Prover>> = {
   mtp: PROVER_KEY,
   v3: new ServiceKey<Iden3Prover>('iden3.prover.v3'),
   v3auth: new ServiceKey<Iden3Prover>('iden3.prover.v3auth'),
+  v3authV3: new ServiceKey<Iden3Prover>('iden3.prover.v3authV3'),
+  'v3authV3-8-32': new ServiceKey<Iden3Prover>('iden3.prover.v3authV3-8-32'),
   iden3comm: new ServiceKey<Iden3Prover>('iden3.prover.iden3comm'),
 };
 

@@ -8,8 +8,10 @@
  * Privado ID verifier asking for authV2 would have it: its V3 input generator and prover make the
  * proof with vc's circuit files, its processProofAuth makes the authV2 auth proof on vc's authV2
  * circuit, and it submits both to the UniversalVerifier's submitResponse itself; the contract
- * verifies them with vc's verifiers, and `vc verifier status` reads it back.
- * One query proof and one auth proof; the two identity creations each send one transaction.
+ * verifies them with vc's verifiers, and `vc verifier status` reads it back. The js-sdk's
+ * authV3-8-32 auth proof (its processProofAuth for a request accepting authV3-8-32 only, on vc's
+ * circuit) is accepted by the UniversalVerifier's authV3-8-32 method, and refused tampered.
+ * One query proof and two auth proofs; the two identity creations each send one transaction.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,13 +31,17 @@ import {
   PlainPacker,
   ProofService,
   calcChallengeAuth,
+  CircuitId,
   defaultEthConnectionConfig,
+  parseAcceptProfile,
+  processProofAuth,
   type ContractInvokeRequest,
   type ContractInvokeResponse,
   type EthConnectionConfig,
 } from '@0xpolygonid/js-sdk';
 import { Id } from '@iden3/js-iden3-core';
-import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVc, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 import { CONTEXT_FILE, CONTEXT_URL, ISSUER_ACCOUNT_KEY, SCHEMA_FILE, SCHEMA_URL, issuerDocumentLoader as documentLoader, jsSdkWallets, registerNetworkOf } from './support/jsSdkIssuer.js';
@@ -75,6 +81,9 @@ afterAll(async () => {
 
 describe('a js-sdk holder proves a V3 request vc registered', () => {
   it('with the js-sdk input generator and prover on vc circuit files, submitted with a js-sdk authV2 auth proof; the contract verifies both with vc verifiers', async () => {
+    // vc's authV3-8-32 circuit (built on demand, a no-op when cached) before vc's first V3 flow
+    // here, which deploys the verifiers of the circuit set in use: its authV3-8-32 one too.
+    ok(await vc(['circuits', 'build', '--circuit', 'authV3-8-32']));
     const request = ok(
       await vc(['verifier', 'request', '--circuit', V3, '--bind-verifier', '--proof-type', 'sig', '--type', 'KYCAgeCredential', '--context-url', CONTEXT_URL, '--field', 'birthday', '--op', '$between', '--value', '19900101,20000101']),
     ).json<{ id: number; circuitId: string; query: Json }>();
@@ -91,6 +100,9 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const auth = status.onDemand.find((c) => c.id === 'authV2');
     expect(auth?.complete).toBe(true);
     symlinkSync(auth!.dir, path.join(circuitsDir, auth!.id), 'dir');
+    const authV3 = status.onDemand.find((c) => c.id === 'authV3-8-32');
+    expect(authV3?.complete).toBe(true);
+    symlinkSync(authV3!.dir, path.join(circuitsDir, authV3!.id), 'dir');
 
     const [, method, blockchain, network] = (ok(await vc(['holder', 'did', 'create'])).json<{ did_String: string }>().did_String).split(':') as [string, string, string, string];
     const connection: EthConnectionConfig = { ...defaultEthConnectionConfig, url: chain.rpcUrl, contractAddress: chain.contracts.state, chainId: chain.chainId };
@@ -147,5 +159,33 @@ describe('a js-sdk holder proves a V3 request vc registered', () => {
     const { txHash: _txHash, ...proved } = response!;
     expect((answer.body.authProof as { zkp?: { pub_signals: string[] } }).zkp?.pub_signals[1]).toBe(calcChallengeAuth(account.address, [proved as never]).toString());
     writeFileSync(path.join(tmp.dir, 'status.json'), JSON.stringify(read));
+
+    // The js-sdk's authV3-8-32 auth proof, as its processProofAuth makes it for a request accepting
+    // only authV3-8-32 (its ProofService on vc's authV3-8-32 circuit), packed by its
+    // prepareTxArgsSubmit: the UniversalVerifier's authV3-8-32 method (AuthV3_8_32Validator, vc's
+    // verifier behind its proxy) accepts it; tampered, the validator refuses it (ProofIsNotValid).
+    // The auth is checked before any response: an answer of none is enough to call it.
+    const { authProof } = await processProofAuth(holder, proofService, {
+      supportedCircuits: [CircuitId.AuthV3_8_32],
+      acceptProfile: parseAcceptProfile('iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3-8-32;alg=groth16'),
+      senderAddress: account.address,
+      zkpResponses: [],
+    });
+    expect(authProof).toMatchObject({ authMethod: AuthMethod.AUTHV3_8_32, zkp: { circuitId: CircuitId.AuthV3_8_32 } });
+    const txData = { contract_address: chain.contracts.universalVerifier, method_id: '06c86a91', chain_id: chain.chainId };
+    const submitArgs = async (proof: typeof authProof): Promise<unknown[]> =>
+      (await OnChainZKPVerifier.prepareTxArgsSubmit('http://127.0.0.1:0/unused-cross-chain-resolver', txData, [], proof)).txDataArgs as unknown[];
+    const universalVerifier = new Contract(chain.contracts.universalVerifier, iden3Artifact('UniversalVerifier').abi as never, account);
+    await expect(universalVerifier.getFunction('submitResponse').staticCall(...(await submitArgs(authProof)))).resolves.toBeDefined();
+    const { zkp } = authProof as typeof authProof & { zkp: { proof: { pi_a: string[] } } };
+    const tampered = { ...authProof, zkp: { ...zkp, proof: { ...zkp.proof, pi_a: [zkp.proof.pi_a[1]!, zkp.proof.pi_a[0]!, zkp.proof.pi_a[2]!] } } } as typeof authProof;
+    const refused = (await universalVerifier
+      .getFunction('submitResponse')
+      .staticCall(...(await submitArgs(tampered)))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as { data?: string } | undefined;
+    expect(new Interface(iden3Artifact('AuthV3_8_32Validator').abi as never).parseError(refused?.data ?? '0x')?.name).toBe('ProofIsNotValid');
   }, LONG);
 });

@@ -12,8 +12,8 @@
  * and a nullifier: a request with a
  * nullifier session proved with a credential issued to a profile DID, whose nullifier on chain is
  * the circuit's formula computed here with @iden3/js-crypto, and a second proof of it from another
- * address refused before proving. Proofs are costly: three full V3 proofs and three state
- * transitions in all.
+ * address refused before proving (submitted with an authV3-8-32 auth proof, which the contract
+ * refuses tampered). Proofs are costly: three full V3 proofs and three state transitions in all.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -158,7 +158,7 @@ describe('a signature credential, proved at once', () => {
     await expect(submit({ ...auth, proof: { ...(auth.proof as object), pi_a: [piA[1], piA[0], piA[2]] } }, args)).rejects.toMatchObject({ exitCode: 1, revertName: 'ProofIsNotValid' });
     await expect(submit(auth, await submitArgs([{ ...response, id: other.id }]))).rejects.toMatchObject({ exitCode: 1, revertName: 'ChallengeIsInvalid' });
     // Submitted by vc with the authV2 auth method (its own authV2 proof over this challenge), accepted.
-    expect(await submitQueryProof(ctx, response, { authV2: { holder: holderDid } })).toMatchObject({ authMethod: 'authV2' });
+    expect(await submitQueryProof(ctx, response, { auth: { holder: holderDid, method: 'authV2' } })).toMatchObject({ authMethod: 'authV2' });
     const status = await ok(['verifier', 'status', '--request', String(between.id), '--address', DEV_ADDRESS]);
     expect(status).toMatchObject({ isVerified: true, circuitId: V3, responseFields: { linkID: '0', nullifier: '0' } });
     expect(status.disclosed).toBeUndefined();
@@ -177,9 +177,9 @@ describe('a signature credential, proved at once', () => {
     const eth = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('between.json'), '--auth', 'ethIdentity']);
     expect(eth.status).toBe(2);
     expect(jsonError(eth.stderr)).toMatchObject({ field: '--auth', message: expect.stringContaining(`ethIdentity is for a holder whose DID is its Ethereum address, and ${holderDid} is not one`) });
-    const bogus = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('between.json'), '--auth', 'authV3']);
+    const bogus = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', file('between.json'), '--auth', 'authV4']);
     expect(bogus.status).toBe(2);
-    expect(jsonError(bogus.stderr).message).toMatch(/--auth.*authV3.*embeddedAuth.*authV2.*ethIdentity/);
+    expect(jsonError(bogus.stderr).message).toMatch(/--auth.*authV4.*embeddedAuth.*authV2.*authV3.*authV3-8-32.*ethIdentity/);
     // Without a credential, the held ones are chosen among those with a proof the request can use.
     const chosen = await vc(['holder', 'prove-submit', '--request', file('mtp.json')]);
     expect(chosen.status).toBe(2);
@@ -313,7 +313,7 @@ describe('--proof both: signed at once, the Merkle proof added by the next publi
     expect(mixed.status, mixed.stderr).toBe(2);
     expect(mixed.stdout).toBe('');
     expect(jsonError(mixed.stderr)).toMatchObject({ field: '--request', message: expect.stringContaining(`--request ${authV2Only}: scope ${mtpRequest.id} `) });
-    expect(jsonError(mixed.stderr).message).toMatch(/a credentialAtomicQueryMTPV2OnChain proof carries its own auth .*allow only an authV2 proof, which is for credentialAtomicQueryV3OnChain items; nothing was submitted$/);
+    expect(jsonError(mixed.stderr).message).toMatch(/a credentialAtomicQueryMTPV2OnChain proof carries its own auth .*allow only an auth proof \(authV2, authV3, authV3-8-32\), which is for credentialAtomicQueryV3OnChain items; nothing was submitted$/);
     const notSatisfied = spoiled((m) => m.body.scope.push(scopeItem(unsatisfied)));
     const halfway = await vc(['holder', 'respond', '--credential', file('upgraded.json'), '--request', notSatisfied]);
     expect(halfway.status, halfway.stderr).not.toBe(0);
@@ -398,9 +398,28 @@ describe('a nullifier: one per holder profile and verifier session', () => {
     expect(jsonError(tampered.stderr).message).toMatch(new RegExp(`tampered\\.json.*params\\.nullifierSessionId: request ${request.id} is registered on chain with nullifier session ${SESSION}, the request given says 5$`));
 
     // Chosen without --credential: the holder kept the profile's credential, and a nullifier
-    // request takes only credentials issued to a profile.
-    await ok(['holder', 'prove-submit', '--request', file('nullifier.json')]);
+    // request takes only credentials issued to a profile. Submitted with an authV3-8-32 auth proof
+    // (vc's circuit, built on demand; the chain's authV3-8-32 verifier checked first): its user id
+    // is the profile's, as the query proof's.
+    expect(await ok(['holder', 'prove-submit', '--request', file('nullifier.json'), '--auth', 'authV3-8-32'])).toMatchObject({ [String(request.id)]: true, authMethod: 'authV3-8-32' });
     const status = await ok(['verifier', 'status', '--request', String(request.id), '--address', DEV_ADDRESS]);
+
+    // A tampered authV3-8-32 proof is refused by the contract, the reason decoded: AuthV3_8_32Validator
+    // checks it before any response (none given here), and the UniversalVerifier then checks its
+    // challenge against the sender and the responses, as for authV2.
+    const { addresses } = await getChain(ctx);
+    const challenge = await authProofChallenge(DEV_ADDRESS, []);
+    const authV3 = await (await getIden3Prover(ctx, 'v3authV3-8-32')).proofService.generateAuthProof(CircuitId.AuthV3_8_32, DID.parse(profileDid), { challenge });
+    expect(authV3.pub_signals[1]).toBe(challenge.toString());
+    const submitAuthV3 = async (proof: { pub_signals: string[]; proof: unknown }, responses: unknown[]): Promise<unknown> =>
+      sendContractTransaction(
+        ctx,
+        { address: addresses.universalVerifier, abi: universalVerifierAbi(), method: 'submitResponse', args: [{ authMethod: 'authV3-8-32', proof: await packAuthProof(proof as never) }, responses, '0x'] },
+        { description: 'submitResponse (authV3-8-32)' },
+      );
+    const piA = (authV3.proof as { pi_a: string[] }).pi_a;
+    await expect(submitAuthV3({ ...authV3, proof: { ...(authV3.proof as object), pi_a: [piA[1], piA[0], piA[2]] } }, [])).rejects.toMatchObject({ exitCode: 1, revertName: 'ProofIsNotValid' });
+    await expect(submitAuthV3(authV3, [{ requestId: request.id, proof: '0x', metadata: '0x' }])).rejects.toMatchObject({ exitCode: 1, revertName: 'ChallengeIsInvalid' });
 
     // The circuit's nullifier, from the parts each party knows: Poseidon(holder genesis id, the
     // subject's profile nonce, claim schema, verifierID, session). The verifierID is the

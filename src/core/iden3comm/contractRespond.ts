@@ -28,9 +28,10 @@ import { isRequestProofVerified, requestIdExists } from '../../chain/universalVe
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
 import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type CheckedSubmission, type ProveOptions } from '../pbq/prove.js';
-import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, isAuthProofMethod, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
-import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, iden3commV1Profiles, type AcceptProfileParser } from './authRequest.js';
+import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, chooseAuthCircuit, iden3commV1Profiles, type AcceptProfileParser } from './authRequest.js';
+import type { AuthCircuit } from './authLimits.js';
 import { aboutScope, credentialForScope, scopeLabel, scopeQueryProblem, type RespondInput, type Scope } from './authRespond.js';
 import {
   CONTRACT_INVOKE_RESPONSE_TYPE,
@@ -42,8 +43,8 @@ import {
   type ContractInvokeTransactionData,
 } from './contractRequest.js';
 
-/** The auth a contract-invoke response carries (the js-sdk's AuthProof): embedded in the query proofs, or the sender's Ethereum identity. */
-export type ContractAuthProof = { authMethod: 'embeddedAuth' } | { authMethod: 'authV2' } | { authMethod: 'ethIdentity'; userDid: string };
+/** The auth a contract-invoke response carries (the js-sdk's AuthProof): embedded in the query proofs, a separate auth proof (authV2, authV3, authV3-8-32), or the sender's Ethereum identity. */
+export type ContractAuthProof = { authMethod: 'embeddedAuth' } | { authMethod: AuthCircuit } | { authMethod: 'ethIdentity'; userDid: string };
 
 /** The answer (the js-sdk's ContractInvokeResponse): each proof with the hash of its transaction. */
 export interface ContractInvokeResponseMessage {
@@ -98,17 +99,26 @@ export const submissionKey = (chainId: number, contract: string, messageId: stri
 export interface AcceptedAuth {
   embedded: boolean;
   authV2: boolean;
+  /** The authV3 circuits allowed (authV3, authV3-8-32), each an auth method of that name. */
+  authV3: AuthV3Circuit[];
   ethIdentity: boolean;
 }
+type AuthV3Circuit = Exclude<AuthCircuit, 'authV2'>;
 
 /**
  * Which of vc's auth methods the request's accept profiles allow: embedded auth for a plain-json
- * profile, authV2 where an authorization response could be proved with authV2 (the same reading:
- * acceptedAuthCircuits; no profile at all is the js-sdk's default, an authV2 proof), ethIdentity
- * for a signed-json profile listing ES256K-R among its algs.
+ * profile, authV2, authV3 or authV3-8-32 where an authorization response could be proved with that
+ * circuit (the same reading: acceptedAuthCircuits; no profile at all is the js-sdk's default, an
+ * authV2 proof), ethIdentity for a signed-json profile listing ES256K-R among its algs.
  */
 export function acceptedAuth(parseAcceptProfile: AcceptProfileParser, accept: readonly string[]): AcceptedAuth {
-  const allowed: AcceptedAuth = { embedded: false, authV2: acceptedAuthCircuits(accept, parseAcceptProfile).includes('authV2'), ethIdentity: false };
+  const circuits = acceptedAuthCircuits(accept, parseAcceptProfile);
+  const allowed: AcceptedAuth = {
+    embedded: false,
+    authV2: circuits.includes('authV2'),
+    authV3: circuits.filter((circuit): circuit is AuthV3Circuit => circuit !== 'authV2'),
+    ethIdentity: false,
+  };
   for (const parsed of iden3commV1Profiles(accept, parseAcceptProfile)) {
     if (String(parsed.env) === PLAIN_MEDIA_TYPE) allowed.embedded = true;
     if (String(parsed.env) === 'application/iden3comm-signed-json' && (parsed.alg ?? []).map(String).includes('ES256K-R')) allowed.ethIdentity = true;
@@ -116,11 +126,17 @@ export function acceptedAuth(parseAcceptProfile: AcceptProfileParser, accept: re
   return allowed;
 }
 
-/** The auth method vc submits with for a holder: ethIdentity for an Ethereum identity; else embedded auth, or authV2 when only that is accepted. */
-export function chooseContractAuth(allowed: AcceptedAuth, ethereum: boolean): 'embeddedAuth' | 'authV2' | 'ethIdentity' | undefined {
+/**
+ * The auth method vc submits with for a holder: ethIdentity for an Ethereum identity; else embedded
+ * auth, else an auth proof: authV2, else authV3-8-32 or authV3 as an authorization answer's is chosen
+ * (chooseAuthCircuit: one `built` already first, else the small one). As the js-sdk's
+ * ContractRequestHandler (processProofAuth), the method is named as the circuit and its proof is
+ * over the challenge of the sender and the responses (calcChallengeAuth).
+ */
+export function chooseContractAuth(allowed: AcceptedAuth, ethereum: boolean, built: readonly string[] = []): 'embeddedAuth' | AuthCircuit | 'ethIdentity' | undefined {
   if (ethereum) return allowed.ethIdentity ? 'ethIdentity' : undefined;
   if (allowed.embedded) return 'embeddedAuth';
-  return allowed.authV2 ? 'authV2' : undefined;
+  return chooseAuthCircuit([...(allowed.authV2 ? (['authV2'] as const) : []), ...allowed.authV3], built);
 }
 
 /** The request checked: its shape, then what a wallet can tell without the chain. */
@@ -146,9 +162,9 @@ async function checkContractInvokeRequest(ctx: Context, value: unknown, where: s
   const accept = message.body.accept ?? [];
   const { sdk } = (await getIden3(ctx)).modules;
   const auth = acceptedAuth((profile) => sdk.parseAcceptProfile(profile), accept);
-  if (!auth.embedded && !auth.authV2 && !auth.ethIdentity) {
+  if (!auth.embedded && !auth.authV2 && auth.authV3.length === 0 && !auth.ethIdentity) {
     throw new UnprocessableError(
-      `${where}: the request accepts only ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc submits with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}), an authV2 proof (${AUTH_ACCEPT_PROFILE}) or, for an Ethereum identity, ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`,
+      `${where}: the request accepts only ${accept.map((profile) => profile.slice(0, 200)).join(', ')}; vc submits with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}), an authV2, authV3 or authV3-8-32 proof (${AUTH_ACCEPT_PROFILE}) or, for an Ethereum identity, ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`,
       { field: 'request' },
     );
   }
@@ -208,7 +224,7 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
   }
   const scopes = message.body.scope as Scope[];
   // Before anything is read or proved: an MTPV2OnChain item carries its own auth (embedded in its
-  // proof); a request whose profiles give a BJJ holder authV2 only (or none: the js-sdk's default)
+  // proof); a request whose profiles give a BJJ holder an auth proof only (or none: the js-sdk's default, authV2)
   // cannot have it answered, and one answer names one auth method for all its proofs.
   if (!auth.embedded && !auth.ethIdentity) {
     const mtp = scopes.find((scope) => scope.circuitId === MTP_ON_CHAIN_CIRCUIT);
@@ -229,15 +245,16 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
       throw new UnprocessableError(`${where}: the request is addressed to ${message.to.slice(0, 200)}, and the credentials that satisfy it are for ${holder}`, { field: 'request' });
     }
     const ethereum = (await ethereumAddressOfDid(ctx, holder)) !== undefined;
-    const authMethod = chooseContractAuth(auth, ethereum);
+    const { availableOnDemandCircuits } = await import('../../circuits/build.js');
+    const authMethod = chooseContractAuth(auth, ethereum, auth.embedded || auth.authV2 || auth.authV3.length === 0 ? [] : await availableOnDemandCircuits(ctx));
     if (authMethod === undefined) {
       const needed = ethereum
         ? `${holder} is an Ethereum identity, whose proofs are submitted with ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`
-        : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or an authV2 proof (${AUTH_ACCEPT_PROFILE})`;
+        : `${holder} proves with embedded auth (${EMBEDDED_AUTH_ACCEPT_PROFILE}) or an authV2, authV3 or authV3-8-32 proof (${AUTH_ACCEPT_PROFILE})`;
       throw new UnprocessableError(`${where}: the request's accept profiles (${(message.body.accept ?? []).join(', ')}) leave out what this answer needs: ${needed}`, { field: 'request' });
     }
-    // authV2 is for V3 items only (chosen when the profiles leave out embedded auth).
-    const mismatched = authMethod === 'authV2' ? chosen.find(({ scope }) => scope.circuitId === MTP_ON_CHAIN_CIRCUIT) : undefined;
+    // An auth proof is for V3 items only (chosen when the profiles leave out embedded auth).
+    const mismatched = isAuthProofMethod(authMethod) ? chosen.find(({ scope }) => scope.circuitId === MTP_ON_CHAIN_CIRCUIT) : undefined;
     if (mismatched !== undefined) throw authMismatch(where, mismatched.scope, message.body.accept ?? []);
 
     // A submission of an earlier run of this request: found (verified on chain), never made twice.
@@ -280,7 +297,7 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
           : field === 'auth'
             ? `${where} ${scopeLabel(scope)} (the auth its accept profiles allow)`
             : names(field);
-    const itemOptions = ({ scope, request, credential }: (typeof chosen)[number]): ProveOptions => ({ credential, request, ...(authMethod === 'authV2' ? { auth: authMethod } : {}), names: itemNames(scope) });
+    const itemOptions = ({ scope, request, credential }: (typeof chosen)[number]): ProveOptions => ({ credential, request, ...(isAuthProofMethod(authMethod) ? { auth: authMethod } : {}), names: itemNames(scope) });
     const checked = new Map<number, CheckedSubmission>();
     for (const item of chosen) {
       if (done.has(item.scope.id)) continue;
@@ -340,10 +357,10 @@ export function contractRespondDelivered(ctx: Context, result: ContractInvokeRes
   });
 }
 
-/** The refusal of a request that would have an MTPV2OnChain item submitted with authV2: named as the request and the item. */
+/** The refusal of a request that would have an MTPV2OnChain item submitted with an auth proof: named as the request and the item. */
 function authMismatch(where: string, scope: Scope, accept: readonly string[]): UnprocessableError {
   return new UnprocessableError(
-    `${where}: ${scopeLabel(scope)}: a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (embedded auth, ${EMBEDDED_AUTH_ACCEPT_PROFILE}), and the request's accept profiles (${accept.length === 0 ? 'none: the default, authV2' : accept.map((profile) => profile.slice(0, 200)).join(', ')}) allow only an authV2 proof, which is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} items; nothing was submitted`,
+    `${where}: ${scopeLabel(scope)}: a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (embedded auth, ${EMBEDDED_AUTH_ACCEPT_PROFILE}), and the request's accept profiles (${accept.length === 0 ? 'none: the default, authV2' : accept.map((profile) => profile.slice(0, 200)).join(', ')}) allow only an auth proof (authV2, authV3, authV3-8-32), which is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} items; nothing was submitted`,
     { field: 'request' },
   );
 }

@@ -271,8 +271,8 @@ export const iden3commRespond = defineOperation({
         transaction_data: transactionDataSchema,
         scope: z.array(z.looseObject({ id: z.number(), circuitId: z.string(), txHash: z.string(), proof: z.unknown(), pub_signals: z.array(z.string()) })),
         authProof: z
-          .looseObject({ authMethod: z.enum(['embeddedAuth', 'authV2', 'ethIdentity']), userDid: z.string().optional() })
-          .describe('how the proofs were authenticated: embeddedAuth (in the query proofs), authV2 (a separate authV2 proof, V3 items only) or ethIdentity (the sender, userDid)'),
+          .looseObject({ authMethod: z.enum(['embeddedAuth', 'authV2', 'authV3', 'authV3-8-32', 'ethIdentity']), userDid: z.string().optional() })
+          .describe('how the proofs were authenticated: embeddedAuth (in the query proofs), authV2, authV3 or authV3-8-32 (a separate auth proof of that circuit, V3 items only) or ethIdentity (the sender, userDid)'),
       }),
       created_time: z.number(),
     }),

@@ -320,7 +320,7 @@ export const pbqProveSubmit = defineOperation({
     auth: z
       .enum(AUTH_METHODS)
       .describe(
-        "the UniversalVerifier auth method to submit with: embeddedAuth (the query proof's own auth), authV2 (a separate authV2 proof made with vc's circuit, V3 requests only), ethIdentity (a holder whose DID is the sending Ethereum address); by default embeddedAuth, or ethIdentity for an Ethereum-based DID",
+        "the UniversalVerifier auth method to submit with: embeddedAuth (the query proof's own auth), authV2, authV3 or authV3-8-32 (a separate auth proof of that circuit made with vc's circuit, built on first use, V3 requests only; refused before proving when the chain's verifier of that method is not the circuit in use), ethIdentity (a holder whose DID is the sending Ethereum address); by default embeddedAuth, or ethIdentity for an Ethereum-based DID",
       )
       .optional(),
   }),

@@ -16,12 +16,20 @@ export type RequestCircuit = (typeof REQUEST_CIRCUITS)[number];
 
 /**
  * The UniversalVerifier auth methods a proof may be submitted with (`vc holder prove-submit
- * --auth`): embeddedAuth (the query proof's own BJJ auth), authV2 (a separate authV2 proof whose
- * challenge binds the sender and the responses; V3 requests), ethIdentity (the sender is the
- * holder, for a DID that is its Ethereum address). The names are the deployment's method names.
+ * --auth`): embeddedAuth (the query proof's own BJJ auth), authV2, authV3 or authV3-8-32 (a
+ * separate auth proof of that circuit whose challenge binds the sender and the responses; V3
+ * requests), ethIdentity (the sender is the holder, for a DID that is its Ethereum address). The
+ * names are the deployment's method names (and the js-sdk's AuthMethod values).
  */
-export const AUTH_METHODS = ['embeddedAuth', 'authV2', 'ethIdentity'] as const;
+export const AUTH_METHODS = ['embeddedAuth', 'authV2', 'authV3', 'authV3-8-32', 'ethIdentity'] as const;
 export type AuthMethodName = (typeof AUTH_METHODS)[number];
+/** The auth methods verified by a separate auth proof (named as their circuits). */
+export const AUTH_PROOF_METHODS = ['authV2', 'authV3', 'authV3-8-32'] as const;
+export type AuthProofMethod = (typeof AUTH_PROOF_METHODS)[number];
+/** Whether an auth method is verified by a separate auth proof. */
+export function isAuthProofMethod(method: string | undefined): method is AuthProofMethod {
+  return (AUTH_PROOF_METHODS as readonly (string | undefined)[]).includes(method);
+}
 
 /** Query operators supported by credentialAtomicQueryMTPV2OnChain (and `vc verifier request --op`). */
 export const QUERY_OPERATORS = ['$eq', '$lt', '$gt', '$in', '$nin', '$ne'] as const;

@@ -3,7 +3,7 @@
  * proof of the request's query over the credential, with the challenge bound to the address that
  * submits it (the validator checks challenge == sender, so a proof cannot be replayed by another
  * address), submits it to the UniversalVerifier with embedded auth (or ethIdentity, or a separate
- * authV2 proof whose challenge binds the sender and the responses), waits for the receipt, and
+ * authV2, authV3 or authV3-8-32 proof whose challenge binds the sender and the responses), waits for the receipt, and
  * reports the mapping `{ "<requestId>": true }` read back from the contract.
  */
 import type { RevocationStatus, W3CCredential, ZeroKnowledgeProofResponse } from '@0xpolygonid/js-sdk';
@@ -13,12 +13,12 @@ import { getChain } from '../../chain/chainClient.js';
 import { AUTH_V2_METHOD, EMBEDDED_AUTH_METHOD, ETH_IDENTITY_METHOD } from '../../chain/deployment/recipe.js';
 import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
-import { getIden3, getIden3Prover, proofCircuitsDir, requireAuthV2Verifier, type CircuitFamily, type Iden3 } from '../../iden3/wallet.js';
+import { authCircuitFamily, getIden3, getIden3Prover, proofCircuitsDir, requireAuthVerifier, type CircuitFamily, type Iden3 } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
 import { ethereumAddressOfDid, requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
-import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, type AuthMethodName, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
+import { MTP_ON_CHAIN_CIRCUIT, PROOF_TYPES, isAuthProofMethod, type AuthMethodName, type AuthProofMethod, V3_ON_CHAIN_REQUEST_CIRCUIT, conditionOperator, queryValueShapeProblem, type CredentialRequest, type PbqCredentialInput } from './pbqSchemas.js';
 import { plainFieldNames, type FieldNamer } from '../validate.js';
 import { expectedNullifier, refuseUsedNullifier, registeredNullifierSession, registeredVerifierId, subjectProfileFor, type NullifierSession } from './nullifier.js';
 
@@ -196,10 +196,10 @@ export async function credentialRevocationStatus(ctx: Context, credential: W3CCr
   }
 }
 
-/** The circuits a proof-and-submit uses: the query's, and authV2 for the authV2 auth method. */
+/** The circuits a proof-and-submit uses: the query's, and the auth circuit of an auth-proof method (authV2, authV3, authV3-8-32). */
 function circuitFamily(request: CredentialRequest, auth: AuthMethodName | undefined): CircuitFamily {
   if (request.circuitId === MTP_ON_CHAIN_CIRCUIT) return 'mtp';
-  return auth === AUTH_V2_METHOD ? 'v3auth' : 'v3';
+  return isAuthProofMethod(auth) ? authCircuitFamily(auth) : 'v3';
 }
 
 /** What the checks before a query proof read: the credential, its holder, its nullifier session and the verifier DID it binds to. */
@@ -363,9 +363,9 @@ export async function ethIdentityAuthResponse(userId: bigint): Promise<{ authMet
 
 /** Refuses an auth method the request's circuit cannot use (before any circuit is built). */
 function refuseAuthForRequest(options: Pick<ProveOptions, 'auth' | 'request' | 'names'>): void {
-  if (options.auth === AUTH_V2_METHOD && options.request.circuitId === MTP_ON_CHAIN_CIRCUIT) {
+  if (isAuthProofMethod(options.auth) && options.request.circuitId === MTP_ON_CHAIN_CIRCUIT) {
     const flag = (options.names ?? plainFieldNames)('auth');
-    throw new InputError(`${flag}: ${AUTH_V2_METHOD} is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} requests; a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (${EMBEDDED_AUTH_METHOD})`, { field: 'auth' });
+    throw new InputError(`${flag}: ${options.auth} is for ${V3_ON_CHAIN_REQUEST_CIRCUIT} requests; a ${MTP_ON_CHAIN_CIRCUIT} proof carries its own auth (${EMBEDDED_AUTH_METHOD})`, { field: 'auth' });
   }
 }
 
@@ -379,12 +379,12 @@ function refuseAuthMethod(options: Pick<ProveOptions, 'auth' | 'request' | 'name
     throw new UnprocessableError(`${flag}: ${holder} is an Ethereum-based identity, which has no BJJ auth key for ${auth}; it submits with ${ETH_IDENTITY_METHOD} (the default for it)`, { field: 'auth' });
   }
   if (holderAddress === undefined && auth === ETH_IDENTITY_METHOD) {
-    throw new UnprocessableError(`${flag}: ${ETH_IDENTITY_METHOD} is for a holder whose DID is its Ethereum address, and ${holder} is not one; use ${EMBEDDED_AUTH_METHOD} or ${AUTH_V2_METHOD}`, { field: 'auth' });
+    throw new UnprocessableError(`${flag}: ${ETH_IDENTITY_METHOD} is for a holder whose DID is its Ethereum address, and ${holder} is not one; use ${EMBEDDED_AUTH_METHOD}, ${AUTH_V2_METHOD}, authV3 or authV3-8-32`, { field: 'auth' });
   }
 }
 
 /**
- * The challenge of an auth proof (authV2) for these responses from `sender`, as the
+ * The challenge of an auth proof (authV2, authV3, authV3-8-32: their validators and the UniversalVerifier alike) for these responses from `sender`, as the
  * UniversalVerifier computes it in submitResponse: keccak256(abi.encode(sender, responses)) with
  * its top four bits cleared (so it is a field element), over the exact responses submitted.
  */
@@ -397,7 +397,7 @@ export async function authProofChallenge(sender: string, responses: ReadonlyArra
   return BigInt(keccak256(encoded)) & ((1n << 252n) - 1n);
 }
 
-/** A Groth16 proof as AuthV2Validator.verify decodes it: abi.encode(uint256[] inputs, a, b, c), b's coordinates in the EVM's order. */
+/** A Groth16 proof as AuthV2Validator.verify (and AuthV3Validator's, AuthV3_8_32Validator's) decodes it: abi.encode(uint256[] inputs, a, b, c), b's coordinates in the EVM's order. */
 export async function packAuthProof(proof: { proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[] }; pub_signals: string[] }): Promise<string> {
   const { AbiCoder } = await import('ethers');
   const { pi_a: a, pi_b: b, pi_c: c } = proof.proof;
@@ -407,36 +407,42 @@ export async function packAuthProof(proof: { proof: { pi_a: string[]; pi_b: stri
   );
 }
 
-/** What submitQueryProof needs for an authV2 auth response: the holder whose auth proof it makes. */
-export interface AuthV2Submission {
+/** What submitQueryProof needs for an auth-proof response: the holder whose auth proof it makes, and its circuit (the method's name). */
+export interface AuthProofSubmission {
   holder: string;
+  method: AuthProofMethod;
 }
 
-/** Generates the holder's authV2 proof for `challenge` with vc's prover (the circuits of 'v3auth'). */
-async function generateAuthV2Proof(ctx: Context, holder: string, challenge: bigint): Promise<{ proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[] }; pub_signals: string[] }> {
+/** Generates the holder's auth proof of `circuit` (authV2, authV3, authV3-8-32) for `challenge` with vc's prover (the circuits of its family). */
+async function generateAuthProof(
+  ctx: Context,
+  holder: string,
+  circuit: AuthProofMethod,
+  challenge: bigint,
+): Promise<{ proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[] }; pub_signals: string[] }> {
   const iden3 = await getIden3(ctx);
-  const { sdk, core } = iden3.modules;
-  const { proofService } = await getIden3Prover(ctx, 'v3auth');
-  const step = ctx.progress.start(`generating the ${AUTH_V2_METHOD} auth proof`);
+  const { core } = iden3.modules;
+  const { proofService } = await getIden3Prover(ctx, authCircuitFamily(circuit));
+  const step = ctx.progress.start(`generating the ${circuit} auth proof`);
   try {
-    const auth = await proofService.generateAuthProof(sdk.CircuitId.AuthV2, core.DID.parse(holder), { challenge });
+    const auth = await proofService.generateAuthProof(circuit as never, core.DID.parse(holder), { challenge });
     step.succeed('auth proof generated');
     return auth as never;
   } catch (error) {
     step.fail();
-    throw vcErrorBehind(error) ?? new UnprocessableError(`the ${AUTH_V2_METHOD} proof of ${holder} could not be made: ${describeError(error)}`, { cause: error });
+    throw vcErrorBehind(error) ?? new UnprocessableError(`the ${circuit} proof of ${holder} could not be made: ${describeError(error)}`, { cause: error });
   }
 }
 
 /**
  * Submits a generated proof to the UniversalVerifier from the configured wallet: with embedded
- * auth, ethIdentity for a V3 proof without BJJ auth, or (`authV2`) with the holder's authV2 proof
+ * auth, ethIdentity for a V3 proof without BJJ auth, or (`auth`) with the holder's authV2, authV3 or authV3-8-32 proof
  * over the challenge the contract computes from the sender and the responses.
  */
 export async function submitQueryProof(
   ctx: Context,
   proof: ZeroKnowledgeProofResponse,
-  options: { authV2?: AuthV2Submission; onSubmitted?: ProveOptions['onSubmitted'] } = {},
+  options: { auth?: AuthProofSubmission; onSubmitted?: ProveOptions['onSubmitted'] } = {},
 ): Promise<{ txHash: string; blockNumber: number; verifier: string; sender: string; authMethod: string }> {
   const iden3 = await getIden3(ctx);
   const { sdk } = iden3.modules;
@@ -454,10 +460,10 @@ export async function submitQueryProof(
     { authMethod: sdk.AuthMethod.EMBEDDED_AUTH } as never,
   );
   if (ethIdentity) txDataArgs[0] = await ethIdentityAuthResponse(BigInt(signals[0]!));
-  else if (options.authV2 !== undefined) {
+  else if (options.auth !== undefined) {
     const responses = txDataArgs[1] as Array<{ requestId: unknown; proof: string; metadata: string }>;
-    const auth = await generateAuthV2Proof(ctx, options.authV2.holder, await authProofChallenge(chain.signer.address, responses));
-    txDataArgs[0] = { authMethod: AUTH_V2_METHOD, proof: await packAuthProof(auth) };
+    const auth = await generateAuthProof(ctx, options.auth.holder, options.auth.method, await authProofChallenge(chain.signer.address, responses));
+    txDataArgs[0] = { authMethod: options.auth.method, proof: await packAuthProof(auth) };
   }
   const authMethod = (txDataArgs[0] as { authMethod: string }).authMethod;
   const sent = await sendContractTransaction(
@@ -493,8 +499,8 @@ export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): 
     if (holderAddress !== null) refuseAuthMethod(options, holder, holderAddress);
   }
   await proofCircuitsDir(ctx, circuitFamily(options.request, options.auth));
-  // Before any proof: the chain's authV2 verifier must verify proofs of the authV2 circuit in use.
-  if (options.auth === AUTH_V2_METHOD) await requireAuthV2Verifier(ctx);
+  // Before any proof: the chain's verifier of the auth method must verify proofs of that circuit in use.
+  if (isAuthProofMethod(options.auth)) await requireAuthVerifier(ctx, options.auth);
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
   const sender = chain.signer.address;
@@ -525,7 +531,7 @@ export async function proveAndSubmit(ctx: Context, options: ProveOptions & { che
   const id = options.request.id;
   const { response } = await generateQueryProof(ctx, { ...options, sender, nullifierSession }, query);
   const submitted = await submitQueryProof(ctx, response, {
-    ...(options.auth === AUTH_V2_METHOD ? { authV2: { holder: String(options.credential.credentialSubject.id) } } : {}),
+    ...(isAuthProofMethod(options.auth) ? { auth: { holder: String(options.credential.credentialSubject.id), method: options.auth } } : {}),
     onSubmitted: options.onSubmitted,
   });
   const verified = await isRequestProofVerified(ctx, sender, id);

@@ -21,7 +21,8 @@ import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/d
 import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
 import { readContract, sendContractTransaction, sendTransaction } from '../../../src/chain/transactions.js';
-import { requireAuthV2Verifier } from '../../../src/iden3/wallet.js';
+import { requireAuthVerifier } from '../../../src/iden3/wallet.js';
+const requireAuthV2Verifier = (ctx: Context): Promise<void> => requireAuthVerifier(ctx, 'authV2');
 import { tempDir, templateHome } from '../../helpers.js';
 
 const tmp = tempDir('vc-authv2-verifier-');
@@ -110,6 +111,31 @@ describe('the authV2 verifier behind its proxy', () => {
     expect({ deployed: resumed.deployed, configured: resumed.configured }).toEqual({ deployed: [], configured: [UPGRADE] });
     expect((await readProxySlot(chain.provider, proxy, EIP1967_IMPLEMENTATION_SLOT, 'test')).toLowerCase()).toBe(newImplementation.toLowerCase());
     expect((await deployContracts(newContext())).configured).toEqual([]);
+  });
+
+  it('a home deployed before the authV3 methods gains their verifiers and validators on its next chain command, every other contract (its UniversalVerifier too) kept', async () => {
+    const ctx = newContext();
+    const before = readAddressBook(ctx)!;
+    const added = ['authV3VerifierImplementation', 'authV3Verifier', 'authV3ValidatorImplementation', 'authV3Validator', 'authV3_8_32VerifierImplementation', 'authV3_8_32Verifier', 'authV3_8_32ValidatorImplementation', 'authV3_8_32Validator'] as const;
+    const earlier = structuredClone(before);
+    for (const key of added) delete earlier.contracts[key];
+    delete earlier.verifiers.authV3;
+    delete earlier.verifiers['authV3-8-32'];
+    saveAddressBook(ctx, earlier);
+
+    const next = newContext();
+    await ensureDeployed(next);
+    const after = readAddressBook(next)!;
+    expect(after.complete).toBe(true);
+    for (const key of added) expect(after.contracts[key]?.address, key).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    for (const key of Object.keys(before.contracts) as Array<keyof typeof before.contracts>) if (!(added as readonly string[]).includes(key)) expect(after.contracts[key], key).toEqual(before.contracts[key]);
+    expect(after.verifiers['authV3-8-32']?.codeHash).toBe(before.verifiers['authV3-8-32']?.codeHash);
+    // The methods this chain has stay bound as they were (setAuthMethod only where one is missing).
+    const universalVerifier = iden3Artifact('UniversalVerifier').abi as never;
+    for (const method of ['authV3', 'authV3-8-32']) {
+      expect(await readContract<boolean>(next, { address: after.contracts.universalVerifier!.address, abi: universalVerifier, method: 'authMethodExists', args: [method] }, method)).toBe(true);
+    }
+    expect((await deployContracts(newContext())).deployed).toEqual([]);
   });
 
   it("a home deployed before the proxy keeps its UniversalVerifier (and its requests) and gets a validator behind the proxy; the UniversalVerifier's authV2 method stays bound to the earlier validator, and authV2 is refused naming it when that validator's verifier is not the circuits' one", async () => {

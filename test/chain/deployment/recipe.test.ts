@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT_KEYS, type ContractKey } from '../../../src/chain/addressBook.js';
 import { iden3Artifact } from '../../../src/chain/artifacts.js';
-import { DEPLOYMENT_RECIPE, ETH_IDENTITY_METHOD } from '../../../src/chain/deployment/recipe.js';
+import { AUTH_METHOD_CONTRACTS, DEPLOYMENT_RECIPE, ETH_IDENTITY_METHOD } from '../../../src/chain/deployment/recipe.js';
 
 const deploying = DEPLOYMENT_RECIPE.flatMap((step, index) => (step.kind === 'contract' || step.kind === 'proxy' ? [{ key: step.key, index, step }] : []));
 const inputs = { owner: '0x1', defaultIdType: '0x0212', zeroAddress: '0x0', verifiers: {} as never, address: (key: ContractKey) => `address of ${key}` };
@@ -59,6 +59,45 @@ describe('deployment recipe', () => {
     expect(configure.unless.args?.(inputs)).toEqual(['authV2']);
     expect(configure.unless.holds(false, inputs)).toBe(false);
     expect(configure.unless.holds(true, inputs)).toBe(true);
+  });
+
+  it('gives authV3 and authV3-8-32 what authV2 has: the verifier behind a proxy of fixed identity upgraded in place, the validator of that circuit behind a proxy, setAuthMethod unless it exists', () => {
+    const at = (kind: string, key: string): number => DEPLOYMENT_RECIPE.findIndex((step) => step.kind === kind && 'key' in step && step.key === key);
+    for (const [circuit, prefix, artifact] of [
+      ['authV3', 'authV3', 'AuthV3Validator'],
+      ['authV3-8-32', 'authV3_8_32', 'AuthV3_8_32Validator'],
+    ] as const) {
+      expect(AUTH_METHOD_CONTRACTS[circuit]).toEqual({ verifier: `${prefix}Verifier`, validator: `${prefix}Validator`, artifact });
+      expect(DEPLOYMENT_RECIPE[at('contract', `${prefix}VerifierImplementation`)]).toMatchObject({ code: { verifier: circuit } });
+      const proxy = DEPLOYMENT_RECIPE[at('proxy', `${prefix}Verifier`)];
+      if (proxy?.kind !== 'proxy') throw new Error(`no ${circuit} verifier proxy`);
+      expect(proxy.initializer).toBeUndefined();
+      expect(proxy.identity?.({ ...inputs, verifiers: { [circuit]: 'one' } as never })).toEqual(proxy.identity?.({ ...inputs, verifiers: { [circuit]: 'another' } as never, address: () => 'elsewhere' }));
+      // Not the authV2 proxy's identity: each method has a proxy of its own.
+      expect(proxy.identity?.(inputs)).not.toEqual((DEPLOYMENT_RECIPE[at('proxy', 'authV2Verifier')] as { identity: (i: typeof inputs) => unknown }).identity(inputs));
+      const upgrade = DEPLOYMENT_RECIPE.findIndex((step) => step.kind === 'upgrade' && step.proxy === `${prefix}Verifier`);
+      expect(DEPLOYMENT_RECIPE[upgrade]).toMatchObject({ implementation: `${prefix}VerifierImplementation` });
+      expect(upgrade).toBeGreaterThan(at('proxy', `${prefix}Verifier`));
+      const validator = DEPLOYMENT_RECIPE[at('proxy', `${prefix}Validator`)];
+      expect(validator).toMatchObject({ implementation: `${prefix}ValidatorImplementation`, initializer: { artifact } });
+      expect(validator?.kind === 'proxy' && validator.initializer?.args(inputs)).toEqual(['address of state', `address of ${prefix}Verifier`, '0x1']);
+      // The validator's artifact verifies a proof as AuthV2Validator does (same ABI), under its own circuit id.
+      const verify = (name: string): unknown => (iden3Artifact(name).abi as Array<{ type: string; name?: string; inputs?: unknown }>).find((item) => item.type === 'function' && item.name === 'verify')?.inputs;
+      expect(verify(artifact)).toEqual(verify('AuthV2Validator'));
+      const configure = DEPLOYMENT_RECIPE.find((step) => step.kind === 'configure' && step.call.method === 'setAuthMethod' && step.label === `UniversalVerifier.setAuthMethod(${circuit})`);
+      if (configure?.kind !== 'configure') throw new Error(`no ${circuit} configure step`);
+      expect(configure.call.args(inputs)).toEqual([{ authMethod: circuit, validator: `address of ${prefix}Validator`, params: '0x' }]);
+      expect(configure.unless.args?.(inputs)).toEqual([circuit]);
+      expect([configure.unless.holds(false, inputs), configure.unless.holds(true, inputs)]).toEqual([false, true]);
+    }
+  });
+
+  it('deploys the authV3 methods after every contract an earlier vc deployed, so a home it deployed keeps each of them (their creation data unchanged)', () => {
+    const keys = deploying.map(({ key }) => key);
+    const firstNew = keys.findIndex((key) => key.startsWith('authV3'));
+    expect(keys.slice(firstNew).every((key) => key.startsWith('authV3'))).toBe(true);
+    expect(keys.slice(0, firstNew)).toEqual(CONTRACT_KEYS.filter((key) => !key.startsWith('authV3')).sort((a, b) => keys.indexOf(a) - keys.indexOf(b)));
+    expect(keys.slice(0, firstNew)).toContain('ethIdentityValidator');
   });
 
   it('registers the ethIdentity auth method with the EthIdentityValidator proxy, whose artifact verifies a sender against the user id', () => {

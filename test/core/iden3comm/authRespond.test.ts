@@ -301,7 +301,7 @@ describe('vc holder respond: a contract-invoke-request it will not act on (refus
     expect(choose([AUTHV2, PLAIN])).toBe('embeddedAuth');
     expect(choose([AUTHV2])).toBe('authV2');
     expect(choose([])).toBe('authV2');
-    expect(choose([AUTHV3])).toBeUndefined();
+    expect(choose([AUTHV3])).toBe('authV3');
     expect(choose(['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'])).toBe('authV2');
     expect(choose(['not a profile', 'iden3comm/v2;env=application/iden3comm-plain-json'])).toBeUndefined();
     expect(choose([ES256K])).toBeUndefined();
@@ -328,9 +328,9 @@ describe('vc holder respond: a contract-invoke-request it will not act on (refus
     );
     const twoFields = requestFile(invoke((m) => ((m.body.scope as Array<{ query: { credentialSubject: unknown } }>)[0]!.query.credentialSubject = { birthday: {}, documentType: {} })));
     expect((await refused(['--request', twoFields])).message).toBe(`${at(twoFields)}: field body.scope[0].query.credentialSubject asks 2 fields (birthday, documentType); a credentialAtomicQueryV3OnChain proof answers one`);
-    const authV3 = requestFile(invoke((m) => (m.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16', 'iden3comm/v2;env=application/iden3comm-plain-json'])));
-    expect((await refused(['--request', authV3])).message).toBe(
-      `${at(authV3)}: the request accepts only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16, iden3comm/v2;env=application/iden3comm-plain-json; vc submits with embedded auth (iden3comm/v1;env=application/iden3comm-plain-json), an authV2 proof (iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16) or, for an Ethereum identity, ethIdentity (iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R)`,
+    const plonk = requestFile(invoke((m) => (m.body.accept = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=plonk', 'iden3comm/v2;env=application/iden3comm-plain-json'])));
+    expect((await refused(['--request', plonk])).message).toBe(
+      `${at(plonk)}: the request accepts only iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=plonk, iden3comm/v2;env=application/iden3comm-plain-json; vc submits with embedded auth (iden3comm/v1;env=application/iden3comm-plain-json), an authV2, authV3 or authV3-8-32 proof (iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16) or, for an Ethereum identity, ethIdentity (iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R)`,
     );
     const expired = requestFile(invoke((m) => (m.expires_time = 1_700_000_000)));
     expect((await refused(['--request', expired])).message).toBe(`${at(expired)}: the request expired at 2023-11-14T22:13:20.000Z`);

@@ -23,24 +23,34 @@ describe('acceptedAuth and chooseContractAuth', () => {
     expect(acceptedAuth(parse as never, [`${signed};alg=ES256K`]).ethIdentity).toBe(false);
     expect(acceptedAuth(parse as never, [signed]).ethIdentity).toBe(false);
   });
-  it('reads plain-json as embedded auth, an authV2 zkp profile or none as authV2, and chooses embedded first for a BJJ holder', () => {
-    expect(acceptedAuth(parse as never, [])).toEqual({ embedded: false, authV2: true, ethIdentity: false });
-    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3comm-plain-json'])).toEqual({ embedded: true, authV2: false, ethIdentity: false });
-    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16'])).toEqual({ embedded: false, authV2: false, ethIdentity: false });
+  it('reads plain-json as embedded auth, an authV2 zkp profile or none as authV2 (an authV3 one as authV3), and chooses embedded first for a BJJ holder', () => {
+    expect(acceptedAuth(parse as never, [])).toEqual({ embedded: false, authV2: true, authV3: [], ethIdentity: false });
+    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3comm-plain-json'])).toEqual({ embedded: true, authV2: false, authV3: [], ethIdentity: false });
+    expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3;alg=groth16'])).toEqual({ embedded: false, authV2: false, authV3: ['authV3'], ethIdentity: false });
     expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV3,authV2;alg=groth16']).authV2).toBe(true);
     expect(acceptedAuth(parse as never, ['iden3comm/v2;env=application/iden3comm-plain-json', 'junk']).embedded).toBe(false);
     // Read as an authorization response's auth is (acceptedAuthCircuits): a zkp profile naming no circuit allows each, one whose algs leave out groth16 none.
     expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json']).authV2).toBe(true);
     expect(acceptedAuth(parse as never, ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=plonk']).authV2).toBe(false);
-    expect(chooseContractAuth({ embedded: true, authV2: true, ethIdentity: true }, false)).toBe('embeddedAuth');
-    expect(chooseContractAuth({ embedded: false, authV2: true, ethIdentity: true }, false)).toBe('authV2');
-    expect(chooseContractAuth({ embedded: true, authV2: true, ethIdentity: false }, true)).toBeUndefined();
-    expect(chooseContractAuth({ embedded: false, authV2: false, ethIdentity: true }, true)).toBe('ethIdentity');
+    expect(chooseContractAuth({ embedded: true, authV2: true, authV3: ['authV3'], ethIdentity: true }, false)).toBe('embeddedAuth');
+    expect(chooseContractAuth({ embedded: false, authV2: true, authV3: ['authV3', 'authV3-8-32'], ethIdentity: true }, false)).toBe('authV2');
+    expect(chooseContractAuth({ embedded: true, authV2: true, authV3: [], ethIdentity: false }, true)).toBeUndefined();
+    expect(chooseContractAuth({ embedded: false, authV2: false, authV3: ['authV3'], ethIdentity: true }, true)).toBe('ethIdentity');
+  });
+  it('answers a request accepting only authV3 circuits with an authV3 auth method, the small one unless only the full one is built', () => {
+    const only = (circuits: string): ReturnType<typeof acceptedAuth> => acceptedAuth(parse as never, [`iden3comm/v1;env=application/iden3-zkp-json;circuitId=${circuits};alg=groth16`]);
+    expect(only('authV3,authV3-8-32').authV3).toEqual(['authV3', 'authV3-8-32']);
+    expect(chooseContractAuth(only('authV3,authV3-8-32'), false)).toBe('authV3-8-32');
+    expect(chooseContractAuth(only('authV3,authV3-8-32'), false, ['authV3'])).toBe('authV3');
+    expect(chooseContractAuth(only('authV3'), false)).toBe('authV3');
+    expect(chooseContractAuth(only('authV3-8-32'), false, ['authV3'])).toBe('authV3-8-32');
+    // An Ethereum identity has no BJJ key for an auth proof.
+    expect(chooseContractAuth(only('authV3'), true)).toBeUndefined();
   });
 });
 
 describe('the contract-invoke-response, as documented', () => {
-  it('allows every auth method respondToContractInvoke answers with (authV2 too)', () => {
+  it('allows every auth method respondToContractInvoke answers with (authV2, authV3 and authV3-8-32 too)', () => {
     const response = (authProof: ContractAuthProof): ContractInvokeResponseMessage => ({
       id: '3f0e9a52-1c7b-4d8e-a6f3-5b2c9d0e1f47',
       thid: '3f0e9a52-1c7b-4d8e-a6f3-5b2c9d0e1f47',
@@ -60,5 +70,6 @@ describe('the contract-invoke-response, as documented', () => {
     expect(schema.safeParse(response({ authMethod: 'ethIdentity', userDid: 'did:iden3:polygon:local:x' })).success).toBe(true);
     // Found: the result schema (and so the OpenAPI document) names embeddedAuth and ethIdentity only.
     expect(schema.safeParse(response({ authMethod: 'authV2' })).success).toBe(true);
+    for (const authMethod of ['authV3', 'authV3-8-32'] as const) expect(schema.safeParse(response({ authMethod })).success, authMethod).toBe(true);
   });
 });
