@@ -206,11 +206,15 @@ const PLAN_IN_USE_KEY = new ServiceKey<BuildPlan>('circuits.planInUse');
  * status` reports as upToDate): CIRCUITS_PATH's, or those of the built set. Making the set's plan
  * walks and stats every source file of every circuit (50-110 ms of a loaded server's event loop,
  * at every probe), so it is made once per Context: the sources of an installed vc do not change
- * under a running server. What is looked at each time is only whether the files exist.
+ * under a running server. What is looked at each time is the set's files, as a proof reads them.
  */
 export async function circuitsInUseComplete(ctx: Context): Promise<boolean> {
   if (ctx.config.circuitsPath !== undefined) return (await describeConfigured(ctx.config.circuitsPath)).circuits.every((c) => c.complete);
-  return setIsComplete(await ctx.lazy(PLAN_IN_USE_KEY, () => Promise.resolve(planBuild({}, ctx.env))));
+  const plan = await ctx.lazy(PLAN_IN_USE_KEY, () => Promise.resolve(planBuild({}, ctx.env)));
+  // The set's files read as every proof reads them (ensureCircuits): a manifest cut short fails
+  // the proofs, so it fails the probe too.
+  await describeSet(plan, []);
+  return setIsComplete(plan);
 }
 
 /** Reads what a circuits directory holds for one circuit id. */
