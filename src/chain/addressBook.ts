@@ -76,6 +76,12 @@ export interface AddressBook {
   didNetwork: string;
   verifiers: Partial<Record<VerifierCircuit, VerifierRecord>>;
   contracts: Partial<Record<ContractKey, DeployedContract>>;
+  /**
+   * Deployment transactions signed and not yet seen mined, by step: recorded before they are
+   * broadcast, so a run killed before it saw one mined is followed by one that takes the contract
+   * the chain mined instead of deploying it again (or deploys it, when the chain never got it).
+   */
+  pendingDeployments?: Partial<Record<ContractKey, { txHash: string; fingerprint: string }>>;
   /** True once every step and every configuration call succeeded. */
   complete: boolean;
   createdAt: string;

@@ -54,6 +54,12 @@ export interface SendTransactionOptions {
    * block the chain was at: lets a caller journal it, so a crash while waiting can be reconciled.
    */
   onSent?: (sent: { hash: string; fromBlock: number }) => void;
+  /**
+   * Called with the transaction's hash once it is signed, before it is broadcast: a caller that
+   * journals it here leaves no window in which a transaction is out and its record is not (a
+   * record of one that never left is found unknown to the chain by the next run).
+   */
+  onSigned?: (signed: { hash: string }) => void;
   /** Called (and awaited) once the receipt shows success, before the local chain is saved. */
   onMined?: (receipt: TransactionReceipt) => void | Promise<void>;
 }
@@ -278,7 +284,12 @@ export async function sendTransaction(ctx: Context, request: TransactionRequest,
       try {
         // ethers estimates gas first, which surfaces a revert (and its data) before anything is sent.
         const fromBlock = options.onSent === undefined ? 0 : await connection.provider.getBlockNumber();
-        response = await connection.signer.sendTransaction(request);
+        // What the signer's sendTransaction does (fill in, sign, broadcast), with onSigned between.
+        const populated = await connection.signer.populateTransaction(request);
+        delete populated.from;
+        const signed = await connection.signer.signTransaction(populated);
+        options.onSigned?.({ hash: (await import('ethers')).keccak256(signed) });
+        response = await connection.provider.broadcastTransaction(signed);
         options.onSent?.({ hash: response.hash, fromBlock });
         break;
       } catch (error) {

@@ -11,7 +11,7 @@
  */
 import type { InterfaceAbi } from 'ethers';
 import type { Context } from '../../context.js';
-import { NetworkError } from '../../errors.js';
+import { NetworkError, describeError } from '../../errors.js';
 import { saveAddressBook, type AddressBook, type ContractKey } from '../addressBook.js';
 import { type Artifact, bytecodeHash, iden3Artifact, linkBytecode, openZeppelinArtifact, poseidonLibrary, requiredLibraries } from '../artifacts.js';
 import type { ChainConnection } from '../connection.js';
@@ -120,14 +120,66 @@ export class Deployment {
     this.onProgress(`deploying ${step.label}`, this.done / this.totalSteps);
     const existing = this.book.contracts[step.key];
     if (existing === undefined || existing.fingerprint !== step.fingerprint) {
-      const sent = await sendTransaction(this.ctx, { data: step.data }, { description: `deploying ${step.label}`, checkpoint: false });
+      const sent =
+        (await this.landedEarlier(step)) ??
+        (await sendTransaction(
+          this.ctx,
+          { data: step.data },
+          {
+            description: `deploying ${step.label}`,
+            checkpoint: false,
+            // Recorded before it is broadcast: see landedEarlier.
+            onSigned: ({ hash }) => {
+              this.book.pendingDeployments = { ...this.book.pendingDeployments, [step.key]: { txHash: hash, fingerprint: step.fingerprint } };
+              this.save();
+            },
+          },
+        ));
       if (sent.contractAddress === undefined) throw new NetworkError(`deploying ${step.label}: the receipt has no contract address (tx ${sent.hash})`);
       this.book.contracts[step.key] = { address: sent.contractAddress, fingerprint: step.fingerprint, txHash: sent.hash, blockNumber: sent.blockNumber };
+      this.forgetPending(step.key);
       this.deployed.push(step.key);
       this.save();
     }
     this.done++;
     return this.address(step.key);
+  }
+
+  /**
+   * The deployment of `step` an earlier run broadcast and was killed before it saw mined (the node
+   * mines it all the same): its receipt once mined, so the step is not deployed twice (a second
+   * contract, gas paid twice). Undefined when there is none, or when the chain does not know it
+   * (a node restarted from an earlier snapshot, a dropped transaction) or it failed: then the
+   * step is deployed anew.
+   */
+  private async landedEarlier(step: StepPlan): Promise<{ hash: string; contractAddress?: string | undefined; blockNumber: number } | undefined> {
+    const pending = this.book.pendingDeployments?.[step.key];
+    if (pending === undefined || pending.fingerprint !== step.fingerprint) return undefined;
+    const { provider } = this.connection;
+    const what = `the deployment of ${step.label} by an earlier run (tx ${pending.txHash})`;
+    const known = await provider.getTransaction(pending.txHash).catch((error: unknown) => {
+      throw new NetworkError(`cannot read ${what}: ${describeError(error)}`, { cause: error });
+    });
+    let receipt = null;
+    if (known !== null) {
+      const confirmations = this.connection.embedded ? 1 : this.ctx.config.chain.confirmations;
+      receipt = await provider.waitForTransaction(pending.txHash, confirmations, (this.connection.embedded ? 60_000 : 300_000) + (confirmations - 1) * 15_000).catch((error: unknown) => {
+        throw new NetworkError(`${what} is not mined yet (${describeError(error)}); run again once it is`, { cause: error });
+      });
+    }
+    if (receipt === null || receipt.status !== 1 || receipt.contractAddress === null) {
+      this.forgetPending(step.key);
+      this.save();
+      return undefined;
+    }
+    return { hash: receipt.hash, contractAddress: receipt.contractAddress, blockNumber: receipt.blockNumber };
+  }
+
+  private forgetPending(key: ContractKey): void {
+    const pending = this.book.pendingDeployments;
+    if (pending === undefined) return;
+    delete pending[key];
+    if (Object.keys(pending).length === 0) delete this.book.pendingDeployments;
   }
 
   /** A transparent proxy of `implementation`, initialised by `initData` in its constructor. */
