@@ -27,7 +27,7 @@ import { iden3Artifact } from '../../src/chain/artifacts.js';
 import { readContract, sendContractTransaction, TransactionRevertedError } from '../../src/chain/transactions.js';
 import { chainReset, chainStatus } from '../../src/chain/manage.js';
 import { checkHealth } from '../../src/core/health.js';
-import { jsonError, runVc } from '../helpers.js';
+import { jsonError, runVcInProcess, templateHome } from '../helpers.js';
 
 const homes: string[] = [];
 const contexts: Context[] = [];
@@ -53,7 +53,9 @@ async function read<T>(ctx: Context, address: string, contract: string, method: 
 let home: string;
 
 beforeAll(async () => {
-  home = newHome();
+  // The run's template home (test/setup/chainTemplate.ts): the contracts vc deploys, in place on
+  // its own node; a fresh home's deployment is the concurrency test's.
+  home = templateHome(newHome());
   const ctx = newContext(home);
   await getChain(ctx);
   await ctx.close();
@@ -144,11 +146,11 @@ describe('embedded chain with the iden3 contracts', () => {
     expect(chain.addresses.source).toBe('config');
     // On the command line: dotenv lines (stdout or -o FILE), the same variables as --json.
     const file = path.join(newHome(), 'party.env');
-    const run = runVc(['chain', 'env', '-o', file], { home });
+    const run = await runVcInProcess(['chain', 'env', '-o', file], { home });
     expect(run.status, run.stderr).toBe(0);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     expect(Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))).toEqual(env);
-    expect(runVc(['--json', 'chain', 'env'], { home }).json()).toEqual(env);
+    expect((await runVcInProcess(['--json', 'chain', 'env'], { home })).json()).toEqual(env);
   });
 
   it('decodes a revert by its custom error name', async () => {
@@ -413,26 +415,27 @@ describe('concurrency and external chains', () => {
   // error naming the variable (exit 3), not "transaction_reverted: require(false)" with exit 1
   // (verification failed), which names nothing the user can fix.
   it('V3_ADDRESS or IDENTITY_TREE_STORE_ADDRESS at another contract is a configuration error naming the variable (exit 3)', async () => {
-    // A deployer as a user makes one (its circuits and verifiers agree), and a party configured from its `vc chain env`.
-    const deployerHome = newHome();
-    expect(runVc(['--json', 'chain', 'up'], { home: deployerHome }).status).toBe(0);
-    const deployed = runVc(['--json', 'chain', 'env'], { home: deployerHome }).json<Record<string, string>>();
+    // A deployer's home (the run's template: vc's deployment, its circuits and verifiers agree), up
+    // with `vc chain up`, and a party configured from its `vc chain env`.
+    const deployerHome = templateHome(newHome());
+    expect((await runVcInProcess(['--json', 'chain', 'up'], { home: deployerHome })).status).toBe(0);
+    const deployed = (await runVcInProcess(['--json', 'chain', 'env'], { home: deployerHome })).json<Record<string, string>>();
     const env = { ...deployed, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY };
-    const request = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
+    const request = await runVcInProcess(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
     expect(request.status, request.stderr).toBe(3);
     expect(request.stderr).toContain('V3_ADDRESS');
     expect(jsonError(request.stderr).message).toMatch(/^V3_ADDRESS=0x[0-9a-fA-F]{40} is not a CredentialAtomicQueryV3StableValidator .*it is the State contract \(STATE_CONTRACT_ADDRESS\)/);
     // The MTP validator answers the same read (getSupportedCircuitIds), with no V3 circuit among its ids.
-    const mtp = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.MTP_ADDRESS! } });
+    const mtp = await runVcInProcess(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env: { ...env, V3_ADDRESS: deployed.MTP_ADDRESS! } });
     expect(mtp.status, mtp.stderr).toBe(3);
     expect(jsonError(mtp.stderr).message).toMatch(/^V3_ADDRESS=.* is not a CredentialAtomicQueryV3StableValidator .*the MTP validator \(MTP_ADDRESS\)/);
     // The deployer's own V3_ADDRESS passes the same check.
-    const right = runVc(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env });
+    const right = await runVcInProcess(['--json', 'verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$sd'], { home: newHome(), env });
     expect(right.status, right.stderr).toBe(0);
 
     const issuerHome = newHome();
-    const holder = runVc(['--json', 'holder', 'did', 'create'], { home: newHome() }).json<{ did_String: string }>().did_String;
-    const issued = runVc(['--json', 'issuer', 'issue', '--holder', holder, '--status', 'onchain'], { home: issuerHome, env: { ...env, IDENTITY_TREE_STORE_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
+    const holder = (await runVcInProcess(['--json', 'holder', 'did', 'create'], { home: newHome() })).json<{ did_String: string }>().did_String;
+    const issued = await runVcInProcess(['--json', 'issuer', 'issue', '--holder', holder, '--status', 'onchain'], { home: issuerHome, env: { ...env, IDENTITY_TREE_STORE_ADDRESS: deployed.STATE_CONTRACT_ADDRESS! } });
     expect(issued.status, issued.stderr).toBe(3);
     expect(issued.stderr).toContain('IDENTITY_TREE_STORE_ADDRESS');
     expect(jsonError(issued.stderr).message).toMatch(/^IDENTITY_TREE_STORE_ADDRESS=.* is not an IdentityTreeStore .*the State contract/);

@@ -21,7 +21,7 @@ import { LOCAL_DEV_ACCOUNT_KEY } from '../../src/chain/connection.js';
 import { readHomeChainIdentity } from '../../src/chain/chainIdentity.js';
 import { findFreePort } from '../../src/chain/node/ports.js';
 import { pendingPublication, type PendingPublication } from '../../src/core/pbq/publication.js';
-import { runVc, tempDir, type VcRun } from '../helpers.js';
+import { runVcAsync, runVcInProcess, templateHome, tempDir, type VcRun } from '../helpers.js';
 
 const LONG = 600_000;
 const tmp = tempDir('vc-foreign-node-');
@@ -31,8 +31,9 @@ const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env
 let port: number;
 let issuerDid: string;
 
-function vc(home: string, args: string[], extraEnv: Record<string, string | undefined> = {}): VcRun {
-  return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
+/** `vc --json ARGS` in this process (the refusals are the commands', not the process'). */
+function vc(home: string, args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<VcRun> {
+  return runVcInProcess(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
 function errorOf(run: VcRun): { message: string } {
@@ -52,27 +53,35 @@ async function journalOfA(): Promise<PendingPublication | undefined> {
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 beforeAll(async () => {
-  const circuits = runVc(['circuits', 'build'], { home: homeA, env });
+  // Two copies of the run's template home (contracts deployed on a stopped chain): each a chain of
+  // its own (a copy gets a marker of its own when its node first starts), no deployment here.
+  templateHome(homeA);
+  templateHome(homeB);
+  const circuits = await runVcInProcess(['circuits', 'build'], { home: homeA, env });
   expect(circuits.status, circuits.stderr).toBe(0);
   port = await findFreePort();
 }, LONG);
 
-afterAll(() => {
-  for (const home of [homeA, homeB]) runVc(['chain', 'down'], { home, env });
+afterAll(async () => {
+  for (const home of [homeA, homeB]) await runVcInProcess(['chain', 'down'], { home, env });
   tmp.cleanup();
 });
 
 describe('two homes on one port', () => {
   it('A on its fixed port: an issuance killed after sending its transaction leaves a journal naming A\'s chain', async () => {
-    const up = vc(homeA, ['chain', 'up', '--port', String(port)]);
+    const up = await vc(homeA, ['chain', 'up', '--port', String(port)]);
     expect(up.status, up.stderr).toBe(0);
-    const holder = vc(homeA, ['holder', 'did', 'create']);
+    const holder = await vc(homeA, ['holder', 'did', 'create']);
     expect(holder.status, holder.stderr).toBe(0);
-    const issuer = vc(homeA, ['issuer', 'did', 'create']);
+    const issuer = await vc(homeA, ['issuer', 'did', 'create']);
     expect(issuer.status, issuer.stderr).toBe(0);
     const { payload } = issuer.json<{ payload: { method: string; id: string } }>();
     issuerDid = `did:${payload.method}:${payload.id}`;
-    const crashed = vc(homeA, ['issuer', 'issue', '--holder', holder.json<{ did_String: string }>().did_String, '-o', path.join(tmp.dir, 'crashed.json')], { VC_CRASH_AT: 'issue:tx-sent' });
+    // The kill is the process': the built binary, spawned.
+    const crashed = await runVcAsync(['--json', 'issuer', 'issue', '--holder', holder.json<{ did_String: string }>().did_String, '-o', path.join(tmp.dir, 'crashed.json')], {
+      home: homeA,
+      env: { ...env, VC_CRASH_AT: 'issue:tx-sent' },
+    });
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
     const journal = await journalOfA();
     expect(journal?.stage).toBe('sent');
@@ -83,33 +92,33 @@ describe('two homes on one port', () => {
     } finally {
       await ctx.close();
     }
-    expect(vc(homeA, ['chain', 'down']).status).toBe(0);
+    expect((await vc(homeA, ['chain', 'down'])).status).toBe(0);
   }, LONG);
 
   it('B takes the port; A never adopts B\'s node: refused with the reason, its journal left pending', async () => {
-    const upB = vc(homeB, ['chain', 'up', '--port', String(port)]);
+    const upB = await vc(homeB, ['chain', 'up', '--port', String(port)]);
     expect(upB.status, upB.stderr).toBe(0);
     const held = new RegExp(`port ${port} is held by another node \\(pid ${upB.json<{ node: { pid: number } }>().node.pid}, home ${escape(homeB)}\\)`);
 
-    const status = vc(homeA, ['chain', 'status']);
+    const status = await vc(homeA, ['chain', 'status']);
     expect(status.status, status.stderr).toBe(4);
     expect(errorOf(status).message).toMatch(held);
-    const listing = vc(homeA, ['issuer', 'credentials']);
+    const listing = await vc(homeA, ['issuer', 'credentials']);
     expect(listing.status, listing.stderr).toBe(4);
     expect(errorOf(listing).message).toMatch(held);
     expect(listing.stderr).not.toMatch(/completing the interrupted/);
-    const upA = vc(homeA, ['chain', 'up', '--port', String(port)]);
+    const upA = await vc(homeA, ['chain', 'up', '--port', String(port)]);
     expect(upA.status, upA.stderr).toBe(4);
     expect(errorOf(upA).message).toMatch(held);
     expect((await journalOfA())?.stage).toBe('sent');
     // B's node is untouched and still B's.
-    const statusB = vc(homeB, ['chain', 'status']);
+    const statusB = await vc(homeB, ['chain', 'status']);
     expect(statusB.status, statusB.stderr).toBe(0);
     expect(statusB.json<{ node: { started: boolean } }>().node.started).toBe(false);
   }, LONG);
 
   it('A pointed at B\'s node through RPC_URL: the journal is refused, naming both chains, never completed there', async () => {
-    const viaRpc = vc(homeA, ['issuer', 'credentials'], { RPC_URL: `http://127.0.0.1:${port}`, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY });
+    const viaRpc = await vc(homeA, ['issuer', 'credentials'], { RPC_URL: `http://127.0.0.1:${port}`, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY });
     expect(viaRpc.status, viaRpc.stderr).toBe(3);
     expect(errorOf(viaRpc).message).toMatch(/journaled against chain 152 \(genesis 0x[0-9a-f]+…, marker 0x[0-9a-f]+…\), but this wallet is connected to chain 152 \(genesis 0x[0-9a-f]+…, marker 0x[0-9a-f]+…\)/);
     expect(viaRpc.stderr).not.toMatch(/completing the interrupted/);
@@ -117,14 +126,14 @@ describe('two homes on one port', () => {
   }, LONG);
 
   it('B gone: A\'s own node starts on its port again and completes its own journal', async () => {
-    expect(vc(homeB, ['chain', 'down']).status).toBe(0);
-    const listing = vc(homeA, ['issuer', 'credentials']);
+    expect((await vc(homeB, ['chain', 'down'])).status).toBe(0);
+    const listing = await vc(homeA, ['issuer', 'credentials']);
     expect(listing.status, listing.stderr).toBe(0);
     const { recovered, credentials } = listing.json<{ recovered?: { kind: string; credentials: string[] }; credentials: Array<{ id: string }> }>();
     expect(recovered?.kind).toBe('issue');
     expect(credentials.map((c) => c.id)).toEqual(recovered!.credentials);
     expect(await journalOfA()).toBeUndefined();
-    const status = vc(homeA, ['chain', 'status']);
+    const status = await vc(homeA, ['chain', 'status']);
     expect(status.json<{ rpcUrl: string }>().rpcUrl).toBe(`http://127.0.0.1:${port}`);
   }, LONG);
 });

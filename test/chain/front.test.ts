@@ -18,7 +18,7 @@ import { findFreePort } from '../../src/chain/node/ports.js';
 import { fetchStateDump } from '../../src/chain/node/snapshots.js';
 import { isMutatingMethod, startFront } from '../../src/chain/node/front.js';
 import { NetworkError, asConnectionFailure } from '../../src/errors.js';
-import { jsonError, runVc, tempDir, templateHome, type VcRun } from '../helpers.js';
+import { jsonError, runVcAsync, runVcInProcess, tempDir, templateHome, type VcRun } from '../helpers.js';
 
 const LONG = 300_000;
 const tmp = tempDir('vc-front-');
@@ -28,13 +28,14 @@ const network = Network.from(152);
 let port: number;
 let url: string;
 
-function vc(args: string[], extraEnv: Record<string, string> = {}): VcRun {
-  return runVc(['--json', ...args], { home, env: { ...env, ...extraEnv } });
+/** `vc --json ARGS` in this process (runVcInProcess): what the command does and says. */
+function vc(args: string[], extraEnv: Record<string, string> = {}): Promise<VcRun> {
+  return runVcInProcess(['--json', ...args], { home, env: { ...env, ...extraEnv } });
 }
 
 /** The running node's pid, from `vc chain status`. */
-function nodePid(): number {
-  const status = vc(['chain', 'status']);
+async function nodePid(): Promise<number> {
+  const status = await vc(['chain', 'status']);
   expect(status.status, status.stderr).toBe(0);
   return status.json<{ node: { pid: number } }>().node.pid;
 }
@@ -54,12 +55,12 @@ beforeAll(async () => {
   templateHome(home);
   port = await findFreePort();
   url = `http://127.0.0.1:${port}`;
-  const up = vc(['chain', 'up', '--port', String(port)]);
+  const up = await vc(['chain', 'up', '--port', String(port)]);
   expect(up.status, up.stderr).toBe(0);
 }, LONG);
 
-afterAll(() => {
-  runVc(['chain', 'down'], { home, env });
+afterAll(async () => {
+  await runVcInProcess(['chain', 'down'], { home, env });
   tmp.cleanup();
 });
 
@@ -71,7 +72,7 @@ describe('the front of a chain up node', () => {
 
   it('every receipt, block number and send answer another party saw survives a kill -9 of the node', async () => {
     for (const offset of ['receipt', 'block number seen', 'send answered'] as const) {
-      const pid = nodePid();
+      const pid = await nodePid();
       const { provider, wallet } = party();
       let shown: { hash: string; block: number };
       if (offset === 'receipt') {
@@ -93,7 +94,7 @@ describe('the front of a chain up node', () => {
         shown = { hash: sent.hash, block: -1 };
       }
       provider.destroy();
-      expect(nodePid(), offset).not.toBe(pid); // restarted from its saved state
+      expect(await nodePid(), offset).not.toBe(pid); // restarted from its saved state
       const after = party();
       try {
         if (shown.block >= 0) expect(await after.provider.getBlockNumber(), offset).toBeGreaterThanOrEqual(shown.block);
@@ -105,9 +106,9 @@ describe('the front of a chain up node', () => {
   }, LONG);
 
   it('the front goes with its node, and the next command restarts both on the same address', async () => {
-    const pid = nodePid();
+    const pid = await nodePid();
     killNode(pid);
-    const again = vc(['chain', 'status']);
+    const again = await vc(['chain', 'status']);
     expect(again.status, again.stderr).toBe(0);
     expect(again.json<{ rpcUrl: string }>().rpcUrl).toBe(url);
   }, LONG);
@@ -180,8 +181,8 @@ describe('a node killed while its state is saved', () => {
   });
 
   it('end to end: vc exits 4 naming the reason, without a stack, and the next command restarts the node and succeeds', async () => {
-    const pid = nodePid();
-    const status = vc(['chain', 'status']);
+    const pid = await nodePid();
+    const status = await vc(['chain', 'status']);
     const address = status.json<{ contracts: { universalVerifier: string } }>().contracts.universalVerifier;
     /** The UniversalVerifier's request count, read by another party. */
     const requests = async (): Promise<number> => {
@@ -196,16 +197,17 @@ describe('a node killed while its state is saved', () => {
     // A command that changed the chain: vc saves the node's state after its transaction, and the
     // node is killed as that save asks it for its state (src/faults.ts).
     const killedOutput = path.join(tmp.dir, 'request-killed.json');
-    const killed = vc(['verifier', 'request', '-o', killedOutput], { VC_KILL_NODE_AT: 'checkpoint:dumping' });
+    // Through the binary: its exit code and stderr as the process ends them (no stack).
+    const killed = await runVcAsync(['--json', 'verifier', 'request', '-o', killedOutput], { home, env: { ...env, VC_KILL_NODE_AT: 'checkpoint:dumping' } });
     expect(killed.status, killed.stderr).toBe(4);
     const error = jsonError(killed.stderr);
     expect(error.message).toMatch(/the local chain node's state could not be saved: anvil_dumpState .*failed.*state\.json is unchanged/);
     expect(killed.stderr).not.toMatch(/\n\s+at |internal error/);
     expect(existsSync(killedOutput)).toBe(false);
 
-    const next = vc(['verifier', 'request', '-o', path.join(tmp.dir, 'request-next.json')]);
+    const next = await vc(['verifier', 'request', '-o', path.join(tmp.dir, 'request-next.json')]);
     expect(next.status, next.stderr).toBe(0);
-    expect(nodePid(), 'the node was not killed and restarted').not.toBe(pid);
+    expect(await nodePid(), 'the node was not killed and restarted').not.toBe(pid);
     // The killed command's transaction was answered only once the front had saved it: both requests are on chain.
     expect(await requests()).toBe(requestsBefore + 2);
   }, LONG);

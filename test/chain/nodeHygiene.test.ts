@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonRpcCall } from '../../src/chain/jsonRpc.js';
 import { isProcessAlive } from '../../src/chain/node/process.js';
-import { runVc, tempDir, templateHome } from '../helpers.js';
+import { runVc, runVcInProcess, tempDir, templateHome } from '../helpers.js';
 
 const tmp = tempDir('vc-node-hygiene-');
 const homes: string[] = [];
@@ -20,8 +20,8 @@ function home(name: string): string {
   return dir;
 }
 
-afterAll(() => {
-  for (const dir of homes) runVc(['--json', 'chain', 'down'], { home: dir });
+afterAll(async () => {
+  for (const dir of homes) await runVcInProcess(['--json', 'chain', 'down'], { home: dir });
   tmp.cleanup();
 });
 
@@ -95,20 +95,22 @@ describe('the detached node keeps no secret', () => {
   }, 180_000);
 });
 
+// The commands run in this process (runVcInProcess): the node and its watchdog are detached
+// processes either way; the environment they inherit is the test above's, through the binary.
 describe('idle shutdown and vc chain ps', () => {
   it('lists the nodes of two homes; stops the idle one with its state saved, keeps the one `chain up` keeps', async () => {
     const idle = home('idle');
     const kept = home('kept');
     // Half a minute (polled every 3 s): the test ages the marks instead of waiting that long.
     const env = { VC_CHAIN_IDLE_MINUTES: '0.5' };
-    const first = runVc(['--json', 'chain', 'status'], { home: idle, env });
+    const first = await runVcInProcess(['--json', 'chain', 'status'], { home: idle, env });
     expect(first.status, first.stderr).toBe(0);
-    const up = runVc(['--json', 'chain', 'up'], { home: kept, env });
+    const up = await runVcInProcess(['--json', 'chain', 'up'], { home: kept, env });
     expect(up.status, up.stderr).toBe(0);
     const idleNode = first.json<Status>().node;
     const keptNode = up.json<Status>().node;
 
-    const ps = runVc(['--json', 'chain', 'ps']);
+    const ps = await runVcInProcess(['--json', 'chain', 'ps']);
     expect(ps.status, ps.stderr).toBe(0);
     const listed = ps.json<{ nodes: Array<{ home: string; pid: number; port: number; chainId: number; keptUp: boolean; idleLimitMinutes: number | null; idleSeconds: number; startedAt: string }> }>().nodes;
     const idleEntry = listed.find((node) => node.home === idle);
@@ -117,7 +119,7 @@ describe('idle shutdown and vc chain ps', () => {
     expect(keptEntry).toMatchObject({ pid: keptNode.pid, port: keptNode.port, chainId: 152, keptUp: true, idleLimitMinutes: null });
     expect(Number.isNaN(Date.parse(idleEntry!.startedAt))).toBe(false);
     expect(idleEntry!.idleSeconds).toBeGreaterThanOrEqual(0);
-    const table = runVc(['chain', 'ps']);
+    const table = await runVcInProcess(['chain', 'ps']);
     expect(table.stdout).toMatch(/^HOME\s+CHAIN\s+PORT\s+PID\s+STARTED\s+IDLE\s+STOPS WHEN IDLE$/m);
     expect(table.stdout).toContain(`${idle} `);
     expect(table.stdout).toMatch(new RegExp(`${kept}\\s+152\\s+${keptNode.port}\\s+${keptNode.pid}\\s.*never$`, 'm'));
@@ -128,39 +130,41 @@ describe('idle shutdown and vc chain ps', () => {
     // Both unused for an hour, as far as their marks tell.
     const anHourAgo = new Date(Date.now() - 3_600_000);
     for (const node of [idleNode, keptNode]) utimesSync(path.join(node.stateDir, 'last-used'), anHourAgo, anHourAgo);
+    const aged = Date.now();
     await until(() => !isProcessAlive(idleNode.pid), 'the idle node to stop');
     // The watchdog writes its line once the stop is complete (state saved), after the node is gone.
     const watchdogLog = path.join(idleNode.stateDir, 'watchdog.log');
     await until(() => readFileSync(watchdogLog, 'utf8') !== '', 'the watchdog to report the stop');
     expect(readFileSync(watchdogLog, 'utf8')).toMatch(/stopped the node \(pid \d+\) after 30 s without use, state saved/);
-    // The watchdog of the kept node looked at least twice since (it polls every 3 s).
-    await sleep(6_500);
+    // The watchdog of the kept node looked at least twice since its mark was aged (it polls every
+    // 3 s): 6.5 s after the aging, of which the idle node's stop took some.
+    await sleep(Math.max(0, aged + 6_500 - Date.now()));
     expect(isProcessAlive(keptNode.pid)).toBe(true);
-    expect(runVc(['--json', 'chain', 'ps']).json<{ nodes: Array<{ home: string }> }>().nodes.map((node) => node.home)).not.toContain(idle);
+    expect((await runVcInProcess(['--json', 'chain', 'ps'])).json<{ nodes: Array<{ home: string }> }>().nodes.map((node) => node.home)).not.toContain(idle);
 
     // The next command restarts it from the saved state, as after `vc chain down` (no crash reported).
-    const again = runVc(['--json', 'chain', 'status'], { home: idle, env });
+    const again = await runVcInProcess(['--json', 'chain', 'status'], { home: idle, env });
     expect(again.status, again.stderr).toBe(0);
     expect(again.json<Status>().node).toMatchObject({ started: true, recovered: false });
     expect(again.json<Status>().blockNumber).toBe(mined);
     expect(again.stderr).not.toMatch(/gone|killed|crashed/);
 
     // `vc chain down` ends the keep-up: the flag is gone, and the next node stops when idle again.
-    expect(runVc(['--json', 'chain', 'down'], { home: kept }).status).toBe(0);
+    expect((await runVcInProcess(['--json', 'chain', 'down'], { home: kept })).status).toBe(0);
     expect(existsSync(path.join(keptNode.stateDir, 'keep-up'))).toBe(false);
-    const restarted = runVc(['--json', 'chain', 'status'], { home: kept, env });
+    const restarted = await runVcInProcess(['--json', 'chain', 'status'], { home: kept, env });
     expect(restarted.status, restarted.stderr).toBe(0);
     const restartedNode = restarted.json<Status>().node;
     utimesSync(path.join(restartedNode.stateDir, 'last-used'), anHourAgo, anHourAgo);
     await until(() => !isProcessAlive(restartedNode.pid), 'the node no longer kept up to stop');
   }, 300_000);
 
-  it('VC_CHAIN_IDLE_MINUTES=0: no watchdog, the node stays until chain down', () => {
+  it('VC_CHAIN_IDLE_MINUTES=0: no watchdog, the node stays until chain down', async () => {
     const dir = home('never');
-    const run = runVc(['--json', 'chain', 'status'], { home: dir, env: { VC_CHAIN_IDLE_MINUTES: '0' } });
+    const run = await runVcInProcess(['--json', 'chain', 'status'], { home: dir, env: { VC_CHAIN_IDLE_MINUTES: '0' } });
     expect(run.status, run.stderr).toBe(0);
     expect(watchdogsOf(run.json<Status>().node.pid)).toEqual([]);
-    const bad = runVc(['--json', 'chain', 'ps'], { env: { VC_CHAIN_IDLE_MINUTES: 'soon' } });
+    const bad = await runVcInProcess(['--json', 'chain', 'ps'], { env: { VC_CHAIN_IDLE_MINUTES: 'soon' } });
     expect(bad.status).toBe(3);
     expect(bad.stderr).toContain('VC_CHAIN_IDLE_MINUTES=\\"soon\\": expected a number of minutes');
   }, 120_000);

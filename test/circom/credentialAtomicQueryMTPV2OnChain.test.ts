@@ -306,6 +306,10 @@ describe('credentialAtomicQueryMTPV2OnChain: operators on a claim slot', () => {
     const input = await marshalInputs(world.claims.slot, { operator: Operators.EQ, slotIndex: 2, values: [BIRTH_DATE] });
     await expectUnsatisfiable({ ...input, operator: 7 });
     await expectUnsatisfiable({ ...input, operator: 9 });
+    // The instance the witnesses share, having computed one already, computes the witness a fresh
+    // instance (snarkjs.wtns.calculate) computes.
+    await circuit.calculateWitness({ ...input, operator: Operators.NOOP });
+    expect(await circuit.calculateWitness(input)).toEqual(await circuit.freshWitness(input));
   });
 });
 

@@ -1,6 +1,8 @@
 /**
  * Selective disclosure through the built `vc` binary, as a user runs it: issue -> disclose ->
- * verify, and every tampering the verifier must reject with a reason and exit code 1.
+ * verify, and every tampering the verifier must reject with a reason and exit code 1. That flow
+ * runs the binary; the other commands run in this process (runVcInProcess: the binary's own code,
+ * output and exit codes, without a node start-up each), being about what the command does.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -95,23 +97,23 @@ describe('vc issuer issue --format bbs', () => {
     expect(proof.nonce).toBeUndefined();
   });
 
-  it('refuses a subject field that no bundled context defines (it would not be signed)', () => {
+  it('refuses a subject field that no bundled context defines (it would not be signed)', async () => {
     const subject = { ...(JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'subjects', 'passport.json'), 'utf8')) as Json), favouriteColour: 'blue' };
-    const run = runVc(['issuer', 'issue', '--format', 'bbs', '--subject', writeJson('bad-subject.json', subject)], { home: path.join(tmp.dir, 'refuse') });
+    const run = await runVcInProcess(['issuer', 'issue', '--format', 'bbs', '--subject', writeJson('bad-subject.json', subject)], { home: path.join(tmp.dir, 'refuse') });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/field "favouriteColour" is not defined/);
     expect(run.stdout).toBe('');
   });
 
-  it('validates the passport fields (nationality is a three-letter code)', () => {
+  it('validates the passport fields (nationality is a three-letter code)', async () => {
     const subject = { ...(JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'subjects', 'passport.json'), 'utf8')) as Json), nationality: 'Dutch' };
-    const run = runVc(['issuer', 'issue', '--format', 'bbs', '--subject', writeJson('bad-nationality.json', subject)], { home: path.join(tmp.dir, 'refuse') });
+    const run = await runVcInProcess(['issuer', 'issue', '--format', 'bbs', '--subject', writeJson('bad-nationality.json', subject)], { home: path.join(tmp.dir, 'refuse') });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/nationality/);
   });
 
-  it('keeps iden3 issuance for the proof-by-query module', () => {
-    const run = runVc(['issuer', 'issue'], { home });
+  it('keeps iden3 issuance for the proof-by-query module', async () => {
+    const run = await runVcInProcess(['issuer', 'issue'], { home });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--holder/);
   });
@@ -132,25 +134,25 @@ describe('vc holder disclose', () => {
     expect(JSON.stringify(disclosed)).not.toContain('X1234567');
   });
 
-  it('ignores requested keys the credential lacks, and reveals no id for a subject without one', () => {
+  it('ignores requested keys the credential lacks, and reveals no id for a subject without one', async () => {
     const blankHome = path.join(tmp.dir, 'blank');
-    expect(runVc(['issuer', 'issue', '--format', 'bbs'], { home: blankHome }).status).toBe(0);
-    const run = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'id,birthDate,shoeSize'], { home: blankHome });
+    expect((await runVcInProcess(['issuer', 'issue', '--format', 'bbs'], { home: blankHome })).status).toBe(0);
+    const run = await runVcInProcess(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'id,birthDate,shoeSize'], { home: blankHome });
     expect(run.status, run.stderr).toBe(0);
     const vc = run.json<{ vc: Json }>().vc;
     expect(vc.credentialSubject).toEqual({ birthDate: 19900101 });
-    const check = runVc(['--json', 'verifier', 'verify', '--vc', writeJson('blank.json', vc)], { home: blankHome });
+    const check = await runVcInProcess(['--json', 'verifier', 'verify', '--vc', writeJson('blank.json', vc)], { home: blankHome });
     expect(check.status, check.stdout).toBe(0);
   });
 
-  it('fails with exit code 2 when the holder has no credential of the type', () => {
-    const run = runVc(['holder', 'disclose', '--type', 'PassportCredential', '--keys', 'name'], { home: path.join(tmp.dir, 'empty') });
+  it('fails with exit code 2 when the holder has no credential of the type', async () => {
+    const run = await runVcInProcess(['holder', 'disclose', '--type', 'PassportCredential', '--keys', 'name'], { home: path.join(tmp.dir, 'empty') });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/no PassportCredential credential/);
   });
 
-  it('discloses from a credential file (--credential) after the holder imports nothing', () => {
-    const run = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'passportNumber', '--credential', file('sd.json')], { home: path.join(tmp.dir, 'other-holder') });
+  it('discloses from a credential file (--credential) after the holder imports nothing', async () => {
+    const run = await runVcInProcess(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'passportNumber', '--credential', file('sd.json')], { home: path.join(tmp.dir, 'other-holder') });
     expect(run.status, run.stderr).toBe(0);
     expect(run.json<{ vc: Json }>().vc.credentialSubject).toEqual({ id: holderDid, passportNumber: 'X1234567' });
   });
@@ -179,7 +181,7 @@ describe('vc verifier verify', () => {
   });
 
   it('rejects an altered issuer and an altered issuanceDate', async () => {
-    const other = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } }).json<{ did: string }>();
+    const other = (await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } })).json<{ did: string }>();
     const issuer = await verify(tampered((vc) => (vc.issuer = other.did)));
     expect(issuer.status).toBe(1);
     expect(issuer.result.checks.filter((c) => !c.valid).map((c) => c.id)).toEqual(['proof', 'issuer']);
@@ -214,11 +216,11 @@ describe('vc verifier verify', () => {
     expect(failedCheck(remote.result).reason).toMatch(/https:\/\/evil\.example\/contexts\/v1/);
   });
 
-  it('prints what a credential contains with its control characters escaped, on one line', () => {
+  it('prints what a credential contains with its control characters escaped, on one line', async () => {
     const fake = 'X\u001b[2J\u001b[31mFAKE: user has been verified successfully\u001b[0m\r\n✔ ok';
     const name = 'escape.json';
     writeJson(name, tampered((vc) => ((vc.proof as Json).type = fake)));
-    const run = runVc(['verifier', 'verify', '--vc', file(name)], { home });
+    const run = await runVcInProcess(['verifier', 'verify', '--vc', file(name)], { home });
     expect(run.status).toBe(1);
     expect(run.stderr).not.toMatch(/[\u001b\r]/);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -232,7 +234,7 @@ describe('vc verifier verify', () => {
   });
 
   it('rejects a proof from a key not in the trust list, and accepts a listed one', async () => {
-    const other = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } }).json<{ did: string }>();
+    const other = (await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'other-issuer'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } })).json<{ did: string }>();
     const untrusted = await verify(disclosed, { VC_TRUSTED_ISSUERS: other.did });
     expect(untrusted.status).toBe(1);
     expect(failedCheck(untrusted.result)).toMatchObject({ id: 'trusted-issuer', reason: expect.stringMatching(/not in the verifier's trusted issuers/) });
@@ -241,10 +243,10 @@ describe('vc verifier verify', () => {
   });
 
   it('uses up a verifier nonce: the first verification passes, a replay is rejected', async () => {
-    const nonce = runVc(['--json', 'verifier', 'nonce'], { home }).json<{ nonce: string; expiresAt: string }>();
+    const nonce = (await runVcInProcess(['--json', 'verifier', 'nonce'], { home })).json<{ nonce: string; expiresAt: string }>();
     // version, expiry, 16 random bytes and a 16-byte MAC (a self-authenticating nonce)
     expect(Buffer.from(nonce.nonce, 'base64').length).toBe(41);
-    const run = runVc(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'nationality', '--nonce', nonce.nonce], { home });
+    const run = await runVcInProcess(['--json', 'holder', 'disclose', '--type', 'PassportCredential', '--keys', 'nationality', '--nonce', nonce.nonce], { home });
     expect(run.status, run.stderr).toBe(0);
     const vc = run.json<{ vc: Json }>().vc;
     expect((vc.proof as Json).nonce).toBe(nonce.nonce);
@@ -254,15 +256,15 @@ describe('vc verifier verify', () => {
     expect(failedCheck(replay.result)).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/already used/) });
   });
 
-  it('refuses a nonce validity beyond one day as a usage error naming --ttl', () => {
-    const run = runVc(['verifier', 'nonce', '--ttl', '9000000000000'], { home });
+  it('refuses a nonce validity beyond one day as a usage error naming --ttl', async () => {
+    const run = await runVcInProcess(['verifier', 'nonce', '--ttl', '9000000000000'], { home });
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/--ttl: expected a number of seconds from 1 to 86400/);
     expect(run.stderr).not.toMatch(/RangeError|at /);
   });
 
-  it('with --require-nonce, rejects a proof whose nonce the verifier did not issue', () => {
-    const run = runVc(['--json', 'verifier', 'verify', '--require-nonce', '--vc', file('disclosed.json')], { home });
+  it('with --require-nonce, rejects a proof whose nonce the verifier did not issue', async () => {
+    const run = await runVcInProcess(['--json', 'verifier', 'verify', '--require-nonce', '--vc', file('disclosed.json')], { home });
     expect(run.status).toBe(1);
     expect(failedCheck(run.json<VerifyResult>())).toMatchObject({ id: 'nonce', reason: expect.stringMatching(/not issued by this verifier/) });
   });
@@ -274,8 +276,8 @@ describe('vc verifier verify', () => {
     expect((await verify(disclosed, { VC_REQUIRE_NONCE: 'false' })).status).toBe(0);
   });
 
-  it('refuses an invalid VC_REQUIRE_NONCE as a configuration error naming the variable', () => {
-    const run = runVc(['--json', 'verifier', 'verify', '--vc', file('disclosed.json')], { home, env: { VC_REQUIRE_NONCE: 'maybe' } });
+  it('refuses an invalid VC_REQUIRE_NONCE as a configuration error naming the variable', async () => {
+    const run = await runVcInProcess(['--json', 'verifier', 'verify', '--vc', file('disclosed.json')], { home, env: { VC_REQUIRE_NONCE: 'maybe' } });
     expect(run.status).toBe(3);
     // With --json the error is one JSON line, the shape of an HTTP error body.
     expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'config_error', field: 'VC_REQUIRE_NONCE', message: expect.stringMatching(/VC_REQUIRE_NONCE="maybe": expected true or false/) } });
@@ -284,11 +286,11 @@ describe('vc verifier verify', () => {
 });
 
 describe('issuer BBS+ key', () => {
-  it('derives the same key from the same seed phrase, in any wallet', () => {
+  it('derives the same key from the same seed phrase, in any wallet', async () => {
     const env = { IDP_BLS_SIGN_SEED_PHRASE: FIXED_PHRASE };
-    const a = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-a'), env });
-    const b = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-b'), env });
-    const c = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-a'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } });
+    const a = await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-a'), env });
+    const b = await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-b'), env });
+    const c = await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'fixed-a'), env: { IDP_BLS_SIGN_SEED_PHRASE: OTHER_PHRASE } });
     expect(a.status, a.stderr).toBe(0);
     const keyA = a.json<{ did: string; publicKeyBase58: string; seedSource: string; seedPhrase?: string }>();
     expect(keyA.did).toMatch(/^did:key:zUC7/);
@@ -298,23 +300,23 @@ describe('issuer BBS+ key', () => {
     expect(c.json<{ did: string }>().did).not.toBe(keyA.did);
   });
 
-  it('generates a wallet phrase once, keeps it, and prints it only with --show-secret', () => {
-    const first = runVc(['--json', 'issuer', 'bbs-key'], { home }).json<{ did: string; seedSource: string; seedPhrase?: string }>();
+  it('generates a wallet phrase once, keeps it, and prints it only with --show-secret', async () => {
+    const first = (await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home })).json<{ did: string; seedSource: string; seedPhrase?: string }>();
     expect(first.seedSource).toBe('wallet');
     expect(first.seedPhrase).toBeUndefined();
     expect(first.did).toBe(disclosed.issuer);
-    const secret = runVc(['--json', 'issuer', 'bbs-key', '--show-secret'], { home }).json<{ did: string; seedPhrase: string }>();
+    const secret = (await runVcInProcess(['--json', 'issuer', 'bbs-key', '--show-secret'], { home })).json<{ did: string; seedPhrase: string }>();
     expect(secret.did).toBe(first.did);
     expect(secret.seedPhrase.split(' ')).toHaveLength(12);
     expect(readFileSync(file('sd.json'), 'utf8')).not.toContain(secret.seedPhrase);
     // The phrase alone reproduces the key, e.g. when moved into IDP_BLS_SIGN_SEED_PHRASE.
-    const moved = runVc(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'moved'), env: { IDP_BLS_SIGN_SEED_PHRASE: secret.seedPhrase } });
+    const moved = await runVcInProcess(['--json', 'issuer', 'bbs-key'], { home: path.join(tmp.dir, 'moved'), env: { IDP_BLS_SIGN_SEED_PHRASE: secret.seedPhrase } });
     expect(moved.json<{ did: string }>().did).toBe(first.did);
   });
 
-  it('rejects a seed phrase with a bad checksum (configuration error, phrase not echoed)', () => {
+  it('rejects a seed phrase with a bad checksum (configuration error, phrase not echoed)', async () => {
     const bad = FIXED_PHRASE.replace(/yellow$/, 'wave');
-    const run = runVc(['issuer', 'bbs-key'], { home: path.join(tmp.dir, 'bad-phrase'), env: { IDP_BLS_SIGN_SEED_PHRASE: bad } });
+    const run = await runVcInProcess(['issuer', 'bbs-key'], { home: path.join(tmp.dir, 'bad-phrase'), env: { IDP_BLS_SIGN_SEED_PHRASE: bad } });
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/IDP_BLS_SIGN_SEED_PHRASE/);
     expect(run.stderr).not.toContain('sausage');

@@ -12,14 +12,14 @@ import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { resolveIssuerDid } from '../../src/core/pbq/identities.js';
 import { pendingPublication } from '../../src/core/pbq/publication.js';
-import { runVc, startVcServe, tempDir, templateHome, type VcServer } from '../helpers.js';
+import { runVcInProcess, startVcServe, tempDir, templateHome, type VcServer } from '../helpers.js';
 
 const tmp = tempDir('vc-served-rhs-');
 const issuerHome = templateHome(path.join(tmp.dir, 'issuer'));
 const holderHome = templateHome(path.join(tmp.dir, 'holder'));
 
-afterAll(() => {
-  runVc(['--json', 'chain', 'down'], { home: issuerHome });
+afterAll(async () => {
+  await runVcInProcess(['--json', 'chain', 'down'], { home: issuerHome });
   tmp.cleanup();
 });
 
@@ -33,7 +33,7 @@ describe('an issuer served on a port of its own', () => {
       for (let waited = 0; waited < 5_000 && !server.stderr().includes('reverse hash service'); waited += 100) await new Promise((r) => setTimeout(r, 100));
       // Every URL in the server log shows its origin only (an RHS_URL may carry a key in its path).
       expect(server.stderr()).toContain(`issued credentials name the reverse hash service at ${issuerUrl}/…`);
-      const holder = runVc(['--json', 'holder', 'did', 'create'], { home: holderHome });
+      const holder = await runVcInProcess(['--json', 'holder', 'did', 'create'], { home: holderHome });
       expect(holder.status, holder.stderr).toBe(0);
       const response = await fetch(`${issuerUrl}/generate-pbq-credentials`, {
         method: 'POST',
@@ -121,7 +121,7 @@ describe('an issuer whose RHS_URL is its own address', () => {
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     await start();
-    holderDid = runVc(['--json', 'holder', 'did', 'create'], { home: holderHome }).json<{ did_String: string }>().did_String;
+    holderDid = (await runVcInProcess(['--json', 'holder', 'did', 'create'], { home: holderHome })).json<{ did_String: string }>().did_String;
     const issued = await issue(base, holderDid);
     expect(issued.status).toBe(200);
     expect(issued.credential!.credentialStatus.id.startsWith(`${base}/node`)).toBe(true);

@@ -3,7 +3,7 @@
  * (circuit.wasm and circuit.r1cs in the per-user cache, built once per run by the integration
  * tests' global setup), so the tests check what vc proves with and never compile a second time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureCircuits, CIRCUIT_FILES } from '../../../src/circuits/build.js';
@@ -16,13 +16,26 @@ export interface CompiledCircuit {
   dir: string;
   r1csPath: string;
   wasmPath: string;
-  /** Full witness (wire 0 is the constant 1, then outputs and public inputs); throws when a constraint fails. */
+  /** Full witness (wire 0 is the constant 1, then outputs and public inputs); throws when a constraint fails. One instance of the circuit serves every call. */
   calculateWitness(input: unknown): Promise<bigint[]>;
+  /** The same, by snarkjs.wtns.calculate on a fresh instance (to check the shared one against). */
+  freshWitness(input: unknown): Promise<bigint[]>;
   /** Computes the witness with snarkjs and checks every R1CS constraint against it. */
   checkConstraints(input: unknown): Promise<boolean>;
 }
 
 type MemoryFile = { type: 'mem'; data?: Uint8Array };
+
+/** circom_runtime's witness calculator (snarkjs's own; untyped), as WitnessCalculatorBuilder makes it. */
+interface WitnessCalculator {
+  calculateWitness(input: unknown, sanityCheck?: boolean): Promise<bigint[]>;
+}
+
+async function loadWitnessCalculatorBuilder(): Promise<(code: Uint8Array, options?: unknown) => Promise<WitnessCalculator>> {
+  // The runtime snarkjs.wtns.calculate builds its calculator with (snarkjs's dependency, hoisted).
+  const moduleName: string = 'circom_runtime';
+  return ((await import(moduleName)) as { WitnessCalculatorBuilder: (code: Uint8Array, options?: unknown) => Promise<WitnessCalculator> }).WitnessCalculatorBuilder;
+}
 
 /** The slice of snarkjs (untyped package) the witness tests use. */
 interface SnarkjsWitnessApi {
@@ -62,12 +75,35 @@ export async function compileCircuit(name: string): Promise<CompiledCircuit> {
     await snarkjs.wtns.calculate(input, wasmPath, wtns);
     return wtns;
   };
+  // One WebAssembly instance of the circuit serves the witnesses that succeed one after another
+  // (snarkjs.wtns.calculate makes a new instance, with its memory, per call): each calculation
+  // starts with the runtime's init(), which resets it. An instance whose calculation failed is
+  // dropped (its runtime keeps the failure's message and would prefix it to the next one's), so
+  // every failure is reported, as before, by an instance of its own. One calculation at a time.
+  const builder = await loadWitnessCalculatorBuilder();
+  const wasm = readFileSync(wasmPath);
+  let calculator: Promise<WitnessCalculator> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const calculateWitness = (input: unknown): Promise<bigint[]> => {
+    const run = queue.then(async () => {
+      calculator ??= builder(wasm);
+      try {
+        return await (await calculator).calculateWitness(input, false);
+      } catch (error) {
+        calculator = undefined;
+        throw error;
+      }
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
   return {
     name,
     dir,
     r1csPath,
     wasmPath,
-    calculateWitness: async (input) => snarkjs.wtns.exportJson(await witness(input)),
+    calculateWitness,
+    freshWitness: async (input) => snarkjs.wtns.exportJson(await witness(input)),
     checkConstraints: async (input) => snarkjs.wtns.check(r1csPath, await witness(input), silentLogger),
   };
 }
