@@ -32,7 +32,7 @@ interface WitnessCalculator {
 }
 
 async function loadWitnessCalculatorBuilder(): Promise<(code: Uint8Array, options?: unknown) => Promise<WitnessCalculator>> {
-  // The runtime snarkjs.wtns.calculate builds its calculator with (snarkjs's dependency, hoisted).
+  // The runtime snarkjs.wtns.calculate builds its calculator with (a devDependency at the version snarkjs pins).
   const moduleName: string = 'circom_runtime';
   return ((await import(moduleName)) as { WitnessCalculatorBuilder: (code: Uint8Array, options?: unknown) => Promise<WitnessCalculator> }).WitnessCalculatorBuilder;
 }
