@@ -119,7 +119,7 @@ export const chainReset = defineOperation({
 
 export const chainDeploy = defineOperation({
   name: 'chain.deploy',
-  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept); on a development chain with development circuits, their verifiers',
+  summary: 'deploy the iden3 contracts on the configured chain (idempotent: intact contracts are kept, and a contract a killed run sent is recorded, not deployed again); on a development chain with development circuits, their verifiers',
   input: z.strictObject({
     force: z.boolean().describe('redeploy every contract even if the recorded ones are intact').optional(),
     stateTransitionVerifier: verifierArtifactSchema.describe('{abi, bytecode} of a development Groth16 verifier for the stateTransition circuit').optional(),
