@@ -6,7 +6,10 @@
  */
 import type { Hasher } from '@iden3/js-jsonld-merklization';
 import { memoizingHasher } from './hasher.js';
-import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService } from '@0xpolygonid/js-sdk';
+import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService, TreeState, W3CCredential } from '@0xpolygonid/js-sdk';
+import type { DID } from '@iden3/js-iden3-core';
+import type { Proof } from '@iden3/js-merkletree';
+import { ConflictError } from '../errors.js';
 import { ServiceKey, type Context } from '../context.js';
 import { ChainStateStorage } from './chainState.js';
 import { Iden3Documents } from './documents.js';
@@ -18,7 +21,7 @@ import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { AgentStatusResolver } from './agentStatus.js';
 import { babyJubKeyProvider } from './babyJubSigner.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
-import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
+import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, knownTreeState, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
 import type { AuthVerifierCircuit } from '../chain/verifiers.js';
 
@@ -231,8 +234,59 @@ export function getIden3Prover(ctx: Context, family: CircuitFamily = 'mtp'): Pro
       documentLoader: iden3.documents.loader() as never,
       hasher: iden3.hasher,
     });
+    authAtChainState(ctx, iden3, proofService);
     return { proofService, prover, circuitsDir };
   });
+}
+
+/** The part of the js-sdk's input generator (ProofService._inputsGenerator) that prepares the holder's auth claim. */
+interface AuthInputsGenerator {
+  prepareAuthBJJCredential(did: DID, treeState?: TreeState): Promise<{ credential: W3CCredential; incProof: { proof: Proof; treeState: TreeState }; nonRevProof: { proof: Proof; treeState: TreeState }; coreClaim: unknown }>;
+}
+
+/**
+ * The holder's auth claim proved at the state the State contract holds for the holder.
+ *
+ * js-sdk 1.45's on-chain query inputs (credentialAtomicQueryV3OnChain, MTPV2OnChain, SigV2OnChain)
+ * take the holder's state and the auth claim's inclusion proof from the auth credential's own
+ * Iden3SparseMerkleTreeProof, written at genesis, while the non-revocation proof and the GIST proof
+ * are current: once the holder's identity has published a state (it issued a credential), the
+ * circuit gets the genesis state and a GIST proof of another state, and refuses ("Assert Failed",
+ * the GIST check of lib/authV3.circom). The auth claim prepared here carries, in that credential's
+ * place, a copy whose Iden3SparseMerkleTreeProof is the inclusion proof at the state on chain (the
+ * genesis state while the identity has published none), and the non-revocation proof is made at the
+ * same state. A state this wallet does not know keeps the js-sdk's choice (the current trees).
+ */
+function authAtChainState(ctx: Context, iden3: Iden3, proofService: ProofService): void {
+  const { sdk, core, mt } = iden3.modules;
+  const generator = (proofService as unknown as { _inputsGenerator: AuthInputsGenerator })._inputsGenerator;
+  const prepare = generator.prepareAuthBJJCredential.bind(generator);
+  generator.prepareAuthBJJCredential = async (did, treeState) => {
+    const state = treeState ?? (await chainTreeState(ctx, iden3, did));
+    const prepared = await prepare(did, state);
+    const smt = prepared.credential.getIden3SparseMerkleTreeProof();
+    if (state === undefined || smt === undefined) return prepared;
+    const atState = new sdk.Iden3SparseMerkleTreeProof({
+      issuerData: { ...smt.issuerData, state: { ...smt.issuerData.state, value: state.state, claimsTreeRoot: state.claimsRoot, revocationTreeRoot: state.revocationRoot, rootOfRoots: state.rootOfRoots } },
+      mtp: prepared.incProof.proof,
+      coreClaim: smt.coreClaim,
+    });
+    const proofs = Array.isArray(prepared.credential.proof) ? prepared.credential.proof : [prepared.credential.proof];
+    const credential = Object.assign(new sdk.W3CCredential(), prepared.credential, { proof: proofs.map((proof) => (proof === smt ? atState : proof)) });
+    return { ...prepared, credential };
+  };
+
+  async function chainTreeState(ctx: Context, iden3: Iden3, did: DID): Promise<TreeState | undefined> {
+    const gist = await iden3.states.getGISTProof(core.DID.idFromDID(did).bigInt());
+    let known;
+    try {
+      known = knownTreeState(ctx.store, did.string(), gist.existence ? mt.Hash.fromBigInt(gist.value).hex() : undefined);
+    } catch (error) {
+      if (error instanceof ConflictError) return undefined;
+      throw error;
+    }
+    return { state: mt.Hash.fromHex(known.state), claimsRoot: mt.Hash.fromHex(known.claimsRoot), revocationRoot: mt.Hash.fromHex(known.revocationRoot), rootOfRoots: mt.Hash.fromHex(known.rootOfRoots) };
+  }
 }
 
 const AUTH_PROVER_KEYS = new Map<string, ServiceKey<{ prover: TimedProver; circuitsDir: string }>>();
