@@ -55,5 +55,15 @@ describe('an auth method its owner disabled', () => {
 
     // What happens now: it resolves, and the submission after both proofs reverts AuthMethodIsNotActive.
     await expect(requireAuthVerifier(newContext(), 'authV3-8-32')).rejects.toMatchObject({ message: expect.stringMatching(/authV3-8-32.*(disabled|not active)/) });
+
+    // authV2 the same (the check is the method's, whichever circuit): active, it passes; disabled, it is refused (exit 3, the way out named).
+    await requireAuthVerifier(newContext(), 'authV2');
+    await sendContractTransaction(ctx, { address: chain.addresses.universalVerifier, abi: universalVerifier, method: 'disableAuthMethod', args: ['authV2'] }, { description: 'disableAuthMethod(authV2)' });
+    const refused = (await requireAuthVerifier(newContext(), 'authV2').then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as (Error & { exitCode?: number }) | undefined;
+    expect(refused?.message).toMatch(/authV2 auth method disabled.*enableAuthMethod.*embeddedAuth/);
+    expect(refused?.exitCode).toBe(3);
   }, 300_000);
 });
