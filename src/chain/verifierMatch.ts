@@ -20,7 +20,7 @@ import { getChain } from './chainClient.js';
 import { requireContractKind } from './contractKind.js';
 import { AUTH_METHOD_CONTRACTS } from './deployment/recipe.js';
 import { codeAddressOf } from './proxySlots.js';
-import { ON_DEMAND_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, isAuthVerifierCircuit, officialVerifierArtifactName, type AuthVerifierCircuit, type VerifierCircuit } from './verifiers.js';
+import { AUTH_V2_VERIFIER_CIRCUIT, ON_DEMAND_VERIFIER_CIRCUITS, VERIFIER_CIRCUITS, isAuthVerifierCircuit, officialVerifierArtifactName, type AuthVerifierCircuit, type VerifierCircuit } from './verifiers.js';
 import { readContract } from './transactions.js';
 
 const MTP_CIRCUIT = 'credentialAtomicQueryMTPV2OnChain';
@@ -137,6 +137,13 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
       );
     }
     const method = await authMethodBinding(ctx, circuit);
+    if (!method.isActive) {
+      // submitResponse reverts AuthMethodIsNotActive: refused before any proof.
+      throw new ConfigError(
+        `the UniversalVerifier ${chain.addresses.universalVerifier} on chain ${chain.chainId} has its ${circuit} auth method disabled (its owner's disableAuthMethod): proofs cannot be submitted with it (its owner enables it again with enableAuthMethod; or ${EMBEDDED_AUTH_ADVICE})`,
+        { field: circuit },
+      );
+    }
     return readContract<string>(
       ctx,
       { address: method.validator, abi: iden3Artifact(AUTH_METHOD_CONTRACTS[circuit].artifact).abi as never, method: 'getVerifierByCircuitId', args: [circuit] },
@@ -161,10 +168,10 @@ async function onChainVerifier(ctx: Context, circuit: VerifierCircuit): Promise<
 const EMBEDDED_AUTH_ADVICE =
   'submit with embeddedAuth instead (`vc holder prove-submit`\'s default; for a contract-invoke-request `vc holder respond` answers, the request\'s accept profiles decide: one accepting application/iden3comm-plain-json gets embedded auth)';
 
-/** The validator the UniversalVerifier's auth method `circuit` is bound to. */
-async function authMethodBinding(ctx: Context, circuit: AuthVerifierCircuit): Promise<{ validator: string }> {
+/** The validator the UniversalVerifier's auth method `circuit` is bound to, and whether the method is active. */
+async function authMethodBinding(ctx: Context, circuit: AuthVerifierCircuit): Promise<{ validator: string; isActive: boolean }> {
   const chain = await getChain(ctx);
-  return readContract<{ validator: string }>(
+  return readContract<{ validator: string; isActive: boolean }>(
     ctx,
     { address: chain.addresses.universalVerifier, abi: iden3Artifact('UniversalVerifier').abi as never, method: 'getAuthMethod', args: [circuit] },
     `read the ${circuit} auth method`,
@@ -172,14 +179,16 @@ async function authMethodBinding(ctx: Context, circuit: AuthVerifierCircuit): Pr
 }
 
 /**
- * The fix for a mismatched auth verifier (authV2, authV3, authV3-8-32). The UniversalVerifier's
- * method stays bound to the validator it was first given (UniversalVerifier 2.3.0 cannot repoint a
- * method): when that is another validator than the one this deployment upgrades (an earlier vc
- * bound it), or when this home uses another party's deployment (no address book: what the binding
- * holds is all it can read), deploying again is no fix; embedded auth or new contracts are.
+ * The fix for a mismatched authV2 verifier. The UniversalVerifier's method stays bound to the
+ * validator it was first given (UniversalVerifier 2.3.0 cannot repoint a method): when that is
+ * another validator than the one this deployment upgrades (an earlier vc bound it), or when this
+ * home uses another party's deployment (no address book: what the binding holds is all it can
+ * read), deploying again is no fix; embedded auth or new contracts are. The authV3 methods are
+ * bound only by a vc that puts their verifier behind a proxy, which its deployer's `vc chain
+ * deploy` upgrades in place (the binding and the requests kept): `fix` says so (`authV3Fix`).
  */
 async function authFix(ctx: Context, circuit: VerifierCircuit, fix: string, verifier: string): Promise<string> {
-  if (!isAuthVerifierCircuit(circuit)) return fix;
+  if (!isAuthVerifierCircuit(circuit) || circuit !== AUTH_V2_VERIFIER_CIRCUIT) return fix;
   const chain = await getChain(ctx);
   const own = chain.addresses.all[AUTH_METHOD_CONTRACTS[circuit].validator];
   const theirs = ctx.config.chain.stateContractAddress !== undefined;
@@ -217,8 +226,12 @@ export async function checkVerifiersMatchCircuits(
     // A party using someone else's deployment (its addresses configured) cannot fix it by deploying.
     const theirs = ctx.config.chain.stateContractAddress !== undefined;
     const redeploy = circuits.development ? '`vc chain deploy` (development verifiers, the default on a development chain)' : '`vc chain deploy --official-verifiers`';
+    const orOfficial = circuits.development ? ', or use the official circuits (`vc circuits fetch`, CIRCUITS_PATH)' : '';
     const fix = theirs
-      ? `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : isAuthVerifierCircuit(circuit) ? `${circuit} verifier, upgraded in place,` : "V3 validator's address"} changes)`
+      ? isAuthVerifierCircuit(circuit) && circuit !== AUTH_V2_VERIFIER_CIRCUIT
+        ? // An authV3 method's verifier sits behind the deployer's proxy: upgraded in place, the method's binding, the requests and this party's `vc chain env` kept.
+          `whoever deployed these contracts runs ${redeploy}: the ${circuit} verifier behind its proxy (${called}) is upgraded in place, the UniversalVerifier's ${circuit} method, its requests and your \`vc chain env\` kept${orOfficial}; or ${EMBEDDED_AUTH_ADVICE}`
+        : `whoever deployed these contracts runs ${redeploy} and hands out a fresh \`vc chain env\` (the ${circuit === 'stateTransition' ? 'State verifier' : circuit === MTP_CIRCUIT ? "MTP validator's address" : isAuthVerifierCircuit(circuit) ? `${circuit} verifier, upgraded in place,` : "V3 validator's address"} changes)`
       : circuits.development
         ? `deploy their verifiers with ${redeploy}, or use the official circuits (\`vc circuits fetch\`, CIRCUITS_PATH)`
         : `deploy the official verifiers with ${redeploy}`;

@@ -391,8 +391,10 @@ The proof's challenge is the submitting address (WALLET_KEY), so only that addre
 --auth chooses the UniversalVerifier's auth method: embeddedAuth (the default: the query proof's
 own auth), authV2 (V3 requests: a separate authV2 proof by vc's authV2 circuit, built on first use,
 over the challenge the contract computes from the sender and the responses; refused before proving
-when the chain's authV2 verifier is not the one of the circuits in use), authV3 or authV3-8-32 (the
-same with vc's circuit of that name and the method of that name), ethIdentity (the default,
+when the chain's authV2 verifier is not the one of the circuits in use, or the UniversalVerifier's
+owner disabled the method), authV3 or authV3-8-32 (the same with vc's circuit of that name and the
+method of that name; authV3-8-32 holds the holder's trees to 8 levels and the GIST to 32, a deeper
+auth claim is refused before proving, naming --auth authV3), ethIdentity (the default,
 and the only one, for a holder whose DID is the sending Ethereum address).
 Exit code 1 when the query does not hold, the credential is revoked or the contract rejects.`,
   },
@@ -476,7 +478,8 @@ this chain's UniversalVerifier, another method than submitResponse (06c86a91), a
 not registered (or registered with another query), or accept profiles that allow none of plain
 JSON (embedded auth), an authV2 JWZ (vc's authV2 proof submitted with it; also when no profile is
 named, the js-sdk's default), an authV3 or authV3-8-32 JWZ (vc's proof of that circuit, the method of
-that name) or, for an Ethereum identity, signed JSON ES256K-R (ethIdentity) are
+that name; authV3 rather than authV3-8-32, when both are allowed, for a holder whose trees are deeper
+than 8 levels) or, for an Ethereum identity, signed JSON ES256K-R (ethIdentity) are
 refused before any proof (exit 2); --post does not apply. Each submission is journaled once sent: a re-run after a crash
 answers with it, submitting no second one; once the answer is written, a re-run is refused as
 already verified (exit 1).`,

@@ -21,6 +21,7 @@ import { boundedFetch } from '../../boundedFetch.js';
 import { isLoopbackUrl } from '../../status/statusListFetch.js';
 import { AUTH_V2_CIRCUIT } from '../../circuits/sources.js';
 import { getAuthV3Prover, getIden3, getIden3Prover } from '../../iden3/wallet.js';
+import { AuthTreesTooDeepError, authDepthProblem } from '../../iden3/authDepth.js';
 import { selectHeldIden3Credential } from '../holder/heldSelection.js';
 import { checkCredentialAgainstRequest, checkProofInputs, credentialRevocationStatus, proofFailure } from '../pbq/prove.js';
 import { requireWalletIdentity } from '../pbq/identities.js';
@@ -508,28 +509,6 @@ async function proveAnswer(ctx: Context, request: ReceivedAuthRequest, input: Re
     scope: chosen.map(({ scope, id }, index) => ({ id: scope.id, circuitId: responses[index]!.circuitId, credential: id })),
   };
   return { result, kept: false };
-}
-
-/** The Merkle proof depths an auth circuit holds: the identity's trees, and the GIST. */
-const AUTH_LEVELS: Record<AuthCircuit, { identity: number; gist: number }> = { authV2: { identity: 40, gist: 64 }, authV3: { identity: 40, gist: 64 }, 'authV3-8-32': { identity: 8, gist: 32 } };
-
-/** The holder's trees or the GIST are deeper than the auth circuit holds. */
-export class AuthTreesTooDeepError extends UnprocessableError {}
-
-/**
- * Why an auth circuit's inputs (the js-sdk's, as JSON) do not fit it, or undefined: a Merkle
- * proof with more siblings than the circuit has levels (the js-sdk pads shorter ones and leaves
- * longer ones to fail in the witness).
- */
-export function authDepthProblem(inputs: Uint8Array, circuitId: AuthCircuit): string | undefined {
-  const levels = AUTH_LEVELS[circuitId];
-  const parsed = JSON.parse(new TextDecoder().decode(inputs)) as Record<string, unknown>;
-  const length = (name: string): number => (Array.isArray(parsed[name]) ? parsed[name].length : 0);
-  for (const [name, what] of [['authClaimIncMtp', "the holder's claims tree"], ['authClaimNonRevMtp', "the holder's revocation tree"]] as const) {
-    if (length(name) > levels.identity) return `${what} needs ${length(name)} levels, ${circuitId} holds ${levels.identity}`;
-  }
-  if (length('gistMtp') > levels.gist) return `the chain's GIST needs ${length('gistMtp')} levels, ${circuitId} holds ${levels.gist}`;
-  return undefined;
 }
 
 /**

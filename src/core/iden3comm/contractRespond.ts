@@ -27,7 +27,7 @@ import { getChain } from '../../chain/chainClient.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { ensureRoleIdentity, ethereumAddressOfDid, requireWalletIdentity } from '../pbq/identities.js';
-import { SUBMIT_RESPONSE_METHOD_ID, checkProveAndSubmit, proveAndSubmit, type CheckedSubmission, type ProveOptions } from '../pbq/prove.js';
+import { SUBMIT_RESPONSE_METHOD_ID, authProofDepthProblem, checkProveAndSubmit, proveAndSubmit, type CheckedSubmission, type ProveOptions } from '../pbq/prove.js';
 import { MTP_ON_CHAIN_CIRCUIT, REQUEST_CIRCUITS, V3_ON_CHAIN_REQUEST_CIRCUIT, isAuthProofMethod, type CredentialRequest, type PbqCredentialInput } from '../pbq/pbqSchemas.js';
 import { parseInput, type FieldNamer } from '../validate.js';
 import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, chooseAuthCircuit, iden3commV1Profiles, type AcceptProfileParser } from './authRequest.js';
@@ -139,6 +139,25 @@ export function chooseContractAuth(allowed: AcceptedAuth, ethereum: boolean, bui
   return chooseAuthCircuit([...(allowed.authV2 ? (['authV2'] as const) : []), ...allowed.authV3], built);
 }
 
+/**
+ * The auth method chosen (chooseContractAuth), but authV3 for authV3-8-32 when the request allows
+ * it and the holder's trees or the chain's GIST are deeper than the small circuit holds
+ * (`depthProblem`: the wallet's trees tell before any proof; said in a `note`). Not allowed, the
+ * small one stays and checkProveAndSubmit refuses it, naming the depth.
+ */
+export async function fittingAuthMethod<Method extends string>(
+  allowed: AcceptedAuth,
+  chosen: Method | undefined,
+  depthProblem: (circuit: 'authV3-8-32') => Promise<string | undefined>,
+  note: (text: string) => void,
+): Promise<Method | 'authV3' | undefined> {
+  if (chosen !== 'authV3-8-32' || !allowed.authV3.includes('authV3')) return chosen;
+  const problem = await depthProblem('authV3-8-32');
+  if (problem === undefined) return chosen;
+  note(`${problem}; proving with authV3 instead`);
+  return 'authV3';
+}
+
 /** The request checked: its shape, then what a wallet can tell without the chain. */
 async function checkContractInvokeRequest(ctx: Context, value: unknown, where: string): Promise<{ message: ContractInvokeRequest; auth: AcceptedAuth }> {
   let message: ContractInvokeRequest;
@@ -246,7 +265,12 @@ export async function respondToContractInvoke(ctx: Context, value: unknown, inpu
     }
     const ethereum = (await ethereumAddressOfDid(ctx, holder)) !== undefined;
     const { availableOnDemandCircuits } = await import('../../circuits/build.js');
-    const authMethod = chooseContractAuth(auth, ethereum, auth.embedded || auth.authV2 || auth.authV3.length === 0 ? [] : await availableOnDemandCircuits(ctx));
+    const authMethod = await fittingAuthMethod(
+      auth,
+      chooseContractAuth(auth, ethereum, auth.embedded || auth.authV2 || auth.authV3.length === 0 ? [] : await availableOnDemandCircuits(ctx)),
+      (circuit) => authProofDepthProblem(ctx, holder, circuit),
+      (note) => ctx.progress.info(note),
+    );
     if (authMethod === undefined) {
       const needed = ethereum
         ? `${holder} is an Ethereum identity, whose proofs are submitted with ethIdentity (${ETH_IDENTITY_ACCEPT_PROFILE})`

@@ -312,7 +312,7 @@ export const pbqRequestStatus = defineOperation({
 
 export const pbqProveSubmit = defineOperation({
   name: 'pbq.proveSubmit',
-  summary: "prove the request's query over an iden3 credential (credentialAtomicQueryMTPV2OnChain) and submit it to the UniversalVerifier",
+  summary: "prove the request's query over an iden3 credential (credentialAtomicQueryMTPV2OnChain or credentialAtomicQueryV3OnChain) and submit it to the UniversalVerifier",
   input: z.strictObject({
     verifiableCredential: pbqCredentialSchema.describe("the credential (spec 2.3); without it, a held one by its id, or else the holder's newest iden3 credential the request can use").optional(),
     credentialId: z.string().min(1).max(200).describe('the id of a held iden3 credential to prove with (vc holder credentials list)').optional(),

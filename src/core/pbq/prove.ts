@@ -15,6 +15,7 @@ import { sendContractTransaction } from '../../chain/transactions.js';
 import { isRequestProofVerified, requestIdExists } from '../../chain/universalVerifier.js';
 import { authCircuitFamily, getIden3, getIden3Prover, proofCircuitsDir, requireAuthVerifier, type CircuitFamily, type Iden3 } from '../../iden3/wallet.js';
 import type { ProofTiming } from '../../iden3/prover.js';
+import { AUTH_LEVELS, AuthTreesTooDeepError, holderAuthDepthProblem } from '../../iden3/authDepth.js';
 import { ethereumAddressOfDid, requireWalletIdentity } from './identities.js';
 import { unknownDocumentError } from '../../iden3/documents.js';
 import { universalVerifierAbi } from './request.js';
@@ -413,6 +414,37 @@ export interface AuthProofSubmission {
   method: AuthProofMethod;
 }
 
+/**
+ * Why `holder`'s auth proof of `circuit` cannot be made (its claims or revocation tree, or the
+ * chain's GIST, deeper than the circuit holds), or undefined; read from the wallet's trees and the
+ * chain, no proof made (refused, naming why, when its inputs cannot be made: the auth proof would fail on it).
+ */
+export async function authProofDepthProblem(ctx: Context, holder: string, circuit: AuthProofMethod): Promise<string | undefined> {
+  const iden3 = await getIden3(ctx);
+  const { proofService } = await getIden3Prover(ctx, authCircuitFamily(circuit));
+  try {
+    return await holderAuthDepthProblem(proofService, iden3.modules.core.DID.parse(holder), circuit);
+  } catch (error) {
+    // What the auth proof would fail on after the query proof, said before it.
+    throw vcErrorBehind(error) ?? new UnprocessableError(`the ${circuit} proof of ${holder} cannot be made: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/** Refuses an auth method whose circuit cannot hold `holder`'s auth proof, naming the depth and the way out. */
+async function refuseTooDeepAuth(ctx: Context, options: Pick<ProveOptions, 'names'>, holder: string, circuit: AuthProofMethod): Promise<void> {
+  const problem = await authProofDepthProblem(ctx, holder, circuit);
+  if (problem === undefined) return;
+  const flag = (options.names ?? plainFieldNames)('auth');
+  const larger = (['authV3'] as const).find((bigger) => AUTH_LEVELS[bigger].identity > AUTH_LEVELS[circuit].identity);
+  // The flag (`--auth authV3`), the HTTP field (auth: authV3), or a contract-invoke item's accept profiles.
+  const named = (method: string): string => (flag.startsWith('--') ? `\`${flag} ${method}\`` : /^[\w.]+$/.test(flag) ? `${flag}: ${method}` : `${method} (a request whose accept profiles allow it)`);
+  const way =
+    larger === undefined
+      ? `submit with ${named(EMBEDDED_AUTH_METHOD)} instead`
+      : `use ${named(larger)} (${AUTH_LEVELS[larger].identity} levels of the holder's trees, ${AUTH_LEVELS[larger].gist} of the GIST) or ${EMBEDDED_AUTH_METHOD}`;
+  throw new AuthTreesTooDeepError(`${flag}: the ${circuit} auth proof of ${holder} cannot be made: ${problem}; ${way}`, { field: 'auth' });
+}
+
 /** Generates the holder's auth proof of `circuit` (authV2, authV3, authV3-8-32) for `challenge` with vc's prover (the circuits of its family). */
 async function generateAuthProof(
   ctx: Context,
@@ -500,7 +532,11 @@ export async function checkProveAndSubmit(ctx: Context, options: ProveOptions): 
   }
   await proofCircuitsDir(ctx, circuitFamily(options.request, options.auth));
   // Before any proof: the chain's verifier of the auth method must verify proofs of that circuit in use.
-  if (isAuthProofMethod(options.auth)) await requireAuthVerifier(ctx, options.auth);
+  if (isAuthProofMethod(options.auth)) {
+    await requireAuthVerifier(ctx, options.auth);
+    // The wallet knows the holder's trees: one too deep for the circuit is refused before the query proof.
+    await refuseTooDeepAuth(ctx, options, String(options.credential.credentialSubject.id), options.auth);
+  }
   const chain = await getChain(ctx);
   const verifier = chain.addresses.universalVerifier;
   const sender = chain.signer.address;

@@ -10,7 +10,7 @@ import { parseAcceptProfile } from '@0xpolygonid/js-sdk';
 import { describe, expect, it } from 'vitest';
 import { AUTH_CIRCUITS } from '../../../src/core/iden3comm/authLimits.js';
 import { AUTH_ACCEPT_PROFILE, acceptedAuthCircuits, authAcceptProfile, chooseAuthCircuit } from '../../../src/core/iden3comm/authRequest.js';
-import { authDepthProblem } from '../../../src/core/iden3comm/authRespond.js';
+import { authDepthProblem } from '../../../src/iden3/authDepth.js';
 import { iden3commAuthRequest } from '../../../src/core/operations/iden3commOperations.js';
 
 const parse = (profile: string): ReturnType<typeof parseAcceptProfile> => parseAcceptProfile(profile);

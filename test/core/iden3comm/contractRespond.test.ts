@@ -10,7 +10,8 @@ import { parseAcceptProfile } from '@0xpolygonid/js-sdk';
 import { describe, expect, it } from 'vitest';
 import type { ContractAuthProof, ContractInvokeResponseMessage } from '../../../src/core/iden3comm/contractRespond.js';
 import { iden3commRespond } from '../../../src/core/operations/iden3commOperations.js';
-import { acceptedAuth, chooseContractAuth } from '../../../src/core/iden3comm/contractRespond.js';
+import { acceptedAuth, chooseContractAuth, fittingAuthMethod } from '../../../src/core/iden3comm/contractRespond.js';
+import { authDepthProblem } from '../../../src/iden3/authDepth.js';
 
 /** Profiles read as the js-sdk reads them (its parseAcceptProfile, used directly). */
 const parse = (profile: string): ReturnType<typeof parseAcceptProfile> => parseAcceptProfile(profile);
@@ -46,6 +47,26 @@ describe('acceptedAuth and chooseContractAuth', () => {
     expect(chooseContractAuth(only('authV3-8-32'), false, ['authV3'])).toBe('authV3-8-32');
     // An Ethereum identity has no BJJ key for an auth proof.
     expect(chooseContractAuth(only('authV3'), true)).toBeUndefined();
+  });
+  it('answers with authV3, not authV3-8-32, for a holder whose auth claim is deeper than 8 levels when the request allows both (authV3-8-32 kept, to be refused, when it allows only that)', async () => {
+    const only = (circuits: string): ReturnType<typeof acceptedAuth> => acceptedAuth(parse as never, [`iden3comm/v1;env=application/iden3-zkp-json;circuitId=${circuits};alg=groth16`]);
+    // The auth inputs of a holder whose claims tree gives its auth claim 13 siblings, measured as vc measures them.
+    const measured = (claims: number) => async (circuit: 'authV3-8-32') =>
+      authDepthProblem(new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: new Array(claims).fill('0'), authClaimNonRevMtp: [], gistMtp: new Array(20).fill('0') })), circuit);
+    const notes: string[] = [];
+    const note = (text: string): number => notes.push(text);
+    const both = only('authV3,authV3-8-32');
+    expect(await fittingAuthMethod(both, chooseContractAuth(both, false), measured(13), note)).toBe('authV3');
+    expect(notes).toEqual(["the holder's claims tree needs 13 levels, authV3-8-32 holds 8; proving with authV3 instead"]);
+    expect(await fittingAuthMethod(both, chooseContractAuth(both, false), measured(8), note)).toBe('authV3-8-32');
+    expect(await fittingAuthMethod(only('authV3-8-32'), 'authV3-8-32', measured(13), note)).toBe('authV3-8-32');
+    // Other choices are not measured.
+    const unmeasured = async (): Promise<never> => {
+      throw new Error('measured');
+    };
+    expect(await fittingAuthMethod(both, 'authV3', unmeasured, note)).toBe('authV3');
+    expect(await fittingAuthMethod({ ...both, embedded: true }, 'embeddedAuth', unmeasured, note)).toBe('embeddedAuth');
+    expect(notes).toHaveLength(1);
   });
 });
 

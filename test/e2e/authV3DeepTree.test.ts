@@ -1,0 +1,96 @@
+/**
+ * attack-s37b, two defects found on one holder: an identity of the wallet whose claims tree got one
+ * more leaf sharing the first 12 bits of its auth claim's path (as many claims make happen; its
+ * auth claim's proof: 13 siblings), its state published on chain by an issuance of its own
+ * (ISSUER_DID, one state transition), holding a signature credential of another issuer.
+ *
+ * 1. Once its state is published, the holder cannot prove a V3 query at all (embedded auth): the
+ *    query circuit fails ("Assert Failed", reported as "the credential does not satisfy the query,
+ *    or it is revoked"). Not the leaf: the same run without it fails the same way, and the same
+ *    holder proves before its state is published.
+ * 2. `--auth authV3-8-32` for it: its tree is the wallet's own, so the depth is knowable before any
+ *    proof; vc should refuse before proving, naming the depth and the way out (`--auth authV3`, 40
+ *    levels), instead of proving the query and then failing in the auth proof ("could not be made").
+ *    (It fails now on defect 1 first; once that is fixed, on the auth proof.)
+ */
+import path from 'node:path';
+import { DID } from '@iden3/js-iden3-core';
+import { MerkleTreeType, ProofType } from '@0xpolygonid/js-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { Context } from '../../src/context.js';
+import { getIden3 } from '../../src/iden3/wallet.js';
+import { jsonError, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+
+type Json = Record<string, unknown>;
+
+const LONG = 900_000;
+const tmp = tempDir('vc-authv3-deep-');
+const home = templateHome(path.join(tmp.dir, 'home'));
+const file = (name: string): string => path.join(tmp.dir, name);
+const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
+const vc = (args: string[]) => runVcInProcess(['--json', ...args], { home, env });
+
+async function ok(args: string[]): Promise<Json> {
+  const run = await vc(args);
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout.trim() === '' ? {} : run.json<Json>();
+}
+
+let did: string;
+let depth: number;
+
+beforeAll(async () => {
+  did = String((await ok(['holder', 'did', 'create'])).did_String);
+  const issuerDid = String((await ok(['issuer', 'did', 'create'])).did_String);
+  const ctx = new Context({ config: parseConfig({}, home) });
+  try {
+    const iden3 = await getIden3(ctx);
+    const { authCredential } = await iden3.identityWallet.getActualAuthCredential(DID.parse(did));
+    const { hi, hv } = authCredential.getCoreClaimFromProof(ProofType.Iden3SparseMerkleTreeProof)!.hiHv();
+    // A leaf whose path shares the auth claim's first 12 bits: the auth claim's proof gets 13 siblings.
+    await iden3.dataStorage.mt.addToMerkleTree(did, MerkleTreeType.Claims, hi ^ (1n << 12n), hv);
+    const tree = await iden3.dataStorage.mt.getMerkleTreeByIdentifierAndType(did, MerkleTreeType.Claims);
+    depth = (await tree.generateProof(hi, await tree.root())).proof.allSiblings().length;
+  } finally {
+    await ctx.close();
+  }
+  // The holder's state published with the new leaf: an issuance by the holder's identity (ISSUER_DID, one state transition).
+  const published = await runVcInProcess(['--json', 'issuer', 'issue', '--holder', issuerDid], { home, env: { ...env, ISSUER_DID: did } });
+  expect(published.status, published.stderr).toBe(0);
+  // The holder's credential, signed by the issuer (no state transition).
+  await ok(['issuer', 'issue', '--proof', 'sig', '--holder', did, '-o', file('signed.json')]);
+}, LONG);
+
+const request = async (name: string): Promise<string> => {
+  await ok(['verifier', 'request', '--circuit', 'credentialAtomicQueryV3OnChain', '--op', '$between', '--proof-type', 'sig', '--value', '19800101,19991231', '-o', file(name)]);
+  return file(name);
+};
+
+afterAll(async () => {
+  await vc(['chain', 'down']);
+  tmp.cleanup();
+});
+
+describe('a holder whose own state is published (its identity issued a credential)', () => {
+  it('proves a V3 query with embedded auth (13 levels fit the 16 of credentialAtomicQueryV3OnChain-16-16-64-16-32)', async () => {
+    // What happens now: exit 1, "the circuit refused the inputs: the credential does not satisfy the
+    // query, or it is revoked (... Assert Failed.)"; the same holder before its state was published proves.
+    const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', await request('embedded.json')]);
+    expect(run.status, run.stderr).toBe(0);
+  }, LONG);
+
+  it('with an auth claim deeper than authV3-8-32 allows, --auth authV3-8-32 is refused before proving, naming the depth and --auth authV3', async () => {
+    expect(depth).toBeGreaterThan(8);
+    const started = performance.now();
+    const run = await vc(['holder', 'prove-submit', '--credential', file('signed.json'), '--request', await request('deep.json'), '--auth', 'authV3-8-32']);
+    const seconds = (performance.now() - started) / 1000;
+    expect(run.status).not.toBe(0);
+    const { message } = jsonError(run.stderr);
+    expect(message).toMatch(/authV3-8-32/);
+    expect(message).toMatch(/\b8\b/);
+    expect(message).toMatch(/--auth authV3\b(?!-)/);
+    expect(message).not.toMatch(/could not be made|Assert Failed/);
+    expect(seconds, 'refused before the query proof (about 15 s)').toBeLessThan(10);
+  }, LONG);
+});
