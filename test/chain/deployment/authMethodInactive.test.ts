@@ -7,38 +7,20 @@
  * naming the method and that it is disabled (the way out: embeddedAuth, or the owner's
  * enableAuthMethod).
  */
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/parse.js';
+import { describe, expect, it } from 'vitest';
 import { Context } from '../../../src/context.js';
 import { iden3Artifact } from '../../../src/chain/artifacts.js';
 import { getChain } from '../../../src/chain/chainClient.js';
-import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { readContract, sendContractTransaction } from '../../../src/chain/transactions.js';
 import { proofCircuitsDir, requireAuthVerifier } from '../../../src/iden3/wallet.js';
-import { tempDir, templateHome } from '../../helpers.js';
+import { templateChainHome } from './templateChain.js';
 
-const tmp = tempDir('vc-auth-inactive-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const contexts: Context[] = [];
+const { newContext: contextWith } = templateChainHome('vc-auth-inactive-');
 const env = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
 
 function newContext(): Context {
-  const ctx = new Context({ config: parseConfig(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>, home) });
-  contexts.push(ctx);
-  return ctx;
+  return contextWith(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
 }
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  const ctx = new Context({ config: parseConfig({}, home) });
-  try {
-    await stopLocalNode(ctx, { persist: false });
-  } finally {
-    await ctx.close();
-  }
-  tmp.cleanup();
-}, 60_000);
 
 describe('an auth method its owner disabled', () => {
   it('--auth authV3-8-32 is refused before proving, naming the disabled method', async () => {

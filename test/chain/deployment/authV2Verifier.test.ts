@@ -10,42 +10,21 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/parse.js';
+import { describe, expect, it } from 'vitest';
 import { Context } from '../../../src/context.js';
 import { readAddressBook, saveAddressBook } from '../../../src/chain/addressBook.js';
 import { bytecodeHash, iden3Artifact, openZeppelinArtifact } from '../../../src/chain/artifacts.js';
 import { getChain } from '../../../src/chain/chainClient.js';
 import { LOCAL_DEV_ACCOUNT_KEY } from '../../../src/chain/connection.js';
 import { deployContracts, ensureDeployed } from '../../../src/chain/deployment/deployContracts.js';
-import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_ADMIN_SLOT, EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
 import { readContract, sendContractTransaction, sendTransaction } from '../../../src/chain/transactions.js';
 import { requireAuthVerifier } from '../../../src/iden3/wallet.js';
 const requireAuthV2Verifier = (ctx: Context): Promise<void> => requireAuthVerifier(ctx, 'authV2');
-import { tempDir, templateHome } from '../../helpers.js';
+import { templateChainHome } from './templateChain.js';
 
-const tmp = tempDir('vc-authv2-verifier-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const contexts: Context[] = [];
+const { dir, newContext } = templateChainHome('vc-authv2-verifier-');
 const UPGRADE = 'authV2 verifier proxy upgraded (authV2 verifier changed)';
-
-function newContext(vars: Record<string, string> = {}, at = home): Context {
-  const ctx = new Context({ config: parseConfig(vars, at) });
-  contexts.push(ctx);
-  return ctx;
-}
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  const ctx = new Context({ config: parseConfig({}, home) });
-  try {
-    await stopLocalNode(ctx, { persist: false });
-  } finally {
-    await ctx.close();
-  }
-  tmp.cleanup();
-}, 60_000);
 
 const official = iden3Artifact('Groth16VerifierAuthV2Wrapper');
 /** Another creation bytecode of the same verifier (trailing bytes a constructor without arguments ignores): what a rebuilt dev verifier looks like. */
@@ -178,7 +157,7 @@ describe('the authV2 verifier behind its proxy', () => {
     // attack-s36b: another party's wallet on the same chain (its own home, no address book, the
     // deployer's addresses): told the binding and the ways out that work (embedded auth, new
     // contracts), not that the deployer's \`vc chain deploy\` and a fresh \`vc chain env\` fix it.
-    const partyHome = path.join(tmp.dir, 'party');
+    const partyHome = path.join(dir, 'party');
     mkdirSync(partyHome, { recursive: true });
     const deployed = await getChain(next);
     const party = newContext(

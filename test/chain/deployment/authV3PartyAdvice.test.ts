@@ -11,38 +11,16 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/parse.js';
-import { Context } from '../../../src/context.js';
+import { describe, expect, it } from 'vitest';
 import { readAddressBook } from '../../../src/chain/addressBook.js';
 import { getChain } from '../../../src/chain/chainClient.js';
 import { LOCAL_DEV_ACCOUNT_KEY } from '../../../src/chain/connection.js';
 import { ensureDeployed } from '../../../src/chain/deployment/deployContracts.js';
-import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
 import { EIP1967_IMPLEMENTATION_SLOT, readProxySlot } from '../../../src/chain/proxySlots.js';
 import { requireAuthVerifier } from '../../../src/iden3/wallet.js';
-import { tempDir, templateHome } from '../../helpers.js';
+import { templateChainHome } from './templateChain.js';
 
-const tmp = tempDir('vc-authv3-party-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const contexts: Context[] = [];
-
-function newContext(vars: Record<string, string> = {}, at = home): Context {
-  const ctx = new Context({ config: parseConfig(vars, at) });
-  contexts.push(ctx);
-  return ctx;
-}
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  const ctx = new Context({ config: parseConfig({}, home) });
-  try {
-    await stopLocalNode(ctx, { persist: false });
-  } finally {
-    await ctx.close();
-  }
-  tmp.cleanup();
-}, 60_000);
+const { dir, newContext } = templateChainHome('vc-authv3-party-');
 
 describe("a party's wallet on a deployment with the official authV3-8-32 verifier", () => {
   it('is refused before proving, told that the deployer upgrades the proxied verifier in place (or official circuits), not to deploy new contracts', async () => {
@@ -55,7 +33,7 @@ describe("a party's wallet on a deployment with the official authV3-8-32 verifie
     const proxied = await readProxySlot(chain.provider, book.contracts.authV3_8_32Verifier!.address, EIP1967_IMPLEMENTATION_SLOT, 'test');
     expect(proxied.toLowerCase()).toBe(book.contracts.authV3_8_32VerifierImplementation!.address.toLowerCase());
 
-    const partyHome = path.join(tmp.dir, 'party');
+    const partyHome = path.join(dir, 'party');
     mkdirSync(partyHome, { recursive: true });
     const party = newContext(
       { RPC_URL: chain.rpcUrl, WALLET_KEY: LOCAL_DEV_ACCOUNT_KEY, CHAIN_ID: String(chain.chainId), STATE_CONTRACT_ADDRESS: chain.addresses.state, BSC_ADDRESS: chain.addresses.universalVerifier, MTP_ADDRESS: chain.addresses.mtpValidator },

@@ -11,38 +11,16 @@
  * killed while it waits for the receipt, then the block is mined.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/parse.js';
-import { Context } from '../../../src/context.js';
+import { describe, expect, it } from 'vitest';
 import { readAddressBook, saveAddressBook } from '../../../src/chain/addressBook.js';
 import { getChain } from '../../../src/chain/chainClient.js';
 import { ensureDeployed } from '../../../src/chain/deployment/deployContracts.js';
 import { jsonRpcCall } from '../../../src/chain/jsonRpc.js';
-import { stopLocalNode } from '../../../src/chain/node/lifecycle.js';
-import { ROOT, VC_BIN, childEnv, runVcAsync, tempDir, templateHome } from '../../helpers.js';
+import { ROOT, VC_BIN, childEnv, runVcAsync } from '../../helpers.js';
+import { templateChainHome } from './templateChain.js';
 
-const tmp = tempDir('vc-deploy-kill-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const contexts: Context[] = [];
-
-function newContext(): Context {
-  const ctx = new Context({ config: parseConfig({}, home) });
-  contexts.push(ctx);
-  return ctx;
-}
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  const ctx = new Context({ config: parseConfig({}, home) });
-  try {
-    await stopLocalNode(ctx, { persist: false });
-  } finally {
-    await ctx.close();
-  }
-  tmp.cleanup();
-}, 60_000);
+const { home, newContext } = templateChainHome('vc-deploy-kill-');
 
 describe('a deployment killed while a step waits for its receipt', () => {
   it('the re-run sends no second transaction for that step (one AuthV3_8_32Validator proxy, the one mined)', async () => {
