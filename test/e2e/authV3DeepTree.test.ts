@@ -8,29 +8,23 @@
  * proof ("could not be made"). That such a holder proves V3 and MTP queries at all is
  * publishedHolder.test.ts.
  */
-import path from 'node:path';
 import { DID } from '@iden3/js-iden3-core';
 import { MerkleTreeType, ProofType } from '@0xpolygonid/js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { Context } from '../../src/context.js';
 import { getIden3 } from '../../src/iden3/wallet.js';
-import { jsonError, runVcInProcess, tempDir, templateHome } from '../helpers.js';
+import { jsonError, runVcInProcess, templateWallet } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
 const LONG = 900_000;
-const tmp = tempDir('vc-authv3-deep-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const file = (name: string): string => path.join(tmp.dir, name);
-const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const vc = (args: string[]) => runVcInProcess(['--json', ...args], { home, env });
-
-async function ok(args: string[]): Promise<Json> {
-  const run = await vc(args);
-  expect(run.status, run.stderr).toBe(0);
+const wallet = templateWallet('vc-authv3-deep-');
+const { tmp, home, env, file, vc } = wallet;
+const ok = async (args: string[]): Promise<Json> => {
+  const run = wallet.ok(await vc(args));
   return run.stdout.trim() === '' ? {} : run.json<Json>();
-}
+};
 
 let did: string;
 let depth: number;

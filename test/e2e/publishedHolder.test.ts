@@ -8,24 +8,18 @@
  * Both on-chain query circuits: credentialAtomicQueryV3OnChain (sig, $between) and
  * credentialAtomicQueryMTPV2OnChain (the official circuit, same inputs path).
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVcInProcess, tempDir, templateHome } from '../helpers.js';
+import { runVcInProcess, templateWallet } from '../helpers.js';
 
 type Json = Record<string, unknown>;
 
 const LONG = 900_000;
-const tmp = tempDir('vc-published-holder-');
-const home = templateHome(path.join(tmp.dir, 'home'));
-const file = (name: string): string => path.join(tmp.dir, name);
-const env: Record<string, string | undefined> = { VC_CIRCUITS_CACHE: process.env.VC_CIRCUITS_CACHE };
-const vc = (args: string[]) => runVcInProcess(['--json', ...args], { home, env });
-
-async function ok(args: string[]): Promise<Json> {
-  const run = await vc(args);
-  expect(run.status, run.stderr).toBe(0);
+const wallet = templateWallet('vc-published-holder-');
+const { tmp, home, env, file, vc } = wallet;
+const ok = async (args: string[]): Promise<Json> => {
+  const run = wallet.ok(await vc(args));
   return run.stdout.trim() === '' ? {} : run.json<Json>();
-}
+};
 
 let did: string;
 
