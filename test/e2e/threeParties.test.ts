@@ -120,7 +120,7 @@ describe('issuer, holder and verifier: three wallets and three services on one c
     expect(await rpc<string>('eth_blockNumber')).toBe(blockBefore);
     // With the authV2 auth method (the body's `auth`): the holder checks the deployer's authV2
     // verifier (behind its proxy) against its own authV2 circuit before proving.
-    const badAuth = await call<{ error?: string }>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body, auth: 'authV3' });
+    const badAuth = await call<{ error?: string }>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body, auth: 'authV4' });
     expect(badAuth.status, JSON.stringify(badAuth.body)).toBe(400);
     expect(JSON.stringify(badAuth.body)).toMatch(/auth/);
     const proved = await call<Record<string, unknown>>('holder', 'POST', '/generate-submit-proof', { verifiableCredential: issued.body.credential, credentialRequest: request.body, auth: 'authV2' });
