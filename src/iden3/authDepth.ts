@@ -1,6 +1,7 @@
 /**
- * Whether an auth circuit (authV2, authV3, authV3-8-32) holds a holder's Merkle proofs: its
- * identity trees and the chain's GIST have as many levels as the circuit, or fewer. The js-sdk pads
+ * Whether an auth circuit (authV2, authV3, authV3-8-32) holds a holder's Merkle proofs: a proof
+ * of n levels fits a circuit of more than n (circomlib's SMTVerifier(levels) requires its last
+ * sibling to be zero, as the js-sdk's own circuit choice counts). The js-sdk pads
  * a shorter proof and leaves a longer one to fail in the witness ("could not be made", after the
  * query proof of an on-chain submission); vc reads the depths from the auth inputs (the holder's
  * own trees, one GIST read) before any proof. Shared by the JWZ answers (core/iden3comm/authRespond)
@@ -22,17 +23,23 @@ export const AUTH_LEVELS: Record<AuthVerifierCircuit, { identity: number; gist: 
 export class AuthTreesTooDeepError extends UnprocessableError {}
 
 /**
- * Why an auth circuit's inputs (the js-sdk's, as JSON) do not fit it, or undefined: a Merkle
- * proof with more siblings than the circuit has levels.
+ * Why an auth circuit's inputs (the js-sdk's, as JSON, siblings padded with zeros) do not fit it,
+ * or undefined: a Merkle proof whose siblings (up to the last non-zero one) reach the circuit's
+ * last level or beyond.
  */
 export function authDepthProblem(inputs: Uint8Array, circuitId: AuthVerifierCircuit): string | undefined {
   const levels = AUTH_LEVELS[circuitId];
   const parsed = JSON.parse(new TextDecoder().decode(inputs)) as Record<string, unknown>;
-  const length = (name: string): number => (Array.isArray(parsed[name]) ? parsed[name].length : 0);
+  const depth = (name: string): number => {
+    const siblings = Array.isArray(parsed[name]) ? (parsed[name] as unknown[]) : [];
+    let last = siblings.length - 1;
+    while (last >= 0 && String(siblings[last]) === '0') last -= 1;
+    return last + 1;
+  };
   for (const [name, what] of [['authClaimIncMtp', "the holder's claims tree"], ['authClaimNonRevMtp', "the holder's revocation tree"]] as const) {
-    if (length(name) > levels.identity) return `${what} needs ${length(name)} levels, ${circuitId} holds ${levels.identity}`;
+    if (depth(name) >= levels.identity) return `${what} needs ${depth(name) + 1} levels, ${circuitId} holds ${levels.identity}`;
   }
-  if (length('gistMtp') > levels.gist) return `the chain's GIST needs ${length('gistMtp')} levels, ${circuitId} holds ${levels.gist}`;
+  if (depth('gistMtp') >= levels.gist) return `the chain's GIST needs ${depth('gistMtp') + 1} levels, ${circuitId} holds ${levels.gist}`;
   return undefined;
 }
 

@@ -74,19 +74,26 @@ describe("the holder's auth circuit", () => {
 });
 
 describe("the auth inputs' depths", () => {
-  const inputs = (identity: number, gist: number, nonRev = identity): Uint8Array =>
-    new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: new Array(identity).fill('0'), authClaimNonRevMtp: new Array(nonRev).fill('0'), gistMtp: new Array(gist).fill('0'), challenge: '1' }));
+  /** A proof of `real` siblings (non-zero) padded with zeros to `levels`, as the js-sdk gives it for a circuit of that many levels. */
+  const siblings = (real: number, levels: number): string[] => [...new Array<string>(real).fill('5'), ...new Array<string>(Math.max(0, levels - real)).fill('0')];
+  const inputs = (levels: { identity: number; gist: number }, identity: number, gist: number, nonRev = identity): Uint8Array =>
+    new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: siblings(identity, levels.identity), authClaimNonRevMtp: siblings(nonRev, levels.identity), gistMtp: siblings(gist, levels.gist), challenge: '1' }));
+  const small = { identity: 8, gist: 32 };
+  const full = { identity: 40, gist: 64 };
 
-  it('fit a circuit of at least as many levels (the js-sdk pads them to the levels it was asked for)', () => {
-    expect(authDepthProblem(inputs(8, 32), 'authV3-8-32')).toBeUndefined();
-    expect(authDepthProblem(inputs(40, 64), 'authV3')).toBeUndefined();
-    expect(authDepthProblem(inputs(40, 64), 'authV2')).toBeUndefined();
+  it('fit a circuit with more levels than their siblings (its last sibling must be zero, as circomlib\'s SMTVerifier requires)', () => {
+    expect(authDepthProblem(inputs(small, 7, 31), 'authV3-8-32')).toBeUndefined();
+    expect(authDepthProblem(inputs(small, 0, 0), 'authV3-8-32')).toBeUndefined();
+    expect(authDepthProblem(inputs(full, 39, 63), 'authV3')).toBeUndefined();
+    expect(authDepthProblem(inputs(full, 39, 63), 'authV2')).toBeUndefined();
   });
 
-  it('are too deep for authV3-8-32 beyond 8 identity levels or 32 GIST levels, naming the tree', () => {
-    expect(authDepthProblem(inputs(40, 64), 'authV3-8-32')).toBe("the holder's claims tree needs 40 levels, authV3-8-32 holds 8");
-    expect(authDepthProblem(inputs(8, 32, 9), 'authV3-8-32')).toBe("the holder's revocation tree needs 9 levels, authV3-8-32 holds 8");
-    expect(authDepthProblem(inputs(8, 33), 'authV3-8-32')).toBe("the chain's GIST needs 33 levels, authV3-8-32 holds 32");
-    expect(authDepthProblem(inputs(41, 64), 'authV3')).toBe("the holder's claims tree needs 41 levels, authV3 holds 40");
+  it('are too deep from as many siblings as the circuit has levels, naming the tree and the levels it needs', () => {
+    expect(authDepthProblem(inputs(small, 8, 31), 'authV3-8-32')).toBe("the holder's claims tree needs 9 levels, authV3-8-32 holds 8");
+    expect(authDepthProblem(inputs(small, 7, 31, 8), 'authV3-8-32')).toBe("the holder's revocation tree needs 9 levels, authV3-8-32 holds 8");
+    expect(authDepthProblem(inputs(small, 7, 32), 'authV3-8-32')).toBe("the chain's GIST needs 33 levels, authV3-8-32 holds 32");
+    expect(authDepthProblem(inputs(small, 13, 20), 'authV3-8-32')).toBe("the holder's claims tree needs 14 levels, authV3-8-32 holds 8");
+    expect(authDepthProblem(inputs(full, 40, 63), 'authV3')).toBe("the holder's claims tree needs 41 levels, authV3 holds 40");
+    expect(authDepthProblem(inputs(full, 39, 64), 'authV2')).toBe("the chain's GIST needs 65 levels, authV2 holds 64");
   });
 });

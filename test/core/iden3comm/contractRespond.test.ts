@@ -52,13 +52,13 @@ describe('acceptedAuth and chooseContractAuth', () => {
     const only = (circuits: string): ReturnType<typeof acceptedAuth> => acceptedAuth(parse as never, [`iden3comm/v1;env=application/iden3-zkp-json;circuitId=${circuits};alg=groth16`]);
     // The auth inputs of a holder whose claims tree gives its auth claim 13 siblings, measured as vc measures them.
     const measured = (claims: number) => async (circuit: 'authV3-8-32') =>
-      authDepthProblem(new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: new Array(claims).fill('0'), authClaimNonRevMtp: [], gistMtp: new Array(20).fill('0') })), circuit);
+      authDepthProblem(new TextEncoder().encode(JSON.stringify({ authClaimIncMtp: [...new Array<string>(claims).fill('5'), ...new Array<string>(Math.max(0, 8 - claims)).fill('0')], authClaimNonRevMtp: [], gistMtp: new Array<string>(20).fill('5') })), circuit);
     const notes: string[] = [];
     const note = (text: string): number => notes.push(text);
     const both = only('authV3,authV3-8-32');
     expect(await fittingAuthMethod(both, chooseContractAuth(both, false), measured(13), note)).toBe('authV3');
-    expect(notes).toEqual(["the holder's claims tree needs 13 levels, authV3-8-32 holds 8; proving with authV3 instead"]);
-    expect(await fittingAuthMethod(both, chooseContractAuth(both, false), measured(8), note)).toBe('authV3-8-32');
+    expect(notes).toEqual(["the holder's claims tree needs 14 levels, authV3-8-32 holds 8; proving with authV3 instead"]);
+    expect(await fittingAuthMethod(both, chooseContractAuth(both, false), measured(7), note)).toBe('authV3-8-32');
     expect(await fittingAuthMethod(only('authV3-8-32'), 'authV3-8-32', measured(13), note)).toBe('authV3-8-32');
     // Other choices are not measured.
     const unmeasured = async (): Promise<never> => {
