@@ -9,7 +9,6 @@ import { memoizingHasher } from './hasher.js';
 import type { CredentialWallet, IdentityWallet, IDataStorage, ProofService, TreeState, W3CCredential } from '@0xpolygonid/js-sdk';
 import type { DID } from '@iden3/js-iden3-core';
 import type { Proof } from '@iden3/js-merkletree';
-import { ConflictError } from '../errors.js';
 import { ServiceKey, type Context } from '../context.js';
 import { ChainStateStorage } from './chainState.js';
 import { Iden3Documents } from './documents.js';
@@ -21,7 +20,7 @@ import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { AgentStatusResolver } from './agentStatus.js';
 import { babyJubKeyProvider } from './babyJubSigner.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
-import { CREDENTIALS_NS, IDENTITIES_NS, PROFILES_NS, StoreDataSource, knownTreeState, StoreMerkleTreeStorage, StorePrivateKeyStore } from './storage.js';
+import { CREDENTIALS_NS, IDENTITIES_NS, PENDING_PUBLICATIONS_NS, PROFILES_NS, StoreDataSource, knownTreeState, StoreMerkleTreeStorage, StorePrivateKeyStore, treeStateRecords, type KnownTreeState } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
 import type { AuthVerifierCircuit } from '../chain/verifiers.js';
 
@@ -255,7 +254,8 @@ interface AuthInputsGenerator {
  * the GIST check of lib/authV3.circom). The auth claim prepared here carries, in that credential's
  * place, a copy whose Iden3SparseMerkleTreeProof is the inclusion proof at the state on chain (the
  * genesis state while the identity has published none), and the non-revocation proof is made at the
- * same state. A state this wallet does not know keeps the js-sdk's choice (the current trees).
+ * same state. An identity whose tree states this wallet does not record keeps the js-sdk's choice;
+ * a state on chain this wallet never published is refused with the reason.
  */
 function authAtChainState(ctx: Context, iden3: Iden3, proofService: ProofService): void {
   const { sdk, core, mt } = iden3.modules;
@@ -278,13 +278,13 @@ function authAtChainState(ctx: Context, iden3: Iden3, proofService: ProofService
 
   async function chainTreeState(ctx: Context, iden3: Iden3, did: DID): Promise<TreeState | undefined> {
     const gist = await iden3.states.getGISTProof(core.DID.idFromDID(did).bigInt());
-    let known;
-    try {
-      known = knownTreeState(ctx.store, did.string(), gist.existence ? mt.Hash.fromBigInt(gist.value).hex() : undefined);
-    } catch (error) {
-      if (error instanceof ConflictError) return undefined;
-      throw error;
-    }
+    // An identity this wallet does not hold (a js-sdk wallet's DID given to vc?) keeps the js-sdk's choice.
+    if (treeStateRecords(ctx.store, did.string()).length === 0) return undefined;
+    // A publication whose transaction landed is recorded once its receipt is read (and the embedded
+    // node's state saved): until then the state on chain is the one its journal names. A state
+    // the wallet never published is refused with the reason (ConflictError), not proved against.
+    const pending = ctx.store.get<{ newState?: KnownTreeState }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
+    const known = knownTreeState(ctx.store, did.string(), gist.existence ? mt.Hash.fromBigInt(gist.value).hex() : undefined, pending);
     return { state: mt.Hash.fromHex(known.state), claimsRoot: mt.Hash.fromHex(known.claimsRoot), revocationRoot: mt.Hash.fromHex(known.revocationRoot), rootOfRoots: mt.Hash.fromHex(known.rootOfRoots) };
   }
 }

@@ -154,7 +154,13 @@ export class Deployment {
    */
   private async landedEarlier(step: StepPlan): Promise<{ hash: string; contractAddress?: string | undefined; blockNumber: number } | undefined> {
     const pending = this.book.pendingDeployments?.[step.key];
-    if (pending === undefined || pending.fingerprint !== step.fingerprint) return undefined;
+    if (pending === undefined) return undefined;
+    if (pending.fingerprint !== step.fingerprint) {
+      // Sent for other creation data (another run's options): never this step's contract.
+      this.forgetPending(step.key);
+      this.save();
+      return undefined;
+    }
     const { provider } = this.connection;
     const what = `the deployment of ${step.label} by an earlier run (tx ${pending.txHash})`;
     const known = await provider.getTransaction(pending.txHash).catch((error: unknown) => {
@@ -164,7 +170,7 @@ export class Deployment {
     if (known !== null) {
       const confirmations = this.connection.embedded ? 1 : this.ctx.config.chain.confirmations;
       receipt = await provider.waitForTransaction(pending.txHash, confirmations, (this.connection.embedded ? 60_000 : 300_000) + (confirmations - 1) * 15_000).catch((error: unknown) => {
-        throw new NetworkError(`${what} is not mined yet (${describeError(error)}); run again once it is`, { cause: error });
+        throw new NetworkError(`${what} is not mined yet (${describeError(error)}); run again once it is mined, or once the chain has dropped or replaced it (the step is then deployed anew)`, { cause: error });
       });
     }
     if (receipt === null || receipt.status !== 1 || receipt.contractAddress === null) {
