@@ -67,10 +67,22 @@ export function snapshotTextBlock(text: string): number | undefined {
  * milliseconds and a major garbage collection. The text must still be an object holding the
  * accounts; a dump without the field (an older anvil) is parsed whole.
  */
-export function sentDumpBlock(text: string): number | undefined {
-  if (!text.startsWith('{') || !/}\s*$/.test(text.slice(-64)) || !/"accounts":\s*\{/.test(text)) return undefined;
-  const field = /"best_block_number":\s*"?(0x[0-9a-fA-F]+|\d+)"?\s*[,}]/.exec(text);
-  return field === null ? snapshotTextBlock(text) : Number(BigInt(field[1]!));
+export function sentDumpBlock(dump: Buffer | string): number | undefined {
+  // Read in the bytes: a 3 MB string made of them and scanned is garbage of its own.
+  const bytes = typeof dump === 'string' ? Buffer.from(dump, 'utf8') : dump;
+  const space = (byte: number | undefined): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+  let end = bytes.length - 1;
+  while (end >= 0 && space(bytes[end])) end -= 1;
+  if (bytes[0] !== 0x7b || bytes[end] !== 0x7d) return undefined;
+  const accounts = bytes.indexOf('"accounts":');
+  if (accounts < 0) return undefined;
+  let next = accounts + '"accounts":'.length;
+  while (space(bytes[next])) next += 1;
+  if (bytes[next] !== 0x7b) return undefined;
+  const field = bytes.indexOf('"best_block_number":');
+  if (field < 0) return snapshotTextBlock(bytes.toString('utf8'));
+  const value = /^\s*"?(0x[0-9a-fA-F]+|\d+)"?\s*[,}]/.exec(bytes.subarray(field + '"best_block_number":'.length, field + '"best_block_number":'.length + 100).toString('latin1'));
+  return value === null ? undefined : Number(BigInt(value[1]!));
 }
 
 /** Reads a snapshot's block number; undefined when the file is missing or not a complete dump. */
@@ -225,7 +237,7 @@ export async function fetchStateDump(nodeUrl: string, file: string): Promise<{ j
     throw new NetworkError(`the local chain node sent an unreadable state dump (${describeError(error)}); ${file} is unchanged`, { cause: error });
   }
   // Only a complete snapshot may replace a previous one.
-  const blockNumber = sentDumpBlock(json.toString('utf8'));
+  const blockNumber = sentDumpBlock(json);
   if (blockNumber === undefined) throw new NetworkError(`the local chain node's state dump is not a complete snapshot; ${file} is unchanged`);
   return { json, blockNumber };
 }
