@@ -49,7 +49,6 @@ async function readPrefix(response: Response, max: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
-/** A fetch failure in words: our timeout, or the library's error with its cause (ECONNREFUSED...). */
 /** The absolute http(s) URL `text` names, or undefined (not a URL, or another scheme). */
 export function httpUrl(text: string): URL | undefined {
   let url: URL;
@@ -61,6 +60,7 @@ export function httpUrl(text: string): URL | undefined {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
 
+/** A fetch failure in words: our timeout, or the library's error with its cause (ECONNREFUSED...). */
 export function describeFetchFailure(error: unknown, timeoutMs: number): string {
   const name = (error as { name?: unknown }).name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no complete answer within ${timeoutMs} ms`;
