@@ -127,6 +127,21 @@ function writeToSpecialFile(target: string, file: string, buffer: Uint8Array): v
   }
 }
 
+/** The temporary file an atomic write of `target` writes first: in its directory, named for this process. */
+function temporaryBeside(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** A write that failed before its rename: the target is as it was. */
+function notWritten(file: string, error: unknown, existed: boolean): StoreError {
+  return new StoreError(`cannot write ${file}: ${describeWriteError(error)}; ${existed ? 'the previous file is unchanged' : 'no file was written'}`, { field: file, cause: error });
+}
+
+/** A write renamed in place whose directory entry could not be flushed. */
+function directoryNotFlushed(file: string, error: unknown): StoreError {
+  return new StoreError(`wrote ${file} but could not flush its directory: ${describeWriteError(error)}; it may be lost on a crash`, { field: file, cause: error });
+}
+
 /**
  * Writes `data` to `file` atomically (mode 0600 unless told otherwise). On failure throws a
  * StoreError (exit code 3, HTTP 503) whose one-line message names the file and the cause, e.g.
@@ -151,7 +166,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
     // absent (or a dangling link): created below
   }
   const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = temporaryBeside(target);
   const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let existed = false;
   try {
@@ -186,14 +201,13 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
         // nothing more can be done; the target itself was never touched
       }
     }
-    const kept = existed ? 'the previous file is unchanged' : 'no file was written';
-    throw new StoreError(`cannot write ${file}: ${describeWriteError(error)}; ${kept}`, { field: file, cause: error });
+    throw notWritten(file, error, existed);
   }
   try {
     fsyncDirectory(io, dir);
   } catch (error) {
     // The new file is in place but its directory entry may not survive a power loss.
-    throw new StoreError(`wrote ${file} but could not flush its directory: ${describeWriteError(error)}; it may be lost on a crash`, { field: file, cause: error });
+    throw directoryNotFlushed(file, error);
   }
 }
 
@@ -210,8 +224,7 @@ export async function writeFileAtomicAsync(file: string, data: string | Uint8Arr
     writeFileAtomicSync(file, data, mode);
     return;
   }
-  const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = temporaryBeside(target);
   let handle: fs.promises.FileHandle | undefined;
   try {
     handle = await fs.promises.open(tmp, 'wx', mode);
@@ -225,11 +238,11 @@ export async function writeFileAtomicAsync(file: string, data: string | Uint8Arr
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await fs.promises.unlink(tmp).catch(() => undefined);
-    throw new StoreError(`cannot write ${file}: ${describeWriteError(error)}; ${existing === undefined ? 'no file was written' : 'the previous file is unchanged'}`, { field: file, cause: error });
+    throw notWritten(file, error, existing !== undefined);
   }
   try {
-    fsyncDirectory(realFs, dir);
+    fsyncDirectory(realFs, path.dirname(target));
   } catch (error) {
-    throw new StoreError(`wrote ${file} but could not flush its directory: ${describeWriteError(error)}; it may be lost on a crash`, { field: file, cause: error });
+    throw directoryNotFlushed(file, error);
   }
 }
