@@ -279,12 +279,13 @@ function authAtChainState(ctx: Context, iden3: Iden3, proofService: ProofService
   async function chainTreeState(ctx: Context, iden3: Iden3, did: DID): Promise<TreeState | undefined> {
     const gist = await iden3.states.getGISTProof(core.DID.idFromDID(did).bigInt());
     // An identity this wallet does not hold (a js-sdk wallet's DID given to vc?) keeps the js-sdk's choice.
-    if (treeStateRecords(ctx.store, did.string()).length === 0) return undefined;
+    const records = treeStateRecords(ctx.store, did.string());
+    if (records.length === 0) return undefined;
     // A publication whose transaction landed is recorded once its receipt is read (and the embedded
     // node's state saved): until then the state on chain is the one its journal names. A state
     // the wallet never published is refused with the reason (ConflictError), not proved against.
     const pending = ctx.store.get<{ newState?: KnownTreeState }>(PENDING_PUBLICATIONS_NS, did.string())?.newState;
-    const known = knownTreeState(ctx.store, did.string(), gist.existence ? mt.Hash.fromBigInt(gist.value).hex() : undefined, pending);
+    const known = knownTreeState(ctx.store, did.string(), gist.existence ? mt.Hash.fromBigInt(gist.value).hex() : undefined, pending, records);
     return { state: mt.Hash.fromHex(known.state), claimsRoot: mt.Hash.fromHex(known.claimsRoot), revocationRoot: mt.Hash.fromHex(known.revocationRoot), rootOfRoots: mt.Hash.fromHex(known.rootOfRoots) };
   }
 }
