@@ -91,7 +91,7 @@ class IssuanceCoalescer {
         async () => {
           await recoverPendingPublication(ctx, issuerDid);
           await this.takeUpRetries(iden3, issuerDid.string(), (member, result) => settle(member, { result }));
-          const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+          const nextNonce = await revocationNonces(ctx, issuerDid);
           const signed: Array<{ member: Waiting; credential: W3CCredential }> = [];
           while (this.waiting.length > 0 && taken.length < MAX_BATCH_CREDENTIALS) {
             for (const member of this.waiting.splice(0, MAX_BATCH_CREDENTIALS - taken.length)) {

@@ -222,7 +222,7 @@ interface StoredCredentialFields {
  * group. Two credentials sharing a nonce would be revoked together; with thousands of
  * credentials a collision of random draws alone is likely. Call with the issuer's lock held.
  */
-export async function revocationNonces(ctx: Context, iden3: Iden3, issuerDid: DID, draw: () => number = () => randomInt(1, 2 ** 32)): Promise<() => number> {
+export async function revocationNonces(ctx: Context, issuerDid: DID, draw: () => number = () => randomInt(1, 2 ** 32)): Promise<() => number> {
   const issuer = issuerDid.string();
   const used = new Set<number>(issuedRecords(ctx, issuer).map((record) => record.revocationNonce));
   // The stored credentials as stored (the js-sdk's listCredentials would parse each into a
@@ -282,7 +282,7 @@ export async function issueSignedPbqCredential(ctx: Context, item: IssueItem, op
     // An interrupted publication is completed first: the signature names the issuer's current
     // state, which must be the one on chain.
     await recoverPendingPublication(ctx, issuerDid);
-    const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+    const nextNonce = await revocationNonces(ctx, issuerDid);
     const credential = await signItem(iden3, issuerDid, prepared, nextNonce());
     await iden3.dataStorage.credential.saveCredential(credential);
     ctx.store.transaction(() => {
@@ -393,7 +393,7 @@ export async function issuePbqBatch(ctx: Context, items: IssueItem[], options: {
         const done = await completedBatch(ctx, iden3, issuerDid.string(), options.batchKey);
         if (done !== undefined) return done;
       }
-      const nextNonce = await revocationNonces(ctx, iden3, issuerDid);
+      const nextNonce = await revocationNonces(ctx, issuerDid);
       const signed = await everyOrFailures(prepared, (item) => signItem(iden3, issuerDid, item, nextNonce()), 'schemas');
       crashPoint('issue:signed');
       // Completing it records the batch under its key (publication.ts): kept until its output is

@@ -463,11 +463,11 @@ describe('revocation nonces of new credentials', () => {
       const [a, b, c] = [1, 2, 3].map((k) => Math.max(...used) + k) as [number, number, number];
       const offers = [...used, a, a, ...used, b, c];
       let index = 0;
-      const next = await revocationNonces(ctx, iden3, issuer, () => offers[index++]!);
+      const next = await revocationNonces(ctx, issuer, () => offers[index++]!);
       expect([next(), next(), next()]).toEqual([a, b, c]);
       expect(index).toBe(offers.length);
       // And with the real random draw, thousands of nonces stay distinct and unused.
-      const random = await revocationNonces(ctx, iden3, issuer);
+      const random = await revocationNonces(ctx, issuer);
       const drawn = Array.from({ length: 20_000 }, () => random());
       expect(new Set(drawn).size).toBe(drawn.length);
       for (const nonce of used) expect(drawn).not.toContain(nonce);
