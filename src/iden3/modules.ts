@@ -4,6 +4,8 @@
  * must be the same module instances (the DID network registry of js-iden3-core is module state),
  * which the ESM builds loaded here guarantee.
  */
+import { merklizeOnce } from './merklizeOnce.js';
+import { acceleratePoseidon } from './poseidon.js';
 
 export type Sdk = typeof import('@0xpolygonid/js-sdk');
 export type Core = typeof import('@iden3/js-iden3-core');
@@ -15,8 +17,20 @@ export interface Iden3Modules {
   mt: MerkleTreeLib;
 }
 
-/** Loads the js-sdk, js-iden3-core and js-merkletree (Node caches the modules after the first call). */
+/**
+ * Loads the js-sdk, js-iden3-core and js-merkletree (Node caches the modules after the first call),
+ * with their Poseidon faster and remembering (./poseidon.ts) and each credential merklized once
+ * (./merklizeOnce.ts).
+ */
 export async function loadIden3Modules(): Promise<Iden3Modules> {
-  const [sdk, core, mt] = await Promise.all([import('@0xpolygonid/js-sdk'), import('@iden3/js-iden3-core'), import('@iden3/js-merkletree')]);
+  const [sdk, core, mt, crypto, merklization] = await Promise.all([
+    import('@0xpolygonid/js-sdk'),
+    import('@iden3/js-iden3-core'),
+    import('@iden3/js-merkletree'),
+    import('@iden3/js-crypto'),
+    import('@iden3/js-jsonld-merklization'),
+  ]);
+  acceleratePoseidon(crypto);
+  merklizeOnce(merklization);
   return { sdk, core, mt };
 }
