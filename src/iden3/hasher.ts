@@ -1,10 +1,9 @@
 /**
- * A memoizing Poseidon hasher for JSON-LD merklization. Merklizing a credential hashes every
- * statement's path and value with Poseidon, in JavaScript bigints: about 0.3 s per passport
- * credential, most of an issuance's signing cost. Credentials of one type share their paths, and
- * many values (a country, a schema URL), so issuing a batch hashes the same inputs again and
- * again. This hasher keeps the results of the library's own Poseidon (the js-jsonld-merklization
- * default) in a bounded map: the same numbers, computed once. Poseidon is a pure function, so a
+ * The Poseidon hasher for JSON-LD merklization. Merklizing a credential hashes every statement's
+ * path and value; credentials of one type share their paths and many values (a country, a schema
+ * URL). Field-element hashes are remembered by vc's Poseidon itself (./poseidon.ts, installed into
+ * the library this hasher calls); this hasher remembers byte-string hashes (a sponge of several
+ * Poseidon hashes each) in a bounded map, by their bytes. Poseidon is a pure function, so a
  * remembered result is the result.
  */
 import type { Hasher } from '@iden3/js-jsonld-merklization';
@@ -36,9 +35,8 @@ class BoundedMemo<V> {
   }
 }
 
-/** Wraps `inner` (the library's Poseidon hasher) with a memo of its results. */
+/** Wraps `inner` (the library's Poseidon hasher) with a memo of its byte-string results. */
 export function memoizingHasher(inner: Hasher, limit = MEMO_ENTRIES): Hasher & { readonly remembered: number } {
-  const hashes = new BoundedMemo<bigint>(limit);
   const byteHashes = new BoundedMemo<bigint>(limit);
   return {
     // Merklizing is a long chain of hashes that never waits for I/O (the library's Merkle tree is
@@ -46,7 +44,7 @@ export function memoizingHasher(inner: Hasher, limit = MEMO_ENTRIES): Hasher & {
     // server merklizing a credential still answers its other requests.
     hash: async (inputs) => {
       await shareEventLoop();
-      return hashes.get(inputs.join(','), () => inner.hash(inputs));
+      return inner.hash(inputs);
     },
     // The bytes as latin1: one character per byte, so distinct inputs have distinct keys.
     hashBytes: async (bytes) => {
@@ -55,7 +53,7 @@ export function memoizingHasher(inner: Hasher, limit = MEMO_ENTRIES): Hasher & {
     },
     prime: () => inner.prime(),
     get remembered() {
-      return hashes.size + byteHashes.size;
+      return byteHashes.size;
     },
   };
 }
