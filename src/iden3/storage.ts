@@ -7,7 +7,7 @@
  *   iden3.mt.meta      identifier -> tree meta list   iden3.mt.roots     treeId -> root hash (hex)
  *   iden3.mt.nodes     `${treeId}/${nodeKeyHex}` -> node
  */
-import type { IDataSource, IMerkleTreeStorage, IdentityMerkleTreeMetaInformation, MerkleTreeType } from '@0xpolygonid/js-sdk';
+import type { CredentialStorage, IDataSource, IMerkleTreeStorage, IdentityMerkleTreeMetaInformation, MerkleTreeType, ProofQuery, W3CCredential } from '@0xpolygonid/js-sdk';
 import type { Bytes, Hash, ITreeStorage, Merkletree, Node } from '@iden3/js-merkletree';
 import { ConflictError } from '../errors.js';
 import type { WalletStore } from '../store/store.js';
@@ -113,6 +113,33 @@ export class StoreDataSource<T extends object> implements IDataSource<T> {
   private async findByField(value: string, field: string): Promise<{ key: string; value: T } | undefined> {
     return this.store.list<T>(this.ns).find((record) => (record.value as Record<string, unknown>)[field] === value);
   }
+}
+
+/**
+ * The js-sdk's credential storage over CREDENTIALS_NS, with its one hot query indexed: the js-sdk
+ * looks up an identity's auth key credentials (getAllAuthBJJCredentials: type AuthBJJCredential,
+ * one issuer) at every signature and proof, by reading and filtering every stored credential (0.3 s
+ * of each issuance in a wallet of 10,000). That query is answered from the store's index of the
+ * records mentioning the auth key type by issuer (WalletStore.authKeyCandidates), filtered with the
+ * js-sdk's own query filters, so it gives what the js-sdk's scan gives; every other query is the
+ * js-sdk's.
+ */
+export function credentialStorage(store: WalletStore, sdk: Iden3Modules['sdk']): CredentialStorage {
+  const storage = new sdk.CredentialStorage(new StoreDataSource<W3CCredential>(store, CREDENTIALS_NS, 'id'));
+  const scan = storage.findCredentialsByQuery.bind(storage);
+  storage.findCredentialsByQuery = async (query: ProofQuery): Promise<W3CCredential[]> => {
+    const issuers = query.allowedIssuers;
+    if (query.type !== sdk.VerifiableConstants.AUTH.AUTH_BJJ_CREDENTIAL_TYPE || issuers === undefined || issuers.length === 0 || issuers.includes('*')) return scan(query);
+    const filters = sdk.StandardJSONCredentialsQueryFilter(query);
+    const found = new Map<string, W3CCredential>();
+    for (const issuer of new Set(issuers)) for (const { key, value } of store.authKeyCandidates<W3CCredential>(CREDENTIALS_NS, issuer)) found.set(key, value);
+    return [...found]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, value]) => value)
+      .filter((credential) => filters.every((filter) => filter.execute(credential)))
+      .map((credential) => sdk.W3CCredential.fromJSON(credential));
+  };
+  return storage;
 }
 
 interface StoredNode {

@@ -20,7 +20,7 @@ import { RhsNodeStore, RhsStatusResolver, StoreRhsPublisher } from './rhs.js';
 import { AgentStatusResolver } from './agentStatus.js';
 import { babyJubKeyProvider } from './babyJubSigner.js';
 import { OnchainTreeStatusResolver } from './onchainStatus.js';
-import { CREDENTIALS_NS, IDENTITIES_NS, PENDING_PUBLICATIONS_NS, PROFILES_NS, StoreDataSource, knownTreeState, StoreMerkleTreeStorage, StorePrivateKeyStore, treeStateRecords, type KnownTreeState } from './storage.js';
+import { credentialStorage, IDENTITIES_NS, PENDING_PUBLICATIONS_NS, PROFILES_NS, StoreDataSource, knownTreeState, StoreMerkleTreeStorage, StorePrivateKeyStore, treeStateRecords, type KnownTreeState } from './storage.js';
 import { registerDidNetwork } from '../chain/didType.js';
 import type { AuthVerifierCircuit } from '../chain/verifiers.js';
 
@@ -67,7 +67,7 @@ async function createIden3(ctx: Context): Promise<Iden3> {
 
   const states = await ChainStateStorage.create(ctx, modules);
   const dataStorage: IDataStorage = {
-    credential: new sdk.CredentialStorage(new StoreDataSource(store, CREDENTIALS_NS, 'id')),
+    credential: credentialStorage(store, sdk),
     identity: new sdk.IdentityStorage(new StoreDataSource(store, IDENTITIES_NS, 'did'), new StoreDataSource(store, PROFILES_NS, 'id')),
     mt: new StoreMerkleTreeStorage(store, modules),
     states,

@@ -17,6 +17,25 @@ import lockfile from 'proper-lockfile';
 import { StoreError, describeError } from '../errors.js';
 import { bindLockName, lockName as abstractLockName, ownerIsDead, ownIdentity, readOwner, releaseLockName, writeOwner } from './lockOwner.js';
 
+/**
+ * A partial index of the records that mention the iden3 auth key credential type, by their
+ * issuer: the js-sdk looks up an identity's auth key credentials among all its credentials at
+ * every signature and proof (authKeyCredentials). Only records that are JSON are indexed (a value
+ * another program broke must not make every write fail).
+ */
+const AUTH_KEY_MENTION = `instr(value, '"AuthBJJCredential"') > 0 AND json_valid(value)`;
+const AUTH_KEY_INDEX = `CREATE INDEX IF NOT EXISTS records_auth_keys ON records (ns, json_extract(value, '$.issuer')) WHERE ${AUTH_KEY_MENTION}`;
+
+/** Creates the auth key index unless the database has it; false when it cannot be created. */
+function authKeyIndex(db: Database.Database): boolean {
+  try {
+    db.exec(AUTH_KEY_INDEX);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface StoreRecord<T> {
   key: string;
   value: T;
@@ -97,6 +116,8 @@ export class WalletStore {
     del: Statement<[string, string]>;
     list: Statement<[string, string, string], { key: string; value: string }>;
     count: Statement<[string], { n: number }>;
+    any: Statement<[string, string, string], { n: number }>;
+    authKeys: Statement<[string, string], { key: string; value: string }>;
     deleteBefore: Statement<[string, string, string, string | null, string | null]>;
     all: Statement<[], RawStoreRecord>;
     total: Statement<[], { n: number }>;
@@ -116,6 +137,10 @@ export class WalletStore {
       del: prepared(db, 'DELETE FROM records WHERE ns = ? AND key = ?'),
       list: prepared(db, "SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
       count: prepared(db, 'SELECT count(*) AS n FROM records WHERE ns = ?'),
+      any: prepared(db, "SELECT 1 AS n FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) LIMIT 1"),
+      // INDEXED BY: the planner, without statistics, would scan the namespace instead. A database
+      // that cannot be given the index (read-only, made by an earlier vc) is scanned.
+      authKeys: prepared(db, `SELECT key, value FROM records ${authKeyIndex(db) ? 'INDEXED BY records_auth_keys ' : ''}WHERE ns = ? AND ${AUTH_KEY_MENTION} AND json_extract(value, '$.issuer') = ? ORDER BY key`),
       // ISO-8601 UTC timestamps of one format (toISOString) compare correctly as text.
       deleteBefore: prepared(db, 'DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
       all: prepared(db, 'SELECT ns, key, value, updated_at AS updatedAt FROM records ORDER BY ns, key'),
@@ -243,6 +268,20 @@ export class WalletStore {
   /** Number of records in a namespace. */
   count(ns: string): number {
     return this.statements.count.get(ns)?.n ?? 0;
+  }
+
+  /**
+   * The records of `ns` whose JSON mentions "AuthBJJCredential" and whose top-level `issuer` is
+   * `issuer`, by key, from an index (not a scan of the namespace): every iden3 auth key credential
+   * of that issuer is among them; the caller filters them further.
+   */
+  authKeyCandidates<T>(ns: string, issuer: string): StoreRecord<T>[] {
+    return this.statements.authKeys.all(ns, issuer).map((row) => ({ key: row.key, value: parseRecord<T>(ns, row.key, row.value) }));
+  }
+
+  /** Whether the namespace holds a record whose key starts with `prefix` (without reading them all). */
+  hasAny(ns: string, prefix = ''): boolean {
+    return this.statements.any.get(ns, prefix, prefix) !== undefined;
   }
 
   /**

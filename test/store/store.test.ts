@@ -346,4 +346,48 @@ describe('WalletStore', () => {
       }
     });
   });
+
+  it('hasAny tells whether a key prefix has records, without reading them', () => {
+    const store = WalletStore.open(home());
+    store.put('issued', 'did:a/1', { id: 1 });
+    store.put('issued', 'did:ab/2', { id: 2 });
+    expect(store.hasAny('issued', 'did:a/')).toBe(true);
+    expect(store.hasAny('issued', 'did:ab/')).toBe(true);
+    expect(store.hasAny('issued', 'did:b/')).toBe(false);
+    expect(store.hasAny('issued', 'did:a/1/')).toBe(false);
+    expect(store.hasAny('other')).toBe(false);
+    expect(store.hasAny('issued')).toBe(true);
+    store.close();
+  });
+
+  it('finds the auth key credential candidates of an issuer through its index, a record that is not JSON or an old database notwithstanding', () => {
+    const dir = home();
+    const store = WalletStore.open(dir);
+    const auth = (issuer: unknown, id: string) => ({ id, issuer, type: ['VerifiableCredential', 'AuthBJJCredential'] });
+    store.put('creds', 'c1', auth('did:a', 'c1'));
+    store.put('creds', 'c0', auth('did:a', 'c0'));
+    store.put('creds', 'c2', auth('did:b', 'c2'));
+    store.put('creds', 'c3', { id: 'c3', issuer: 'did:a', type: ['VerifiableCredential', 'KYCAgeCredential'] });
+    store.put('creds', 'c4', auth({ id: 'did:a' }, 'c4')); // issuer an object: not a match of the string
+    store.put('other', 'c5', auth('did:a', 'c5')); // another namespace
+    expect(store.authKeyCandidates<{ id: string }>('creds', 'did:a').map((r) => r.value.id)).toEqual(['c0', 'c1']);
+    expect(store.authKeyCandidates<{ id: string }>('creds', 'did:b').map((r) => r.value.id)).toEqual(['c2']);
+    expect(store.authKeyCandidates('creds', 'did:c')).toEqual([]);
+    store.close();
+
+    // Another program writes a value that is not JSON but mentions the type: writes and lookups go on.
+    const db = new Database(path.join(dir, 'wallet.db'));
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT key FROM records INDEXED BY records_auth_keys WHERE ns = 'creds' AND instr(value, '"AuthBJJCredential"') > 0 AND json_valid(value) AND json_extract(value, '$.issuer') = 'did:a'`).all() as Array<{ detail: string }>;
+    expect(plan.map((row) => row.detail).join(' ')).toContain('USING INDEX records_auth_keys');
+    db.prepare('INSERT INTO records (ns, key, value, updated_at) VALUES (?, ?, ?, ?)').run('creds', 'broken', '{"issuer": "did:a", "type": ["AuthBJJCredential"', 1);
+    db.close();
+    // A database of an earlier vc: no index (created again at the next opening).
+    const old = new Database(path.join(dir, 'wallet.db'));
+    old.exec('DROP INDEX records_auth_keys');
+    old.close();
+    const again = WalletStore.open(dir);
+    again.put('creds', 'c6', auth('did:a', 'c6'));
+    expect(again.authKeyCandidates<{ id: string }>('creds', 'did:a').map((r) => r.value.id)).toEqual(['c0', 'c1', 'c6']);
+    again.close();
+  });
 });
