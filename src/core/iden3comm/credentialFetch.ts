@@ -13,7 +13,7 @@ import { InputError, NotFoundError, UnprocessableError, VerificationError, descr
 import { PLAIN_MEDIA_TYPE, type PlainMessage } from '../../iden3/agentStatus.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { defaultDid } from '../pbq/identities.js';
-import { issuedRecords } from '../pbq/publication.js';
+import { hasIssued } from '../pbq/publication.js';
 import type { FieldNamer } from '../validate.js';
 import { authVerificationKey, isAuthCircuit, parseJwz, unpackAuthJwz } from './authJwz.js';
 import { AUTH_CIRCUITS } from './authLimits.js';
@@ -60,7 +60,7 @@ export async function answerFetchRequest(ctx: Context, jwzText: string, names: F
   } catch (error) {
     throw new InputError(`${where}: the message's to: expected the issuer's iden3 DID, got ${JSON.stringify(message.to)?.slice(0, 200)} (${describeError(error)})`, { field: 'jwz' });
   }
-  if (defaultDid(ctx, 'issuer') !== issuer && issuedRecords(ctx, issuer).length === 0) {
+  if (defaultDid(ctx, 'issuer') !== issuer && !hasIssued(ctx, issuer)) {
     throw new NotFoundError(`${where}: ${issuer} is not an issuer of this wallet`, { field: 'jwz' });
   }
   const id = (message.body as { id?: unknown } | null | undefined)?.id;

@@ -14,7 +14,7 @@ import { InputError, NotFoundError, UnprocessableError, describeError } from '..
 import { AGENT_PATH, PLAIN_MEDIA_TYPE } from '../../iden3/agentStatus.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { resolveIssuerDid } from '../pbq/identities.js';
-import { issuedRecords } from '../pbq/publication.js';
+import { isIssued } from '../pbq/publication.js';
 import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import type { FieldNamer } from '../validate.js';
 
@@ -31,7 +31,7 @@ export interface CredentialOfferOptions {
 
 /** A credential this wallet's issuer `issuer` issued (completed publications only), as stored; undefined when it issued none with that id. */
 export async function issuedCredential(ctx: Context, issuer: string, id: string): Promise<Record<string, unknown> | undefined> {
-  if (!issuedRecords(ctx, issuer).some((record) => record.id === id)) return undefined;
+  if (!isIssued(ctx, issuer, id)) return undefined;
   const stored = await (await getIden3(ctx)).dataStorage.credential.findCredentialById(id);
   return stored === undefined ? undefined : (JSON.parse(JSON.stringify(stored)) as Record<string, unknown>);
 }

@@ -10,7 +10,7 @@ import { ConflictError, InputError, NotFoundError, UnprocessableError, describeE
 import { PLAIN_MEDIA_TYPE, REVOCATION_STATUS_REQUEST_TYPE, REVOCATION_STATUS_RESPONSE_TYPE, answerRevocationStatus, type PlainMessage } from '../../iden3/agentStatus.js';
 import { getIden3 } from '../../iden3/wallet.js';
 import { defaultDid } from './identities.js';
-import { issuedRecords, pendingPublication } from './publication.js';
+import { hasIssued, pendingPublication } from './publication.js';
 
 /** Answers one plain iden3comm message sent to this wallet's agent. */
 export async function answerAgentMessage(ctx: Context, message: PlainMessage): Promise<PlainMessage> {
@@ -33,7 +33,7 @@ export async function answerAgentMessage(ctx: Context, message: PlainMessage): P
     throw new InputError(`to: expected the issuer's iden3 DID, got ${JSON.stringify(message.to)} (${describeError(error)})`, { field: 'to' });
   }
   // Only for this wallet's issuers (its issuer identity, or one that issued here): a holder's trees are not the agent's to show.
-  if (defaultDid(ctx, 'issuer') !== issuer.string() && issuedRecords(ctx, issuer.string()).length === 0) {
+  if (defaultDid(ctx, 'issuer') !== issuer.string() && !hasIssued(ctx, issuer.string())) {
     throw new NotFoundError(`${issuer.string()} is not an issuer of this wallet`, { field: 'to' });
   }
   let body;

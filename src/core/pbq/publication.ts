@@ -59,6 +59,38 @@ export function issuedRecords(ctx: Context, issuer: string): IssuedRecord[] {
   return ctx.store.list<IssuedRecord>(ISSUED_NS, `${issuer}/`).map((entry) => entry.value);
 }
 
+/** Whether `issuer` issued the credential `id` from this wallet (one record read, however many it issued). */
+export function isIssued(ctx: Context, issuer: string, id: string): boolean {
+  return ctx.store.get<IssuedRecord>(ISSUED_NS, `${issuer}/${id}`) !== undefined;
+}
+
+/** Whether `issuer` issued any credential from this wallet. */
+export function hasIssued(ctx: Context, issuer: string): boolean {
+  return ctx.store.hasAny(ISSUED_NS, `${issuer}/`);
+}
+
+/**
+ * Store namespace of the revocation nonces the credentials of each issuer of this wallet use:
+ * `<issuer DID>/<nonce>` → the credential's id. New nonces are checked against it one read each
+ * (pbqIssuance.ts revocationNonces), not against every credential of the wallet.
+ */
+export const NONCES_NS = 'iden3.revocationNonces';
+
+/** What the nonce index holds for one nonce. */
+export interface NonceRecord {
+  id: string;
+}
+
+/**
+ * Records that `issuer` issued `credential` from this wallet, with its revocation nonce as used:
+ * call it inside a store transaction, so that both are recorded or neither.
+ */
+export function recordIssued(ctx: Context, issuer: string, credential: { id: string; credentialStatus: { revocationNonce?: number | string | undefined } }): void {
+  const revocationNonce = Number(credential.credentialStatus.revocationNonce);
+  ctx.store.put<IssuedRecord>(ISSUED_NS, `${issuer}/${credential.id}`, { id: credential.id, revocationNonce });
+  ctx.store.put<NonceRecord>(NONCES_NS, `${issuer}/${revocationNonce}`, { id: credential.id });
+}
+
 /**
  * Store namespace of the completed batches (`vc issuer issue --batch`) whose result was not yet
  * written out (by their own run, or by another command that reconciled an interrupted run's
@@ -379,7 +411,7 @@ async function completePublication(ctx: Context, iden3: Iden3, did: DID, journal
     await iden3.dataStorage.credential.saveCredential(credential!);
     // What this issuer issued is recorded here, not inferred from the credential store (which
     // also holds what holders of this wallet were given, and anything given to prove-submit).
-    ctx.store.put<IssuedRecord>(ISSUED_NS, `${journal.issuer}/${credential!.id}`, { id: credential!.id, revocationNonce: Number(credential!.credentialStatus.revocationNonce) });
+    ctx.store.transaction(() => recordIssued(ctx, journal.issuer, credential!));
     // A credential for one of this wallet's own holder DIDs is the holder's too (never one for another holder).
     keepIssuedCredential(ctx, JSON.parse(JSON.stringify(credential)) as Record<string, unknown>, 'iden3', { quiet: true });
     completed.push(credential!);

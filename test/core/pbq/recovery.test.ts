@@ -26,8 +26,8 @@ import { getChain } from '../../../src/chain/chainClient.js';
 import { iden3Artifact } from '../../../src/chain/artifacts.js';
 import { readAddressBook } from '../../../src/chain/addressBook.js';
 import { readNodeRecord } from '../../../src/chain/node/nodeRecord.js';
-import { listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
-import { COMPLETED_BATCHES_NS, issuedRecords, pendingPublication, type CompletedBatch, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
+import { NONCE_INDEX_NS, listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
+import { COMPLETED_BATCHES_NS, NONCES_NS, issuedRecords, pendingPublication, type CompletedBatch, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
 import { resolveIssuerDid } from '../../../src/core/pbq/identities.js';
 import { CRASH_POINTS, type CrashPointName } from '../../../src/faults.js';
 import { runVcAsync, runVcInProcess, tempDir, templateHome, type VcRun } from '../../helpers.js';
@@ -465,6 +465,15 @@ describe('revocation nonces of new credentials', () => {
       let index = 0;
       const next = await revocationNonces(ctx, issuer, () => offers[index++]!);
       expect([next(), next(), next()]).toEqual([a, b, c]);
+      expect(index).toBe(offers.length);
+      // Every used nonce is in the issuer's index (kept by each issuance since it was built).
+      for (const nonce of used) expect(ctx.store.get(NONCES_NS, `${issuer.string()}/${nonce}`), `nonce ${nonce}`).toBeDefined();
+      // A wallet of an earlier vc (no index): built again from its credentials at the next draw.
+      for (const { key } of ctx.store.list(NONCES_NS, `${issuer.string()}/`)) ctx.store.delete(NONCES_NS, key);
+      ctx.store.delete(NONCE_INDEX_NS, issuer.string());
+      index = 0;
+      const rebuilt = await revocationNonces(ctx, issuer, () => offers[index++]!);
+      expect([rebuilt(), rebuilt(), rebuilt()]).toEqual([a, b, c]);
       expect(index).toBe(offers.length);
       // And with the real random draw, thousands of nonces stay distinct and unused.
       const random = await revocationNonces(ctx, issuer);
