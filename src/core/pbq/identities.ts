@@ -112,11 +112,19 @@ async function parseDid(ctx: Context, did: string): Promise<DidObject> {
   return didObject(modules.core.DID.parse(did));
 }
 
+/** The signing address of each Context (its configuration, and so its key, does not change). */
+const signerAddresses = new WeakMap<Context, string>();
+
 /** The address this wallet sends transactions from (WALLET_KEY, or the embedded chain's development account). */
 export async function signerAddress(ctx: Context): Promise<string> {
+  const known = signerAddresses.get(ctx);
+  if (known !== undefined) return known;
   const { LOCAL_DEV_ACCOUNT_KEY } = await import('../../chain/connection.js');
   const { computeAddress } = await import('ethers');
-  return computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
+  // A public key from the private key: 1-3 ms, asked for at every sample credential.
+  const address = computeAddress(ctx.config.chain.walletKey ?? LOCAL_DEV_ACCOUNT_KEY);
+  signerAddresses.set(ctx, address);
+  return address;
 }
 
 /**
