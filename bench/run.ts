@@ -78,6 +78,15 @@ const BENCHES: BenchEntry[] = [
     },
   },
   {
+    name: 'issuerScale',
+    description: 'signature issuance in a fresh wallet vs after 2,000 more credentials (revocation nonces and the auth key found by index)',
+    run: (m) => entry(m, 'runIssuerScaleBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptable: boolean; ratio: number; fresh: { medianMs: number }; atScale: { medianMs: number } };
+      return report.acceptable ? undefined : `at scale ${report.atScale.medianMs} ms vs fresh ${report.fresh.medianMs} ms: x${report.ratio} (target <= 1.5)`;
+    },
+  },
+  {
     name: 'proving',
     description: 'vc serve issuing one credential after another (a state-transition proof each): /healthz p99 with proofs on the main thread vs in the prover process',
     run: (m) => entry(m, 'runProvingBench')({}),
