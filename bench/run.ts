@@ -87,6 +87,16 @@ const BENCHES: BenchEntry[] = [
     },
   },
   {
+    name: 'poseidon',
+    description: 'one Poseidon hash (2, 3, 5, 6, 16 inputs): js-crypto vs vc\'s WebAssembly Poseidon, and the WebAssembly one\'s first use in a fresh process',
+    run: (m) => entry(m, 'runPoseidonBench')({}),
+    unacceptable: (result) => {
+      const report = result as { acceptance: { met: boolean; targetRatioTwoInputs: number; targetFirstUseMs: number }; widths: Array<{ inputs: number; ratio: number }>; firstUse: { firstHashMs: number } };
+      const two = report.widths.find((w) => w.inputs === 2);
+      return report.acceptance.met ? undefined : `2 inputs x${two?.ratio ?? '?'} of js-crypto (target <= ${report.acceptance.targetRatioTwoInputs}), first use ${report.firstUse.firstHashMs} ms (target < ${report.acceptance.targetFirstUseMs} ms)`;
+    },
+  },
+  {
     name: 'proving',
     description: 'vc serve issuing one credential after another (a state-transition proof each): /healthz p99 with proofs on the main thread vs in the prover process',
     run: (m) => entry(m, 'runProvingBench')({}),
