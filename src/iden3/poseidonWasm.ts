@@ -71,6 +71,8 @@ const F_DOT = 2;
 const F_UNPACK = 3;
 const F_PACK = 4;
 const F_REDUCE = 5;
+const F_SQUARE = 8;
+const F_MUL_ADD_CONSTANT = 9;
 
 /**
  * Emits the arithmetic of one function whose i64 locals start at `base`: A (9), B (9), the
@@ -113,6 +115,22 @@ class Limbs {
       }
       for (let i = Math.max(0, col - LIMBS + 1); i <= Math.min(col, LIMBS - 1); i++) {
         code.get(this.a + i).get(this.b + col - i).op(Op.i64Mul);
+        if (!first) code.op(Op.i64Add);
+        first = false;
+      }
+      code.set(this.c + col);
+    }
+  }
+
+  /** Sets the columns to A*A: each cross product once, by the doubled limb (kept in B). */
+  square(): void {
+    const { code } = this;
+    for (let k = 0; k < LIMBS; k++) code.get(this.a + k).i64(1n).op(Op.i64Shl).set(this.b + k);
+    for (let col = 0; col <= 2 * (LIMBS - 1); col++) {
+      let first = true;
+      for (let i = Math.max(0, col - LIMBS + 1); 2 * i <= col; i++) {
+        const j = col - i;
+        code.get(this.a + i).get(i === j ? this.a + i : this.b + j).op(Op.i64Mul);
         if (!first) code.op(Op.i64Add);
         first = false;
       }
@@ -180,7 +198,21 @@ function mulFunction(): FunctionDef {
   return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code, exportName: 'mul' };
 }
 
-function mulAddFunction(): FunctionDef {
+function squareFunction(): FunctionDef {
+  const code = new Code();
+  const f = new Limbs(code, 2);
+  f.load(1, f.a);
+  f.square();
+  f.reduce();
+  f.store(0);
+  return { params: [I32, I32], results: [], locals: i64Locals(f.count), code };
+}
+
+/**
+ * mulAdd(out, a, b, c) = a*b/R + c; `subtract`: minus 2r if that is at least 2r (for a c below 2r;
+ * out < 2r), else nothing (for a constant c below r: out < 2.1r, which the products accept).
+ */
+function mulAddFunction(subtract: boolean): FunctionDef {
   const code = new Code();
   const f = new Limbs(code, 4);
   f.load(1, f.a);
@@ -189,7 +221,7 @@ function mulAddFunction(): FunctionDef {
   // + c*R: c's limbs into the upper columns
   for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).get(3).load32u(4 * k).op(Op.i64Add).set(f.c + LIMBS + k);
   f.reduce();
-  f.subtractIfAtLeast(TWO_FIELD_LIMBS);
+  if (subtract) f.subtractIfAtLeast(TWO_FIELD_LIMBS);
   f.store(0);
   return { params: [I32, I32, I32, I32], results: [], locals: i64Locals(f.count), code };
 }
@@ -313,8 +345,8 @@ function hashFunction(): FunctionDef {
     code.get(base).get(index).i32(ELEMENT).op(Op.i32Mul, Op.i32Add);
   };
   const pow4 = (at: number): void => {
-    code.get(x2).get(at).get(at).call(F_MUL);
-    code.get(x4).get(x2).get(x2).call(F_MUL);
+    code.get(x2).get(at).call(F_SQUARE);
+    code.get(x4).get(x2).call(F_SQUARE);
   };
   // s[i] = s[i]^5 + C (running pointer), for every i
   const sboxes = (): void => {
@@ -322,7 +354,7 @@ function hashFunction(): FunctionDef {
       element(s, i);
       code.set(x);
       pow4(x);
-      code.get(x).get(x4).get(x).get(cPtr).call(F_MUL_ADD);
+      code.get(x).get(x4).get(x).get(cPtr).call(F_MUL_ADD_CONSTANT);
       code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     });
   };
@@ -347,7 +379,7 @@ function hashFunction(): FunctionDef {
   forRange(code, i, 0, t, () => {
     element(s, i);
     code.set(x);
-    code.get(x).get(x).i32(R2_AT).get(cPtr).call(F_MUL_ADD);
+    code.get(x).get(x).i32(R2_AT).get(cPtr).call(F_MUL_ADD_CONSTANT);
     code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
   });
   // 4 full rounds: M, M, M, then P
@@ -360,7 +392,7 @@ function hashFunction(): FunctionDef {
   // partial rounds with the sparse matrices
   forRange(code, r, 0, nRP, () => {
     pow4(s);
-    code.get(s).get(x4).get(s).get(cPtr).call(F_MUL_ADD);
+    code.get(s).get(x4).get(s).get(cPtr).call(F_MUL_ADD_CONSTANT);
     code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     code.get(new0).get(sPtr).i32(ELEMENT).get(s).i32(ELEMENT).get(t).call(F_DOT);
     forRange(code, i, 1, t, () => {
@@ -444,7 +476,7 @@ function constantsBytes(): number {
 
 /** The module's binary (exported for tests and the bench: the emitter's output as compiled). */
 export function poseidonModuleBytes(): Uint8Array<ArrayBuffer> {
-  return encodeModule([mulFunction(), mulAddFunction(), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction()], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
+  return encodeModule([mulFunction(), mulAddFunction(true), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), squareFunction(), mulAddFunction(false)], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
 }
 
 function writeLimbs(memory: WasmMemory, at: number, x: bigint): void {
