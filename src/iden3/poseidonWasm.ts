@@ -5,17 +5,25 @@
  * Arithmetic: Montgomery form with R = 2^261, a field element being 9 limbs of 29 bits (36 bytes
  * in memory, little-endian u32s). A 29-bit limb product is below 2^58, so a column of a 512-bit
  * product sums dozens of them in an i64 without carrying; carries are propagated once, at the end
- * (or every 5 terms of a sum of products). R = 2^261 is 2^7 times larger than r, so a Montgomery
- * product of two values below 2r is below 1.03r: values stay below 2r with no final subtraction
- * except after an addition. Sums of products (the MDS mixes, the partial rounds' sparse rows) are
- * accumulated unreduced and reduced once.
+ * (or every 5 terms of a sum of products). Sums of products (the MDS mixes, the partial rounds'
+ * sparse rows) are accumulated unreduced and reduced once.
+ *
+ * Values are not kept below r. REDC(T) < T/R + r, and R is about 169r (2^261 / r), so a product
+ * of a < Ar and b < Br comes out below (1 + AB/169)r; a stored value only has to stay below 2^261
+ * (9 limbs of 29 bits) for the arithmetic to be exact modulo r. The bounds, with constants below r:
+ *   s-box: x^2, x^4 and x^5 + C of x < 8.2r: < 1.4r, < 1.02r, < 2.05r; a mix of those: < 1.3r.
+ *   partial rounds: s[k] += s0*S adds < 1.02r a round to s[k] (< 1.3r before them): after at
+ *   most 70 rounds s[k] < 73r < 2^261; a sparse row of those: < (1 + (2.05 + 16 * 73) / 169)r < 8r.
+ *   the full rounds after them: x^2, x^4, x^5 + C of x < 73r: < 33r, < 7.5r, < 5.3r; a mix < 1.6r.
+ * Only the result is reduced below r, once: out of Montgomery form (< r + 1), minus r if >= r.
  *
  * Module functions (generated straight-line code, loops only over elements and rounds):
- *   mul(out, a, b)        out = a*b/R                       (a, b < 2r; out < 1.03r)
- *   mulAdd(out, a, b, c)  out = a*b/R + c, minus 2r if >= 2r (a, b, c < 2r; out < 2r)
- *   dot(out, a, as, b, bs, n)  out = sum a[k]*b[k] / R      (a[k] < 1.03r, b[k] < 2r; out < 2r)
- *   toMont(dst, src, n)   n little-endian 256-bit words at src into Montgomery form at dst, < r
- *   hash(t, nRP, C, S, M, P)  the permutation of the t - 1 inputs at INPUT, result at OUT
+ *   mul(out, a, b)             out = a*b/R
+ *   square(out, a)             out = a*a/R, each cross product once
+ *   mulAdd(out, a, b, c)       out = a*b/R + c
+ *   dot(out, a, as, b, bs, n)  out = sum a[k]*b[k] / R, a at stride as, b at stride bs
+ *   toMont(dst, src, n)        n little-endian 256-bit words at src into Montgomery form at dst, < r
+ *   hash(t, nRP, C, S, M, P)   the permutation of the t - 1 inputs at INPUT_AT, result at OUT_AT
  *
  * Constants of a width are converted into Montgomery form the first time the width is used.
  * Invalid inputs go to js-crypto's own function (captured when this module loads), which refuses
@@ -34,7 +42,6 @@ const MASK = (1n << BigInt(BITS)) - 1n;
 const ELEMENT = 4 * LIMBS;
 const R_BITS = BITS * LIMBS; // R = 2^261
 const FIELD_LIMBS = toLimbs(FIELD);
-const TWO_FIELD_LIMBS = toLimbs(2n * FIELD);
 /** -r^-1 mod 2^29. */
 const N_PRIME = (() => {
   const modulus = 1n << BigInt(BITS);
@@ -72,7 +79,6 @@ const F_UNPACK = 3;
 const F_PACK = 4;
 const F_REDUCE = 5;
 const F_SQUARE = 8;
-const F_MUL_ADD_CONSTANT = 9;
 
 /**
  * Emits the arithmetic of one function whose i64 locals start at `base`: A (9), B (9), the
@@ -163,7 +169,7 @@ class Limbs {
     this.normalize(LIMBS, 17);
   }
 
-  /** Columns 9..17 minus `q` if they are at least `q`. */
+  /** Columns 9..17 (normalized) minus `q` if they are at least `q`. */
   subtractIfAtLeast(q: readonly bigint[]): void {
     const { code } = this;
     code.i64(0n).set(this.borrow);
@@ -208,11 +214,8 @@ function squareFunction(): FunctionDef {
   return { params: [I32, I32], results: [], locals: i64Locals(f.count), code };
 }
 
-/**
- * mulAdd(out, a, b, c) = a*b/R + c; `subtract`: minus 2r if that is at least 2r (for a c below 2r;
- * out < 2r), else nothing (for a constant c below r: out < 2.1r, which the products accept).
- */
-function mulAddFunction(subtract: boolean): FunctionDef {
+/** mulAdd(out, a, b, c) = a*b/R + c. */
+function mulAddFunction(): FunctionDef {
   const code = new Code();
   const f = new Limbs(code, 4);
   f.load(1, f.a);
@@ -221,7 +224,6 @@ function mulAddFunction(subtract: boolean): FunctionDef {
   // + c*R: c's limbs into the upper columns
   for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).get(3).load32u(4 * k).op(Op.i64Add).set(f.c + LIMBS + k);
   f.reduce();
-  if (subtract) f.subtractIfAtLeast(TWO_FIELD_LIMBS);
   f.store(0);
   return { params: [I32, I32, I32, I32], results: [], locals: i64Locals(f.count), code };
 }
@@ -296,7 +298,7 @@ function packFunction(): FunctionDef {
   return { params: [I32, I32], results: [], locals: i64Locals(LIMBS), code };
 }
 
-/** reduce(p): the element at p (below 2r) minus r if it is at least r. */
+/** reduce(p): the element at p (below 2r) minus r if it is at least r: below r. */
 function reduceFunction(): FunctionDef {
   const code = new Code();
   const f = new Limbs(code, 1);
@@ -354,7 +356,7 @@ function hashFunction(): FunctionDef {
       element(s, i);
       code.set(x);
       pow4(x);
-      code.get(x).get(x4).get(x).get(cPtr).call(F_MUL_ADD_CONSTANT);
+      code.get(x).get(x4).get(x).get(cPtr).call(F_MUL_ADD);
       code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     });
   };
@@ -379,7 +381,7 @@ function hashFunction(): FunctionDef {
   forRange(code, i, 0, t, () => {
     element(s, i);
     code.set(x);
-    code.get(x).get(x).i32(R2_AT).get(cPtr).call(F_MUL_ADD_CONSTANT);
+    code.get(x).get(x).i32(R2_AT).get(cPtr).call(F_MUL_ADD);
     code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
   });
   // 4 full rounds: M, M, M, then P
@@ -392,7 +394,7 @@ function hashFunction(): FunctionDef {
   // partial rounds with the sparse matrices
   forRange(code, r, 0, nRP, () => {
     pow4(s);
-    code.get(s).get(x4).get(s).get(cPtr).call(F_MUL_ADD_CONSTANT);
+    code.get(s).get(x4).get(s).get(cPtr).call(F_MUL_ADD);
     code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     code.get(new0).get(sPtr).i32(ELEMENT).get(s).i32(ELEMENT).get(t).call(F_DOT);
     forRange(code, i, 1, t, () => {
@@ -476,7 +478,7 @@ function constantsBytes(): number {
 
 /** The module's binary (exported for tests and the bench: the emitter's output as compiled). */
 export function poseidonModuleBytes(): Uint8Array<ArrayBuffer> {
-  return encodeModule([mulFunction(), mulAddFunction(true), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), squareFunction(), mulAddFunction(false)], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
+  return encodeModule([mulFunction(), mulAddFunction(), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), squareFunction()], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
 }
 
 function writeLimbs(memory: WasmMemory, at: number, x: bigint): void {
