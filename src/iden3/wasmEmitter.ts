@@ -31,6 +31,10 @@ export const Op = {
 
 /** Appends `value` (a non-negative integer below 2^32) as unsigned LEB128. */
 export function uleb(value: number, out: number[]): void {
+  if (value >= 0 && value < 0x80 && Number.isInteger(value)) {
+    out.push(value);
+    return;
+  }
   if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`uleb: ${value} is not a u32`);
   let v = value;
   do {
@@ -53,12 +57,15 @@ export function sleb(value: bigint, out: number[]): void {
   }
 }
 
+/** Encodings of i64 constants already emitted (the generators use a few dozen, many times). */
+const i64Encodings = new Map<bigint, number[]>();
+
 /** A function body under construction: instructions appended in order, chainable. */
 export class Code {
   readonly bytes: number[] = [];
 
   op(...codes: number[]): this {
-    this.bytes.push(...codes);
+    for (const code of codes) this.bytes.push(code);
     return this;
   }
 
@@ -88,8 +95,13 @@ export class Code {
 
   /** An i64 constant; `value` is taken modulo 2^64 (so 0..2^64-1 and negative values both work). */
   i64(value: bigint): this {
-    this.bytes.push(0x42);
-    sleb(BigInt.asIntN(64, value), this.bytes);
+    let encoded = i64Encodings.get(value);
+    if (encoded === undefined) {
+      encoded = [0x42];
+      sleb(BigInt.asIntN(64, value), encoded);
+      i64Encodings.set(value, encoded);
+    }
+    for (const byte of encoded) this.bytes.push(byte);
     return this;
   }
 
