@@ -50,7 +50,7 @@ const N_PRIME = (() => {
   return (modulus - ((inverse % modulus) + modulus) % modulus) % modulus;
 })();
 
-// Fixed memory layout (bytes); constants follow from CONSTANTS on.
+// Fixed memory layout (bytes); the widths' constants follow from CONSTANTS_AT on, in the order first used.
 const R2_AT = 0; // R^2 mod r, limbs
 const ONE_AT = 64; // 1, limbs
 const X2_AT = 128;
@@ -71,7 +71,7 @@ function toLimbs(x: bigint): bigint[] {
   return limbs;
 }
 
-// Function indices.
+// Function indices (toMont = 6 and hash = 7 are only called from JavaScript).
 const F_MUL = 0;
 const F_MUL_ADD = 1;
 const F_DOT = 2;
@@ -201,7 +201,7 @@ function mulFunction(): FunctionDef {
   f.product(true);
   f.reduce();
   f.store(0);
-  return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code, exportName: 'mul' };
+  return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code };
 }
 
 function squareFunction(): FunctionDef {
@@ -448,7 +448,6 @@ interface Exports {
   memory: WasmMemory;
   hash: (t: number, nRP: number, c: number, s: number, m: number, p: number) => void;
   toMont: (dst: number, src: number, count: number) => void;
-  mul: (out: number, a: number, b: number) => void;
 }
 
 interface Width {
@@ -476,8 +475,8 @@ function constantsBytes(): number {
   return total;
 }
 
-/** The module's binary (exported for tests and the bench: the emitter's output as compiled). */
-export function poseidonModuleBytes(): Uint8Array<ArrayBuffer> {
+/** The module's binary: its functions in the order of their indices (F_MUL = 0 ... F_SQUARE = 8). */
+function moduleBytes(): Uint8Array<ArrayBuffer> {
   return encodeModule([mulFunction(), mulAddFunction(), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), squareFunction()], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
 }
 
@@ -487,7 +486,7 @@ function writeLimbs(memory: WasmMemory, at: number, x: bigint): void {
 }
 
 function start(): Runtime {
-  const module = new wasmApi.Module(poseidonModuleBytes());
+  const module = new wasmApi.Module(moduleBytes());
   const exports = new wasmApi.Instance(module, {}).exports as Exports;
   writeLimbs(exports.memory, R2_AT, (1n << BigInt(2 * R_BITS)) % FIELD);
   writeLimbs(exports.memory, ONE_AT, 1n);
