@@ -19,7 +19,8 @@
  *
  * Module functions (generated straight-line code, loops only over elements and rounds):
  *   mul(out, a, b)             out = a*b/R
- *   square(out, a)             out = a*a/R, each cross product once
+ *   sbox(out, x, c)            out = x^5 + c in Montgomery form (x^2 and x^4 squarings: each cross
+ *                              product once; intermediate values in locals)
  *   mulAdd(out, a, b, c)       out = a*b/R + c
  *   dot(out, a, as, b, bs, n)  out = sum a[k]*b[k] / R, a at stride as, b at stride bs
  *   toMont(dst, src, n)        n little-endian 256-bit words at src into Montgomery form at dst, < r
@@ -53,8 +54,7 @@ const N_PRIME = (() => {
 // Fixed memory layout (bytes); the widths' constants follow from CONSTANTS_AT on, in the order first used.
 const R2_AT = 0; // R^2 mod r, limbs
 const ONE_AT = 64; // 1, limbs
-const X2_AT = 128;
-const X4_AT = 192;
+const ZERO_AT = 128; // 0, limbs
 const NEW0_AT = 256;
 const ZERO_WORDS_AT = 320; // 32 zero bytes
 const OUT_AT = 384; // result, 4 little-endian u64
@@ -78,7 +78,7 @@ const F_DOT = 2;
 const F_UNPACK = 3;
 const F_PACK = 4;
 const F_REDUCE = 5;
-const F_SQUARE = 8;
+const F_SBOX = 8;
 
 /**
  * Emits the arithmetic of one function whose i64 locals start at `base`: A (9), B (9), the
@@ -204,14 +204,27 @@ function mulFunction(): FunctionDef {
   return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code };
 }
 
-function squareFunction(): FunctionDef {
+/** sbox(out, x, c) = x^5/R^4 + c: x^2, x^4 and x^5 in one body, the intermediate values in locals. */
+function sboxFunction(): FunctionDef {
   const code = new Code();
-  const f = new Limbs(code, 2);
+  const f = new Limbs(code, 3);
+  const again = (): void => {
+    for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).set(f.a + k);
+    code.i64(0n).set(f.c + 17);
+  };
   f.load(1, f.a);
   f.square();
   f.reduce();
+  again();
+  f.square();
+  f.reduce();
+  again();
+  f.load(1, f.b);
+  f.product(true);
+  for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).get(2).load32u(4 * k).op(Op.i64Add).set(f.c + LIMBS + k);
+  f.reduce();
   f.store(0);
-  return { params: [I32, I32], results: [], locals: i64Locals(f.count), code };
+  return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code };
 }
 
 /** mulAdd(out, a, b, c) = a*b/R + c. */
@@ -342,21 +355,16 @@ function toMontFunction(): FunctionDef {
 function hashFunction(): FunctionDef {
   const code = new Code();
   const [t, nRP, cPtr, sPtr, mPtr, pPtr] = [0, 1, 2, 3, 4, 5];
-  const [s, u, i, r, x, mat, stride, swap, one, lastRound, x2, x4, new0] = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+  const [s, u, i, r, x, mat, stride, swap, one, lastRound, zero, new0] = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
   const element = (base: number, index: number): void => {
     code.get(base).get(index).i32(ELEMENT).op(Op.i32Mul, Op.i32Add);
-  };
-  const pow4 = (at: number): void => {
-    code.get(x2).get(at).call(F_SQUARE);
-    code.get(x4).get(x2).call(F_SQUARE);
   };
   // s[i] = s[i]^5 + C (running pointer), for every i
   const sboxes = (): void => {
     forRange(code, i, 0, t, () => {
       element(s, i);
       code.set(x);
-      pow4(x);
-      code.get(x).get(x4).get(x).get(cPtr).call(F_MUL_ADD);
+      code.get(x).get(x).get(cPtr).call(F_SBOX);
       code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     });
   };
@@ -371,7 +379,7 @@ function hashFunction(): FunctionDef {
   };
   code.get(t).i32(ELEMENT).op(Op.i32Mul).set(stride);
   code.i32(STATE_A).set(s).i32(STATE_B).set(u).i32(1).set(one);
-  code.i32(X2_AT).set(x2).i32(X4_AT).set(x4).i32(NEW0_AT).set(new0);
+  code.i32(ZERO_AT).set(zero).i32(NEW0_AT).set(new0);
   // s[0] = 0, s[i] = inputs[i-1] (as limbs), then s[i] = s[i]*R + C[i] (into Montgomery form)
   code.get(s).i32(ZERO_WORDS_AT).call(F_UNPACK);
   forRange(code, i, 1, t, () => {
@@ -393,8 +401,7 @@ function hashFunction(): FunctionDef {
   });
   // partial rounds with the sparse matrices
   forRange(code, r, 0, nRP, () => {
-    pow4(s);
-    code.get(s).get(x4).get(s).get(cPtr).call(F_MUL_ADD);
+    code.get(s).get(s).get(cPtr).call(F_SBOX);
     code.get(cPtr).i32(ELEMENT).op(Op.i32Add).set(cPtr);
     code.get(new0).get(sPtr).i32(ELEMENT).get(s).i32(ELEMENT).get(t).call(F_DOT);
     forRange(code, i, 1, t, () => {
@@ -424,14 +431,13 @@ function hashFunction(): FunctionDef {
   forRange(code, i, 0, t, () => {
     element(s, i);
     code.set(x);
-    pow4(x);
-    code.get(x).get(x4).get(x).call(F_MUL);
+    code.get(x).get(x).get(zero).call(F_SBOX);
   });
   code.get(new0).get(mPtr).get(stride).get(s).i32(ELEMENT).get(t).call(F_DOT);
   code.get(new0).get(new0).i32(ONE_AT).call(F_MUL);
   code.get(new0).call(F_REDUCE);
   code.i32(OUT_AT).get(new0).call(F_PACK);
-  return { params: [I32, I32, I32, I32, I32, I32], results: [], locals: new Array<number>(13).fill(I32), code, exportName: 'hash' };
+  return { params: [I32, I32, I32, I32, I32, I32], results: [], locals: new Array<number>(12).fill(I32), code, exportName: 'hash' };
 }
 
 /** The part of the WebAssembly JS API used here (the project's TypeScript libraries do not declare it). */
@@ -475,9 +481,9 @@ function constantsBytes(): number {
   return total;
 }
 
-/** The module's binary: its functions in the order of their indices (F_MUL = 0 ... F_SQUARE = 8). */
+/** The module's binary: its functions in the order of their indices (F_MUL = 0 ... F_SBOX = 8). */
 function moduleBytes(): Uint8Array<ArrayBuffer> {
-  return encodeModule([mulFunction(), mulAddFunction(), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), squareFunction()], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
+  return encodeModule([mulFunction(), mulAddFunction(), dotFunction(), unpackFunction(), packFunction(), reduceFunction(), toMontFunction(), hashFunction(), sboxFunction()], Math.ceil((CONSTANTS_AT + constantsBytes()) / 65536), 'memory');
 }
 
 function writeLimbs(memory: WasmMemory, at: number, x: bigint): void {
