@@ -153,14 +153,32 @@ class Limbs {
     }
   }
 
+  /**
+   * Pushes local * k (mod 2^64): a shift and an add or subtract when k is 2^j + 1 or 2^j - 1, as
+   * r's lowest limb (2^28 + 1: r - 1 is a multiple of 2^28) and -1/r mod 2^29 (2^28 - 1) are.
+   */
+  times(local: number, k: bigint): void {
+    const { code } = this;
+    for (let j = 1n; j < 63n; j++) {
+      if (k === (1n << j) + 1n || k === (1n << j) - 1n) {
+        code.get(local).i64(j).op(Op.i64Shl).get(local).op(k === (1n << j) + 1n ? Op.i64Add : Op.i64Sub);
+        return;
+      }
+    }
+    code.get(local).i64(k).op(Op.i64Mul);
+  }
+
   /** Montgomery reduction of the columns: the result is in columns 9..17, normalized. */
   reduce(): void {
     const { code } = this;
     for (let i = 0; i < LIMBS; i++) {
-      code.get(this.c + i).i64(N_PRIME).op(Op.i64Mul).i64(MASK).op(Op.i64And).set(this.m);
+      this.times(this.c + i, N_PRIME);
+      code.i64(MASK).op(Op.i64And).set(this.m);
       // c[i+1] += (c[i] + m*r0) >> 29 + m*r1
       code.get(this.c + i + 1);
-      code.get(this.c + i).get(this.m).i64(FIELD_LIMBS[0]!).op(Op.i64Mul, Op.i64Add).i64(BigInt(BITS)).op(Op.i64ShrU, Op.i64Add);
+      code.get(this.c + i);
+      this.times(this.m, FIELD_LIMBS[0]!);
+      code.op(Op.i64Add).i64(BigInt(BITS)).op(Op.i64ShrU, Op.i64Add);
       code.get(this.m).i64(FIELD_LIMBS[1]!).op(Op.i64Mul, Op.i64Add).set(this.c + i + 1);
       for (let j = 2; j < LIMBS; j++) {
         code.get(this.c + i + j).get(this.m).i64(FIELD_LIMBS[j]!).op(Op.i64Mul, Op.i64Add).set(this.c + i + j);
