@@ -34,7 +34,7 @@ import { OPT, Poseidon } from '@iden3/js-crypto';
 import { Code, I32, I64, Op, encodeModule, type FunctionDef } from './wasmEmitter.js';
 
 /** The BN254 scalar field, Poseidon's field. */
-const FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+export const FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 const PARTIAL_ROUNDS = [56, 57, 56, 60, 60, 63, 64, 63, 60, 66, 60, 65, 70, 60, 64, 68] as const;
 
 const LIMBS = 9;
@@ -546,7 +546,8 @@ function prepareWidth(rt: Runtime, t: number): Width {
 /** js-crypto's own function as it was when this module loaded: the error path. */
 const libraryHash = Poseidon.hash.bind(Poseidon);
 
-function hashable(inputs: unknown): inputs is readonly bigint[] {
+/** Whether js-crypto would hash `inputs` as they are: 1 to 16 bigints in the field. */
+export function hashable(inputs: unknown): inputs is readonly bigint[] {
   if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > PARTIAL_ROUNDS.length) return false;
   for (const x of inputs) if (typeof x !== 'bigint' || x < 0n || x >= FIELD) return false;
   return true;
