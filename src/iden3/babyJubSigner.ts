@@ -141,10 +141,16 @@ export function babyJubPublicPoint(privateKey: Uint8Array): [bigint, bigint] {
  * eddsa.signPoseidon): the nonce r = blake512(second half of the key's hash || message) mod the
  * subgroup order, R8 = r * Base8, S = r + Poseidon(R8, A, message) * s mod the subgroup order.
  */
-export function babyJubSignPoseidon(privateKey: Uint8Array, message: bigint, poseidon5: (inputs: bigint[]) => bigint): { R8: [bigint, bigint]; S: bigint } {
+export function babyJubSignPoseidon(
+  privateKey: Uint8Array,
+  message: bigint,
+  poseidon5: (inputs: bigint[]) => bigint,
+  /** The key's public point, when the caller has it (babyJubPublicPoint of the same key). */
+  knownPublicPoint?: readonly [bigint, bigint],
+): { R8: [bigint, bigint]; S: bigint } {
   if (message < 0n || message >= P) throw new RangeError('the message must be a field element');
   const { s, nonceKey } = expandKey(privateKey);
-  const publicPoint = mulBase8(s >> 3n);
+  const publicPoint = knownPublicPoint ?? mulBase8(s >> 3n);
   const composed = new Uint8Array(64);
   composed.set(nonceKey, 0);
   composed.set(littleEndianBytes(message, 32), 32);
@@ -163,13 +169,26 @@ export async function babyJubKeyProvider(modules: Iden3Modules, keyStore: Abstra
   const { Hex, PublicKey, Signature, poseidon } = await import('@iden3/js-crypto');
   const hash = (inputs: bigint[]): bigint => poseidon.hash(inputs);
   const secret = async (keyId: KmsKeyId): Promise<Uint8Array> => Hex.decodeString(await keyStore.get({ alias: keyId.id }));
+  // The public point of each key signed with (a scalar multiplication saved per signature): keys
+  // never change under their id; a wallet has a few.
+  const publicPoints = new Map<string, readonly [bigint, bigint]>();
+  const publicPointOf = (keyId: KmsKeyId, key: Uint8Array): readonly [bigint, bigint] => {
+    let point = publicPoints.get(keyId.id);
+    if (point === undefined) {
+      point = babyJubPublicPoint(key);
+      if (publicPoints.size >= 256) publicPoints.clear();
+      publicPoints.set(keyId.id, point);
+    }
+    return point;
+  };
   class BabyJubProvider extends sdk.BjjProvider {
     override async sign(keyId: KmsKeyId, data: Uint8Array): Promise<Uint8Array> {
       // The js-sdk's own checks and messages: 32 bytes, a field element.
       if (data.length !== 32) throw new Error('data to sign is too large');
       const message = core.BytesHelper.bytesToInt(data);
       if (!core.checkBigIntInField(message)) throw new Error('data to sign is too large');
-      const { R8, S } = babyJubSignPoseidon(await secret(keyId), message, hash);
+      const key = await secret(keyId);
+      const { R8, S } = babyJubSignPoseidon(key, message, hash, publicPointOf(keyId, key));
       return new Signature(R8, S).compress();
     }
 

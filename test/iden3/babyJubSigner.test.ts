@@ -90,6 +90,12 @@ describe('the key provider', () => {
       expect(Buffer.from(signature).toString('hex')).toBe(Buffer.from(await theirs.sign(keyId, data)).toString('hex'));
       expect(await theirs.verify(data, Buffer.from(signature).toString('hex'), keyId)).toBe(true);
     }
+    // A second key through the same provider (which remembers each key's public point): its own signatures.
+    const otherId = await ours.newPrivateKeyFromSeed(new Uint8Array(randomBytes(32)));
+    for (const id of [otherId, keyId, otherId]) {
+      const data = core.BytesHelper.intToBytes(randomScalar(31));
+      expect(Buffer.from(await ours.sign(id, data)).toString('hex')).toBe(Buffer.from(await theirs.sign(id, data)).toString('hex'));
+    }
     await expect(ours.sign(keyId, new Uint8Array(31))).rejects.toThrow('data to sign is too large');
     await expect(ours.sign(keyId, new Uint8Array(32).fill(0xff))).rejects.toThrow('data to sign is too large');
   });
