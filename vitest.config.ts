@@ -41,6 +41,13 @@ const UNIT_ISOLATED = [
   'test/sd/library.test.ts',
   // Checks @iden3/js-iden3-core's own chain table, which vc adds its development chains to once a file has used them.
   'test/config/config.test.ts',
+  // Compare vc's Poseidon, merklization and BabyJubJub code with the libraries' own functions, which
+  // vc replaces process-wide once a file has loaded the iden3 modules (src/iden3/modules.ts).
+  'test/iden3/poseidonWasm.test.ts',
+  'test/iden3/poseidon.test.ts',
+  'test/iden3/merklizeOnce.test.ts',
+  'test/iden3/hasher.test.ts',
+  'test/iden3/babyJubSigner.test.ts',
 ]
 
 export default defineConfig({
@@ -62,7 +69,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: INTEGRATION, exclude: CIRCUITS_V3, globalSetup: ['test/setup/build.ts', 'test/setup/chainTemplate.ts'] },
+        test: { name: 'integration', include: INTEGRATION, exclude: [...CIRCUITS_V3, ...UNIT_ISOLATED], globalSetup: ['test/setup/build.ts', 'test/setup/chainTemplate.ts'] },
       },
       {
         extends: true,
