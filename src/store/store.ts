@@ -67,6 +67,20 @@ const lockFs = {
   rmdirSync: (dir: string) => rmdirSync(dir),
 };
 
+/**
+ * A record's JSON text as `put` writes it (JSON.stringify of its value), for records that come from
+ * elsewhere (a backup file): a member written twice then reads in SQLite's JSON functions (the
+ * auth key index, deleteBefore) as it reads in JavaScript, where the last one counts. A text that
+ * is not JSON is kept as it is (read, it is a StoreError naming it).
+ */
+function asWritten(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
 export interface StoreRecord<T> {
   key: string;
   value: T;
@@ -287,12 +301,12 @@ export class WalletStore {
   /**
    * Replaces every record of the store with `records` (a backup being restored), in one
    * transaction: a crash leaves the store as it was or as restored, never between. Each value
-   * must be JSON text.
+   * is stored as `put` would write it (asWritten).
    */
   replaceAllRecords(records: readonly RawStoreRecord[]): void {
     this.transaction(() => {
       this.statements.clear.run();
-      for (const record of records) this.statements.insertRaw.run(record.ns, record.key, record.value, record.updatedAt);
+      for (const record of records) this.statements.insertRaw.run(record.ns, record.key, asWritten(record.value), record.updatedAt);
     });
   }
 

@@ -390,4 +390,20 @@ describe('WalletStore', () => {
     expect(again.authKeyCandidates<{ id: string }>('creds', 'did:a').map((r) => r.value.id)).toEqual(['c0', 'c1', 'c6']);
     again.close();
   });
+
+  it('restores records as put writes them: a member written twice reads in the auth key index as in JavaScript (the last one)', () => {
+    // Found by the adversarial review: json_extract read the first "issuer", JSON.parse the last.
+    const store = WalletStore.open(home());
+    const value = '{"id":"c1","issuer":"did:b","type":["VerifiableCredential","AuthBJJCredential"],"issuer":"did:a"}';
+    store.replaceAllRecords([
+      { ns: 'creds', key: 'c1', value, updatedAt: 1 },
+      { ns: 'creds', key: 'broken', value: '{"issuer": "did:a", "AuthBJJCredential"', updatedAt: 1 },
+    ]);
+    expect(store.get<{ issuer: string }>('creds', 'c1')?.issuer).toBe('did:a');
+    expect(store.authKeyCandidates<{ id: string }>('creds', 'did:a').map((r) => r.value.id)).toEqual(['c1']);
+    expect(store.authKeyCandidates('creds', 'did:b')).toEqual([]);
+    // A text that is not JSON is kept as it is, and read as a StoreError naming it.
+    expect(() => store.get('creds', 'broken')).toThrow(StoreError);
+    store.close();
+  });
 });
