@@ -4,7 +4,7 @@
  * failed merklization is retried. The remembered Merklizer gives the same root as a fresh one.
  */
 import { describe, expect, it } from 'vitest';
-import { REMEMBERED_MERKLIZATIONS, merklizeOnce, rememberingMerklize } from '../../src/iden3/merklizeOnce.js';
+import { REMEMBERED_MERKLIZATIONS, REMEMBER_MS, merklizeOnce, rememberingMerklize } from '../../src/iden3/merklizeOnce.js';
 
 const library = await import('@iden3/js-jsonld-merklization');
 const original = library.Merklizer.merklizeJSONLD.bind(library.Merklizer);
@@ -50,6 +50,26 @@ describe('rememberingMerklize', () => {
     expect(calls).toBe(5);
     await merklize(doc('a'), options); // forgotten: two newer ones
     expect(calls).toBe(6);
+  });
+
+  it('forgets a result after REMEMBER_MS', async () => {
+    let clock = 0;
+    let calls = 0;
+    const merklize = rememberingMerklize(
+      (d, o) => {
+        calls += 1;
+        return original(d, o);
+      },
+      REMEMBERED_MERKLIZATIONS,
+      () => clock,
+    );
+    const options = {};
+    const first = await merklize(doc('dave'), options);
+    clock = REMEMBER_MS - 1;
+    expect(await merklize(doc('dave'), options)).toBe(first);
+    clock = REMEMBER_MS;
+    expect(await merklize(doc('dave'), options)).not.toBe(first);
+    expect(calls).toBe(2);
   });
 });
 
