@@ -162,6 +162,7 @@ export class WalletStore {
     list: Statement<[string, string, string], { key: string; value: string }>;
     count: Statement<[string], { n: number }>;
     any: Statement<[string, string, string], { n: number }>;
+    countPrefix: Statement<[string, string, string], { n: number }>;
     authKeys: Statement<[string, string], { key: string; value: string }>;
     deleteBefore: Statement<[string, string, string, string | null, string | null]>;
     all: Statement<[], RawStoreRecord>;
@@ -183,6 +184,7 @@ export class WalletStore {
       list: prepared(db, "SELECT key, value FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) ORDER BY key"),
       count: prepared(db, 'SELECT count(*) AS n FROM records WHERE ns = ?'),
       any: prepared(db, "SELECT 1 AS n FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) LIMIT 1"),
+      countPrefix: prepared(db, "SELECT count(*) AS n FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111)"),
       // INDEXED BY: the planner, without statistics, would scan the namespace instead. A database
       // that cannot be given the index (read-only, made by an earlier vc) is scanned.
       authKeys: prepared(db, `SELECT key, value FROM records ${authKeyIndex(db) ? 'INDEXED BY records_auth_keys ' : ''}WHERE ns = ? AND ${AUTH_KEY_MENTION} AND json_extract(value, '$.issuer') = ? ORDER BY key`),
@@ -322,6 +324,11 @@ export class WalletStore {
    */
   authKeyCandidates<T>(ns: string, issuer: string): StoreRecord<T>[] {
     return this.statements.authKeys.all(ns, issuer).map((row) => ({ key: row.key, value: parseRecord<T>(ns, row.key, row.value) }));
+  }
+
+  /** How many records of the namespace have a key starting with `prefix` (counted by the database, none read). */
+  countPrefix(ns: string, prefix: string): number {
+    return this.statements.countPrefix.get(ns, prefix, prefix)?.n ?? 0;
   }
 
   /** Whether the namespace holds a record whose key starts with `prefix` (without reading them all). */

@@ -22,7 +22,7 @@ import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import { resolveIssuerDid, signerAddress } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { letEventLoopRun } from '../../eventLoop.js';
-import { COMPLETED_BATCHES_NS, NONCES_NS, issuedRecords, publishRecoverably, recordIssued, recoverPendingPublication, type CompletedBatch, type NonceRecord } from './publication.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, NONCES_NS, issuedRecords, publishRecoverably, recordIssued, recoverPendingPublication, type CompletedBatch, type NonceRecord } from './publication.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
 import type { IssueOptions, IssueStatusKind } from './pbqSchemas.js';
 
@@ -216,17 +216,31 @@ interface StoredCredentialFields {
   credentialStatus?: { revocationNonce?: number | string };
 }
 
-/** Store namespace marking the issuers whose nonce index (NONCES_NS) is complete: `<issuer DID>` → when it was built. */
+/**
+ * Store namespace marking the issuers whose nonce index (NONCES_NS) is complete: `<issuer DID>` →
+ * when it was built and how many more nonces it held than the issuer had issued records (its auth
+ * key's, stored copies').
+ */
 export const NONCE_INDEX_NS = 'iden3.revocationNonces.indexed';
 
+interface NonceIndexMarker {
+  at: string;
+  extra: number;
+}
+
 /**
- * Builds `issuer`'s nonce index once, when the wallet has none yet for it (its first issuance, or
- * a wallet of an earlier vc): every nonce its issued credentials use, and those of every stored
- * credential of that issuer (its auth key's among them). From then on each issuance records its
- * nonces with the credentials (recordIssued). Call with the issuer's lock held.
+ * Builds `issuer`'s nonce index when it is not known complete: the issuer's first issuance, a
+ * wallet of an earlier vc, or one an earlier vc issued from since the index was built (its issued
+ * records outnumber what the marker allows: every issuance of this vc adds one issued record and
+ * one nonce, recordIssued). The index holds every nonce its issued credentials use, and those of
+ * every stored credential of that issuer (its auth key's among them). Checking is two counts by
+ * the database; building reads every credential once. Call with the issuer's lock held.
  */
 function indexRevocationNonces(ctx: Context, issuer: string): void {
-  if (ctx.store.get<unknown>(NONCE_INDEX_NS, issuer) !== undefined) return;
+  const prefix = `${issuer}/`;
+  const marker = ctx.store.get<Partial<NonceIndexMarker>>(NONCE_INDEX_NS, issuer);
+  const extra = (): number => ctx.store.countPrefix(NONCES_NS, prefix) - ctx.store.countPrefix(ISSUED_NS, prefix);
+  if (marker !== undefined && marker !== null && marker.extra === extra()) return;
   const used = new Map<number, string>();
   for (const record of issuedRecords(ctx, issuer)) used.set(record.revocationNonce, record.id);
   // The stored credentials as stored (the js-sdk's listCredentials would parse each into a W3CCredential).
@@ -234,8 +248,8 @@ function indexRevocationNonces(ctx: Context, issuer: string): void {
     if (value.issuer === issuer && value.credentialStatus?.revocationNonce !== undefined) used.set(Number(value.credentialStatus.revocationNonce), key);
   }
   ctx.store.transaction(() => {
-    for (const [nonce, id] of used) ctx.store.put<NonceRecord>(NONCES_NS, `${issuer}/${nonce}`, { id });
-    ctx.store.put(NONCE_INDEX_NS, issuer, { at: ctx.now().toISOString() });
+    for (const [nonce, id] of used) ctx.store.put<NonceRecord>(NONCES_NS, `${prefix}${nonce}`, { id });
+    ctx.store.put<NonceIndexMarker>(NONCE_INDEX_NS, issuer, { at: ctx.now().toISOString(), extra: extra() });
   });
 }
 

@@ -27,7 +27,7 @@ import { iden3Artifact } from '../../../src/chain/artifacts.js';
 import { readAddressBook } from '../../../src/chain/addressBook.js';
 import { readNodeRecord } from '../../../src/chain/node/nodeRecord.js';
 import { NONCE_INDEX_NS, listIssuedCredentials, revocationNonces } from '../../../src/core/pbq/pbqIssuance.js';
-import { COMPLETED_BATCHES_NS, NONCES_NS, issuedRecords, pendingPublication, type CompletedBatch, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, NONCES_NS, issuedRecords, pendingPublication, type CompletedBatch, type IssuedRecord, type PendingPublication } from '../../../src/core/pbq/publication.js';
 import { resolveIssuerDid } from '../../../src/core/pbq/identities.js';
 import { CRASH_POINTS, type CrashPointName } from '../../../src/faults.js';
 import { runVcAsync, runVcInProcess, tempDir, templateHome, type VcRun } from '../../helpers.js';
@@ -475,6 +475,15 @@ describe('revocation nonces of new credentials', () => {
       const rebuilt = await revocationNonces(ctx, issuer, () => offers[index++]!);
       expect([rebuilt(), rebuilt(), rebuilt()]).toEqual([a, b, c]);
       expect(index).toBe(offers.length);
+      // An earlier vc issuing from this home after the index was built (an issued record, no index
+      // entry): its nonce is found all the same.
+      const older = c + 1;
+      ctx.store.put(ISSUED_NS, `${issuer.string()}/urn:uuid:issued-by-an-earlier-vc`, { id: 'urn:uuid:issued-by-an-earlier-vc', revocationNonce: older });
+      const afterOlder = await revocationNonces(ctx, issuer, (() => { const draws = [older, older + 1]; return () => draws.shift()!; })());
+      expect(afterOlder()).toBe(older + 1);
+      expect(ctx.store.get(NONCES_NS, `${issuer.string()}/${older}`)).toBeDefined();
+      ctx.store.delete(ISSUED_NS, `${issuer.string()}/urn:uuid:issued-by-an-earlier-vc`);
+      ctx.store.delete(NONCES_NS, `${issuer.string()}/${older}`);
       // And with the real random draw, thousands of nonces stay distinct and unused.
       const random = await revocationNonces(ctx, issuer);
       const drawn = Array.from({ length: 20_000 }, () => random());
