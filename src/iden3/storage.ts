@@ -133,8 +133,9 @@ export function credentialStorage(store: WalletStore, sdk: Iden3Modules['sdk']):
     const filters = sdk.StandardJSONCredentialsQueryFilter(query);
     const found = new Map<string, W3CCredential>();
     for (const issuer of new Set(issuers)) for (const { key, value } of store.authKeyCandidates<W3CCredential>(CREDENTIALS_NS, issuer)) found.set(key, value);
+    // In the store's order (SQLite compares keys as UTF-8 bytes), as the scan lists them.
     return [...found]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
       .map(([, value]) => value)
       .filter((credential) => filters.every((filter) => filter.execute(credential)))
       .map((credential) => sdk.W3CCredential.fromJSON(credential));
