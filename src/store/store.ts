@@ -20,7 +20,7 @@ import { bindLockName, lockName as abstractLockName, ownerIsDead, ownIdentity, r
 /**
  * A partial index of the records that mention the iden3 auth key credential type, by their
  * issuer: the js-sdk looks up an identity's auth key credentials among all its credentials at
- * every signature and proof (authKeyCredentials). Only records that are JSON are indexed (a value
+ * every signature and proof (authKeyCandidates). Only records that are JSON are indexed (a value
  * another program broke must not make every write fail).
  */
 const AUTH_KEY_MENTION = `instr(value, '"AuthBJJCredential"') > 0 AND json_valid(value)`;
@@ -186,7 +186,7 @@ export class WalletStore {
       any: prepared(db, "SELECT 1 AS n FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111) LIMIT 1"),
       countPrefix: prepared(db, "SELECT count(*) AS n FROM records WHERE ns = ? AND key >= ? AND key < ? || char(1114111)"),
       // INDEXED BY: the planner, without statistics, would scan the namespace instead. A database
-      // that cannot be given the index (read-only, made by an earlier vc) is scanned.
+      // that cannot be given the index (read-only) is scanned; an earlier vc's gets it here.
       authKeys: prepared(db, `SELECT key, value FROM records ${authKeyIndex(db) ? 'INDEXED BY records_auth_keys ' : ''}WHERE ns = ? AND ${AUTH_KEY_MENTION} AND json_extract(value, '$.issuer') = ? ORDER BY key`),
       // ISO-8601 UTC timestamps of one format (toISOString) compare correctly as text.
       deleteBefore: prepared(db, 'DELETE FROM records WHERE ns = ? AND json_extract(value, ?) <= ? AND (? IS NULL OR json_extract(value, ?) IS NULL)'),
