@@ -35,15 +35,23 @@ export function rememberingPoseidon(compute: (inputs: readonly bigint[]) => bigi
 }
 
 const ACCELERATED = Symbol.for('vc.poseidon.accelerated');
+const LIBRARY_HASH = Symbol.for('vc.poseidon.library');
+
+/** js-crypto's own `Poseidon.hash`, installed or not (for comparisons: the bench, the tests). */
+export function libraryPoseidon(library: { Poseidon: typeof PoseidonClass }): (inputs: bigint[]) => bigint {
+  const target = library.Poseidon as typeof PoseidonClass & { [LIBRARY_HASH]?: (inputs: bigint[]) => bigint };
+  return target[LIBRARY_HASH] ?? target.hash.bind(target);
+}
 
 /**
  * Makes js-crypto's `Poseidon.hash` (the class the iden3 libraries loaded with it call) the
  * WebAssembly one, remembering. Idempotent.
  */
 export function acceleratePoseidon(library: { Poseidon: typeof PoseidonClass }): void {
-  const target = library.Poseidon as typeof PoseidonClass & { [ACCELERATED]?: true };
+  const target = library.Poseidon as typeof PoseidonClass & { [ACCELERATED]?: true; [LIBRARY_HASH]?: (inputs: bigint[]) => bigint };
   if (target[ACCELERATED]) return;
   const original = target.hash.bind(target);
+  target[LIBRARY_HASH] = original;
   const remembering = rememberingPoseidon(poseidonWasm);
   target.hash = (inputs: bigint[]): bigint => (hashable(inputs) ? remembering(inputs) : original(inputs));
   target[ACCELERATED] = true;
