@@ -128,6 +128,11 @@ class Limbs {
     }
   }
 
+  /** Adds the element at the address in i32 local `pointer` times R: its limbs into columns 9..17. */
+  addUpper(pointer: number): void {
+    for (let k = 0; k < LIMBS; k++) this.code.get(this.c + LIMBS + k).get(pointer).load32u(4 * k).op(Op.i64Add).set(this.c + LIMBS + k);
+  }
+
   /** Sets the columns to A*A: each cross product once, by the doubled limb (kept in B). */
   square(): void {
     const { code } = this;
@@ -239,7 +244,7 @@ function sboxFunction(): FunctionDef {
   again();
   f.load(1, f.b);
   f.product(true);
-  for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).get(2).load32u(4 * k).op(Op.i64Add).set(f.c + LIMBS + k);
+  f.addUpper(2);
   f.reduce();
   f.store(0);
   return { params: [I32, I32, I32], results: [], locals: i64Locals(f.count), code };
@@ -252,8 +257,7 @@ function mulAddFunction(): FunctionDef {
   f.load(1, f.a);
   f.load(2, f.b);
   f.product(true);
-  // + c*R: c's limbs into the upper columns
-  for (let k = 0; k < LIMBS; k++) code.get(f.c + LIMBS + k).get(3).load32u(4 * k).op(Op.i64Add).set(f.c + LIMBS + k);
+  f.addUpper(3); // + c*R
   f.reduce();
   f.store(0);
   return { params: [I32, I32, I32, I32], results: [], locals: i64Locals(f.count), code };
