@@ -28,7 +28,7 @@ import {
   type IssueResult,
   type PreparedItem,
 } from './pbqIssuance.js';
-import { ISSUED_NS, publishRecoverably, recoverPendingPublication } from './publication.js';
+import { isIssued, publishRecoverably, recoverPendingPublication } from './publication.js';
 import { idempotencyRecord, noteIdempotentCredentials, type IdempotencyTicket } from '../idempotency.js';
 
 /** How long the first call of an idle coalescer waits for others that arrive with it. */
@@ -136,7 +136,7 @@ class IssuanceCoalescer {
     for (const member of [...this.waiting]) {
       if (member.ticket === undefined) continue;
       const [id] = idempotencyRecord(this.ctx, member.ticket.slot)?.credentialIds ?? [];
-      if (id === undefined || this.ctx.store.get(ISSUED_NS, `${issuer}/${id}`) === undefined) continue;
+      if (id === undefined || !isIssued(this.ctx, issuer, id)) continue;
       const stored = await iden3.dataStorage.credential.findCredentialById(id);
       if (stored === undefined) continue;
       this.waiting.splice(this.waiting.indexOf(member), 1);

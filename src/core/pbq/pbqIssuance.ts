@@ -22,7 +22,7 @@ import { issuerBaseUrl } from '../status/issuerStatusLists.js';
 import { resolveIssuerDid, signerAddress } from './identities.js';
 import { currentTreeState, isPublishedState } from './issuerState.js';
 import { letEventLoopRun } from '../../eventLoop.js';
-import { COMPLETED_BATCHES_NS, ISSUED_NS, NONCES_NS, issuedRecords, publishRecoverably, recordIssued, recoverPendingPublication, type CompletedBatch, type NonceRecord } from './publication.js';
+import { COMPLETED_BATCHES_NS, ISSUED_NS, NONCES_NS, isIssued, issuedRecords, publishRecoverably, recordIssued, recoverPendingPublication, type CompletedBatch, type NonceRecord } from './publication.js';
 import { keepIssuedCredential } from '../holder/holderStore.js';
 import type { IssueOptions, IssueStatusKind } from './pbqSchemas.js';
 
@@ -563,15 +563,16 @@ export async function listIssuedCredentials(ctx: Context, options: { id?: string
     const recovered = await recoverPendingPublication(ctx, issuerDid);
     // Only what this issuer's completed publications recorded: the credential store also holds
     // credentials holders of this wallet received, and copies given to prove-submit.
+    if (options.id !== undefined) {
+      // One credential: its issued record and the credential, not every one the issuer issued.
+      const found = isIssued(ctx, issuerDidString, options.id) ? await iden3.dataStorage.credential.findCredentialById(options.id) : undefined;
+      if (found === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential ${options.id} from this wallet`, { field: 'id' });
+      return credentialJson(found);
+    }
     const issued: W3CCredential[] = [];
     for (const record of issuedRecords(ctx, issuerDidString)) {
       const stored = await iden3.dataStorage.credential.findCredentialById(record.id);
       if (stored !== undefined) issued.push(stored);
-    }
-    if (options.id !== undefined) {
-      const found = issued.find((c) => c.id === options.id);
-      if (found === undefined) throw new NotFoundError(`issuer ${issuerDidString} issued no credential ${options.id} from this wallet`, { field: 'id' });
-      return credentialJson(found);
     }
     const model = await iden3.identityWallet.getDIDTreeModel(issuerDid);
     const credentials: IssuedCredentialSummary[] = [];
