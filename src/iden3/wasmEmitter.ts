@@ -64,27 +64,28 @@ const i64Encodings = new Map<bigint, number[]>();
 export class Code {
   readonly bytes: number[] = [];
 
+  /** An instruction whose one immediate is an index (a local, a branch depth), LEB128. */
+  private indexed(opcode: number, index: number): this {
+    this.bytes.push(opcode);
+    uleb(index, this.bytes);
+    return this;
+  }
+
   op(...codes: number[]): this {
     for (const code of codes) this.bytes.push(code);
     return this;
   }
 
   get(local: number): this {
-    this.bytes.push(0x20);
-    uleb(local, this.bytes);
-    return this;
+    return this.indexed(0x20, local);
   }
 
   set(local: number): this {
-    this.bytes.push(0x21);
-    uleb(local, this.bytes);
-    return this;
+    return this.indexed(0x21, local);
   }
 
   tee(local: number): this {
-    this.bytes.push(0x22);
-    uleb(local, this.bytes);
-    return this;
+    return this.indexed(0x22, local);
   }
 
   i32(value: number): this {
@@ -161,15 +162,11 @@ export class Code {
   }
 
   br(depth: number): this {
-    this.bytes.push(0x0c);
-    uleb(depth, this.bytes);
-    return this;
+    return this.indexed(0x0c, depth);
   }
 
   brIf(depth: number): this {
-    this.bytes.push(0x0d);
-    uleb(depth, this.bytes);
-    return this;
+    return this.indexed(0x0d, depth);
   }
 }
 
